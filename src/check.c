@@ -1,0 +1,77 @@
+/* check.c — allclose over a whole output, the first mismatches and an error map by tile. */
+#include "check.h"
+
+#include <assert.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+static int ck_ceil_div(int a, int b) { return (a + b - 1) / b; }
+
+bool ck_compare_f32(const float *got, const float *ref, int rows, int cols, double atol, double rtol,
+                    ck_summary *out)
+{
+    memset(out, 0, sizeof(*out));
+    out->n_total = (int64_t)rows * cols;
+    out->cell_h = ck_ceil_div(rows, CK_MAP_ROWS);
+    out->cell_w = ck_ceil_div(cols, CK_MAP_COLS);
+    out->map_rows = ck_ceil_div(rows, out->cell_h);
+    out->map_cols = ck_ceil_div(cols, out->cell_w);
+
+    static_assert(CK_MAP_ROWS * CK_MAP_COLS <= 4096, "map counts fit the stack");
+    int64_t bad_in_cell[CK_MAP_ROWS][CK_MAP_COLS];
+    memset(bad_in_cell, 0, sizeof(bad_in_cell));
+
+    for (int r = 0; r < rows; r++) {
+        const float *g = got + (size_t)r * cols;
+        const float *e = ref + (size_t)r * cols;
+        for (int c = 0; c < cols; c++) {
+            double gv = g[c], ev = e[c];
+            if (ck_close(gv, ev, atol, rtol)) continue;
+            out->n_bad++;
+            if (!isfinite(gv) && isfinite(ev)) out->n_nonfinite++;
+            double abs_err = fabs(gv - ev);
+            double rel_err = ev != 0 ? abs_err / fabs(ev) : INFINITY;
+            if (!(abs_err <= out->max_abs)) out->max_abs = abs_err; /* NaN propagates */
+            if (!(rel_err <= out->max_rel)) out->max_rel = rel_err;
+            if (out->n_shown < CK_MAX_SHOWN)
+                out->shown[out->n_shown++] =
+                    (ck_mismatch){r, c, gv, ev, atol + rtol * fabs(ev)};
+            bad_in_cell[r / out->cell_h][c / out->cell_w]++;
+        }
+    }
+    for (int i = 0; i < out->map_rows; i++) {
+        for (int j = 0; j < out->map_cols; j++) {
+            int h = i == out->map_rows - 1 ? rows - i * out->cell_h : out->cell_h;
+            int w = j == out->map_cols - 1 ? cols - j * out->cell_w : out->cell_w;
+            int64_t cells = (int64_t)h * w, bad = bad_in_cell[i][j];
+            /* any failure shows as at least 1; only a wholly wrong cell reaches 255 */
+            out->map[i][j] = bad == 0 ? 0 : bad == cells ? 255 : (uint8_t)(1 + bad * 253 / cells);
+        }
+    }
+    return out->n_bad == 0;
+}
+
+char *ck_render_map(const ck_summary *s, int width, char *buf, size_t len)
+{
+    /* Merge columns when the terminal is narrower than the map. */
+    int avail = width > 8 ? width - 4 : 4;
+    int merge = ck_ceil_div(s->map_cols, avail);
+    size_t used = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < s->map_rows; i++) {
+        if (used + 8 >= len) break;
+        used += (size_t)snprintf(buf + used, len - used, "    ");
+        for (int j = 0; j < s->map_cols && used + 2 < len; j += merge) {
+            int worst = 0, any_ok = 0;
+            for (int t = j; t < j + merge && t < s->map_cols; t++) {
+                if (s->map[i][t] > worst) worst = s->map[i][t];
+                if (s->map[i][t] < 255) any_ok = 1;
+            }
+            buf[used++] = worst == 0 ? '.' : (worst == 255 && !any_ok) ? '#' : '+';
+        }
+        if (used + 1 < len) buf[used++] = '\n';
+        buf[used] = '\0';
+    }
+    return buf;
+}

@@ -1,0 +1,45 @@
+/* check.h — the judge's allclose, and a summary of what is wrong when it fails. */
+#ifndef CHECK_H
+#define CHECK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define CK_MAX_SHOWN 6    /* mismatches listed in a report */
+#define CK_MAP_ROWS 24    /* the error map's largest grid */
+#define CK_MAP_COLS 64
+
+typedef struct {
+    int row, col;
+    double got, expected, allowed;
+} ck_mismatch;
+
+typedef struct {
+    int64_t n_total, n_bad, n_nonfinite; /* nonfinite: NaN/Inf where the reference is finite */
+    double max_abs, max_rel;             /* over the elements that fail */
+    int n_shown;
+    ck_mismatch shown[CK_MAX_SHOWN];
+    /* The output cut into map_rows × map_cols cells of cell_h × cell_w elements; each cell holds
+     * the share of its elements that fail, 0..255 (0: none, 255: all). */
+    int map_rows, map_cols, cell_h, cell_w;
+    uint8_t map[CK_MAP_ROWS][CK_MAP_COLS];
+} ck_summary;
+
+/* The judge's test for one element: NaN or Inf fails where the reference is finite. */
+static inline bool ck_close(double got, double ref, double atol, double rtol)
+{
+    double diff = got - ref;
+    if (diff < 0) diff = -diff;
+    double r = ref < 0 ? -ref : ref;
+    return diff <= atol + rtol * r; /* false for NaN */
+}
+
+/* Compare rows×cols row-major outputs (already in double or float precision). */
+bool ck_compare_f32(const float *got, const float *ref, int rows, int cols, double atol, double rtol,
+                    ck_summary *out);
+
+/* Render the map as text lines (each ≤ width columns) into buf; returns buf. */
+char *ck_render_map(const ck_summary *s, int width, char *buf, size_t len);
+
+#endif

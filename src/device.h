@@ -1,0 +1,84 @@
+/* device.h — everything that touches the GPU: probe, guarded buffers, the cuBLAS reference and
+ * baseline, event timing. Only a child process may call these: a CUDA context does not survive
+ * fork, so the harness's parent never initialises CUDA. */
+#ifndef DEVICE_H
+#define DEVICE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct {
+    bool present;
+    char name[256];
+    int cc_major, cc_minor, sm_count;
+    int clock_khz;        /* 0 when the driver does not say */
+    long long l2_bytes, mem_bytes;
+    int driver_version, runtime_version; /* 13000 = 13.0 */
+    char error[160];      /* why no device, when !present */
+} dv_info;
+
+/* Fills info; false when no usable CUDA device exists (info->error says why). */
+bool dv_probe(dv_info *info);
+
+/* Peak dense FLOP/s the chip could do on this element type (0 when unknown): the bound for the
+ * "faster than physically possible" flag. */
+double dv_peak_flops(const dv_info *info, bool fp16);
+
+/* A device buffer between two guard zones filled with a pattern. */
+#define DV_GUARD_BYTES (1u << 20)
+#define DV_GUARD_BYTE 0xA5
+typedef struct {
+    unsigned char *base; /* allocation: guard | data | guard */
+    void *ptr;           /* the data, 256-byte aligned */
+    size_t bytes;
+} dv_buf;
+
+/* 0 or a cudaError_t value. */
+int dv_buf_alloc(dv_buf *b, size_t bytes);
+void dv_buf_free(dv_buf *b);
+/* First byte offset (from ptr, may be negative) where a guard zone changed; false when intact.
+ * *cuda_err gets a CUDA error if reading failed. */
+bool dv_buf_guard_hit(const dv_buf *b, long long *offset, int *cuda_err);
+
+int dv_upload(void *dst, const void *src, size_t bytes);
+int dv_download(void *dst, const void *src, size_t bytes);
+int dv_copy(void *dst, const void *src, size_t bytes); /* device to device, async on stream 0 */
+int dv_sync(void);            /* cudaDeviceSynchronize + last error */
+int dv_last_error(void);      /* cudaGetLastError */
+const char *dv_error_name(int err);
+const char *dv_error_string(int err);
+bool dv_error_is_oom(int err);
+/* A CUDA error that leaves the context unusable (illegal address, launch failure...). */
+bool dv_error_is_sticky(int err);
+
+/* cuBLAS: one handle per process. */
+typedef struct dv_blas dv_blas;
+int dv_blas_create(dv_blas **h, char *err, size_t errlen);
+void dv_blas_destroy(dv_blas *h);
+
+/* Reference C32[m×n] = alpha·A·B + beta·C32 (row-major), fp32 compute without TF32. A and B are
+ * fp16 (fp16 = true) or fp32; C32 is fp32 and, as in BLAS, not read when beta == 0. */
+int dv_blas_reference(dv_blas *h, bool fp16, int m, int n, int k, float alpha, const void *A,
+                      const void *B, float beta, float *C32, char *err, size_t errlen);
+/* Baseline: what a user would call. fp16: cublasGemmEx fp16 in/out, fp32 compute; fp32:
+ * cublasSgemm (default math: no TF32). C has the problem's element type. */
+int dv_blas_baseline(dv_blas *h, bool fp16, int m, int n, int k, float alpha, const void *A,
+                     const void *B, float beta, void *C, char *err, size_t errlen);
+
+/* Flush L2 by writing a buffer twice its size (outside any timed region). */
+typedef struct { void *buf; size_t bytes; } dv_flusher;
+int dv_flusher_init(dv_flusher *f, const dv_info *info);
+int dv_flush(dv_flusher *f);
+void dv_flusher_free(dv_flusher *f);
+
+/* Event timer on the legacy default stream. */
+typedef struct { void *start, *stop; } dv_timer;
+int dv_timer_init(dv_timer *t);
+int dv_timer_start(dv_timer *t);
+int dv_timer_stop(dv_timer *t);
+/* Milliseconds between start and stop; waits for stop. */
+int dv_timer_ms(dv_timer *t, double *ms);
+void dv_timer_free(dv_timer *t);
+
+#endif

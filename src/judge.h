@@ -1,0 +1,79 @@
+/* judge.h — the whole pipeline for one solution file: read its signature, pick the problem,
+ * find the device (in a child), compile, run the tests, decide the status and exit code. The
+ * command line (main.c) and the leaderboard both go through here. */
+#ifndef JUDGE_H
+#define JUDGE_H
+
+#include <stdbool.h>
+
+#include "loader.h"
+#include "runner.h"
+#include "sig.h"
+
+/* Exit codes, one per kind of outcome (documented in the README and --help). */
+enum {
+    HX_SUCCESS = 0,
+    HX_FAILED = 1,      /* test-case-failed */
+    HX_USAGE = 2,       /* bad option or argument */
+    HX_BAD_FILE = 3,    /* missing, unreadable or not a .cu file */
+    HX_BAD_SIZE = 4,    /* --size outside the problem's constraints */
+    HX_COMPILE = 5,     /* compile-error */
+    HX_NO_SOLVE = 6,    /* no extern "C" solve in the object */
+    HX_SIGNATURE = 7,   /* solve's declared signature is not the problem's */
+    HX_NO_DEVICE = 8,   /* compiled, but no CUDA device to run on */
+    HX_TIMEOUT = 9,
+    HX_OOM = 10,        /* out-of-memory */
+    HX_ERROR = 11,      /* error: crash, CUDA error, signal */
+    HX_INTERNAL = 12    /* the harness itself failed (nvcc missing, fork failed...) */
+};
+
+typedef struct {
+    const char *solution;
+    const char *problem;      /* NULL: inferred from the signature */
+    const char *arch;         /* NULL: the device's */
+    const char *nvcc_flags;
+    const char *cache_dir;
+    bool rebuild;
+    bool sets[PB_N_SETS];     /* which tables to run */
+    bool custom;              /* one case of the user's size instead of the tables */
+    int m, n, k;
+    float alpha, beta;
+    bool timing;              /* time the performance case(s) */
+    rn_timing_opts topts;
+    bool any_size;            /* --size may leave the constraints (benchmarking) */
+    double timeout_s;
+    uint64_t seed;
+    bool progress;
+    bool quiet;
+    const pb_case *override_perf; /* leaderboard: time these shapes instead of the table's */
+    size_t n_override_perf;
+} jd_options;
+
+typedef struct {
+    int exit_code;
+    rs_status status;
+    char detail[1024];        /* one line for what is not a test's verdict */
+    const pb_problem *problem;
+    sig_info sig;
+    char arch[16];
+    ld_build build;
+    bool built;
+    rs_run run;
+    bool ran;
+    rn_item *items;
+    size_t n_items;
+} jd_result;
+
+/* The command line's defaults: every table, timing on, 10 s per test. */
+void jd_default_options(jd_options *o);
+
+int jd_judge(const jd_options *o, jd_result *r);
+void jd_free(jd_result *r);
+
+/* The problem whose signature the source declares (NULL when none matches). */
+const pb_problem *jd_infer_problem(const sig_info *sig);
+
+/* A one-line description of how times are taken, for reports. */
+void jd_timing_note(const rn_timing_opts *t, char *buf, size_t len);
+
+#endif

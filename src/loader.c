@@ -1,0 +1,281 @@
+/* loader.c — nvcc → cached .so. The cache key is an XXH3 hash of the source, the flags, the
+ * architecture and nvcc's identity (its version.json, path, size and mtime), so a cached run
+ * never starts nvcc and any change to one of them rebuilds. */
+#include "loader.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define XXH_INLINE_ALL
+#include "xxhash.h"
+
+/* Bump when the compile recipe below changes: old objects then no longer match. */
+#define LD_RECIPE "nvcc -O3 -shared -fPIC --cudart shared -lineinfo v1"
+
+static bool ld_executable(const char *p) { return access(p, X_OK) == 0; }
+
+bool ld_find_nvcc(char *out, size_t len)
+{
+    const char *env = getenv("NVCC");
+    if (env && *env && ld_executable(env)) {
+        snprintf(out, len, "%s", env);
+        return true;
+    }
+    const char *path = getenv("PATH");
+    if (path) {
+        char *copy = strdup(path), *save = NULL;
+        for (char *dir = strtok_r(copy, ":", &save); dir; dir = strtok_r(NULL, ":", &save)) {
+            char cand[PATH_MAX];
+            snprintf(cand, sizeof(cand), "%s/nvcc", *dir ? dir : ".");
+            if (ld_executable(cand)) {
+                snprintf(out, len, "%s", cand);
+                free(copy);
+                return true;
+            }
+        }
+        free(copy);
+    }
+    const char *home = getenv("CUDA_HOME");
+    char cand[PATH_MAX];
+    if (home && *home) {
+        snprintf(cand, sizeof(cand), "%s/bin/nvcc", home);
+        if (ld_executable(cand)) {
+            snprintf(out, len, "%s", cand);
+            return true;
+        }
+    }
+    if (ld_executable("/usr/local/cuda/bin/nvcc")) {
+        snprintf(out, len, "/usr/local/cuda/bin/nvcc");
+        return true;
+    }
+    return false;
+}
+
+void ld_arch_for(int major, int minor, char *out, size_t len)
+{
+    /* 9.0 gets the arch-specific target so wgmma/setmaxnreg stages build */
+    snprintf(out, len, "sm_%d%d%s", major, minor, major == 9 && minor == 0 ? "a" : "");
+}
+
+bool ld_arch_valid(const char *s)
+{
+    if (strncmp(s, "sm_", 3) != 0) return false;
+    const char *p = s + 3;
+    int digits = 0;
+    while (*p >= '0' && *p <= '9') {
+        p++;
+        digits++;
+    }
+    if (digits < 2 || digits > 3) return false;
+    if (*p == 'a' || *p == 'f') p++;
+    return *p == '\0';
+}
+
+void ld_gencode(const char *arch, char *out, size_t len)
+{
+    snprintf(out, len, "-gencode=arch=compute_%s,code=%s", arch + 3, arch);
+}
+
+static char *ld_slurp(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    char *buf = NULL;
+    size_t cap = 0, n = 0;
+    for (;;) {
+        if (n + 65536 > cap) {
+            cap = cap ? cap * 2 : 131072;
+            char *nb = realloc(buf, cap);
+            if (!nb) {
+                free(buf);
+                fclose(f);
+                return NULL;
+            }
+            buf = nb;
+        }
+        size_t r = fread(buf + n, 1, cap - n - 1, f);
+        n += r;
+        if (r == 0) break;
+    }
+    fclose(f);
+    buf[n] = '\0';
+    *len = n;
+    return buf;
+}
+
+static int ld_mkdirs(const char *dir)
+{
+    char tmp[PATH_MAX];
+    snprintf(tmp, sizeof(tmp), "%s", dir);
+    for (char *p = tmp + 1; *p; p++) {
+        if (*p != '/') continue;
+        *p = '\0';
+        if (mkdir(tmp, 0755) != 0 && errno != EEXIST) return -1;
+        *p = '/';
+    }
+    if (mkdir(tmp, 0755) != 0 && errno != EEXIST) return -1;
+    return 0;
+}
+
+/* nvcc's identity without running it: the toolkit's version.json and the binary's stat. */
+static void ld_hash_nvcc(XXH3_state_t *st, const char *nvcc)
+{
+    char real[PATH_MAX];
+    if (!realpath(nvcc, real)) snprintf(real, sizeof(real), "%s", nvcc);
+    XXH3_64bits_update(st, real, strlen(real) + 1);
+    struct stat sb;
+    if (stat(real, &sb) == 0) {
+        long long v[2] = {(long long)sb.st_size, (long long)sb.st_mtime};
+        XXH3_64bits_update(st, v, sizeof(v));
+    }
+    char vj[PATH_MAX + 32];
+    char *slash = strrchr(real, '/');
+    if (slash) {
+        snprintf(vj, sizeof(vj), "%.*s/../version.json", (int)(slash - real), real);
+        size_t n;
+        char *text = ld_slurp(vj, &n);
+        if (text) {
+            XXH3_64bits_update(st, text, n);
+            free(text);
+        }
+    }
+}
+
+static const char *ld_basename(const char *p)
+{
+    const char *s = strrchr(p, '/');
+    return s ? s + 1 : p;
+}
+
+static double ld_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+ld_status ld_build_solution(const ld_options *o, const char *src_path, ld_build *b)
+{
+    memset(b, 0, sizeof(*b));
+    if (!ld_find_nvcc(b->nvcc, sizeof(b->nvcc))) {
+        snprintf(b->error, sizeof(b->error),
+                 "nvcc not found (looked at $NVCC, PATH, $CUDA_HOME/bin, /usr/local/cuda/bin)");
+        return LD_NO_NVCC;
+    }
+    size_t src_len;
+    char *src = ld_slurp(src_path, &src_len);
+    if (!src) {
+        snprintf(b->error, sizeof(b->error), "cannot read %s: %s", src_path, strerror(errno));
+        return LD_IO_ERROR;
+    }
+    const char *extra = o->extra_flags ? o->extra_flags : "";
+
+    XXH3_state_t *st = XXH3_createState();
+    XXH3_64bits_reset(st);
+    XXH3_64bits_update(st, src, src_len);
+    XXH3_64bits_update(st, "\0" LD_RECIPE, sizeof(LD_RECIPE) + 1);
+    XXH3_64bits_update(st, o->arch, strlen(o->arch) + 1);
+    XXH3_64bits_update(st, extra, strlen(extra) + 1);
+    ld_hash_nvcc(st, b->nvcc);
+    unsigned long long key = (unsigned long long)XXH3_64bits_digest(st);
+    XXH3_freeState(st);
+    free(src);
+
+    if (ld_mkdirs(o->cache_dir) != 0) {
+        snprintf(b->error, sizeof(b->error), "cannot create cache directory %s: %s", o->cache_dir,
+                 strerror(errno));
+        return LD_IO_ERROR;
+    }
+    char stem[128];
+    snprintf(stem, sizeof(stem), "%s", ld_basename(src_path));
+    char *dot = strrchr(stem, '.');
+    if (dot) *dot = '\0';
+    snprintf(b->so_path, sizeof(b->so_path), "%s/%s-%016llx.so", o->cache_dir, stem, key);
+    snprintf(b->log_path, sizeof(b->log_path), "%s/%s-%016llx.log", o->cache_dir, stem, key);
+
+    char gencode[96];
+    ld_gencode(o->arch, gencode, sizeof(gencode));
+    char tmp[PATH_MAX + 32];
+    snprintf(tmp, sizeof(tmp), "%s.tmp.%d", b->so_path, (int)getpid());
+
+    /* argv: the fixed recipe, then the user's extra flags split on spaces */
+    char *extra_copy = strdup(extra);
+    const char *argv[96];
+    int argc = 0;
+    const char *fixed[] = {b->nvcc, "-O3", "-shared", "-Xcompiler", "-fPIC", "--cudart", "shared",
+                           "-lineinfo", gencode};
+    for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++) argv[argc++] = fixed[i];
+    char *save = NULL;
+    for (char *tok = strtok_r(extra_copy, " \t", &save); tok && argc < 88;
+         tok = strtok_r(NULL, " \t", &save))
+        argv[argc++] = tok;
+    argv[argc++] = "-o";
+    argv[argc++] = tmp;
+    argv[argc++] = src_path;
+    argv[argc] = NULL;
+    size_t used = 0;
+    for (int i = 0; i < argc && used < sizeof(b->command); i++)
+        used += (size_t)snprintf(b->command + used, sizeof(b->command) - used, "%s%s", i ? " " : "",
+                                 i == argc - 2 ? ld_basename(b->so_path) : argv[i]);
+
+    if (!o->rebuild && access(b->so_path, R_OK) == 0) {
+        b->cached = true;
+        free(extra_copy);
+        return LD_OK;
+    }
+    if (!o->quiet) fprintf(stderr, "compiling %s for %s with nvcc...\n", src_path, o->arch);
+    double t0 = ld_now();
+    int log = open(b->log_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (log < 0) {
+        snprintf(b->error, sizeof(b->error), "cannot write %s: %s", b->log_path, strerror(errno));
+        free(extra_copy);
+        return LD_IO_ERROR;
+    }
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        dup2(log, STDOUT_FILENO);
+        dup2(log, STDERR_FILENO);
+        execv(argv[0], (char *const *)argv);
+        fprintf(stderr, "cannot run %s: %s\n", argv[0], strerror(errno));
+        _exit(127);
+    }
+    close(log);
+    free(extra_copy);
+    int ws = 0;
+    if (pid < 0 || waitpid(pid, &ws, 0) < 0) {
+        snprintf(b->error, sizeof(b->error), "cannot run nvcc: %s", strerror(errno));
+        return LD_IO_ERROR;
+    }
+    b->seconds = ld_now() - t0;
+    if (!WIFEXITED(ws) || WEXITSTATUS(ws) != 0) {
+        unlink(tmp);
+        snprintf(b->error, sizeof(b->error), "nvcc failed (exit status %d)",
+                 WIFEXITED(ws) ? WEXITSTATUS(ws) : -1);
+        return LD_COMPILE_ERROR;
+    }
+    if (rename(tmp, b->so_path) != 0) { /* atomic: a parallel run never sees half a file */
+        snprintf(b->error, sizeof(b->error), "cannot move %s into the cache: %s", tmp,
+                 strerror(errno));
+        unlink(tmp);
+        return LD_IO_ERROR;
+    }
+    return LD_OK;
+}
+
+void ld_print_log(const ld_build *b, FILE *to)
+{
+    size_t n;
+    char *text = ld_slurp(b->log_path, &n);
+    if (!text) return;
+    fwrite(text, 1, n, to);
+    if (n && text[n - 1] != '\n') fputc('\n', to);
+    free(text);
+}

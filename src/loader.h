@@ -1,0 +1,52 @@
+/* loader.h — a solution's .cu compiled by nvcc into a shared object, cached by content. */
+#ifndef LOADER_H
+#define LOADER_H
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+typedef struct {
+    const char *arch;        /* "sm_90a" */
+    const char *extra_flags; /* --nvcc-flags, split on spaces; may be NULL */
+    const char *cache_dir;
+    bool rebuild;            /* ignore a cached object */
+    bool quiet;              /* no "compiling..." line on stderr */
+} ld_options;
+
+typedef enum {
+    LD_OK,
+    LD_NO_NVCC,      /* nvcc not found */
+    LD_COMPILE_ERROR,
+    LD_IO_ERROR      /* cache directory, temporary files */
+} ld_status;
+
+typedef struct {
+    char so_path[PATH_MAX];
+    char log_path[PATH_MAX]; /* nvcc's diagnostics */
+    char nvcc[PATH_MAX];
+    char command[2048];      /* the nvcc command line, for the report */
+    bool cached;
+    double seconds;          /* compile time; 0 when cached */
+    char error[512];
+} ld_build;
+
+/* Compile src_path (unless a cached object exists). On LD_COMPILE_ERROR the log is in
+ * build->log_path; ld_print_log prints it. */
+ld_status ld_build_solution(const ld_options *o, const char *src_path, ld_build *build);
+void ld_print_log(const ld_build *build, FILE *to);
+
+/* nvcc's path ($NVCC, then PATH, then $CUDA_HOME/bin, /usr/local/cuda/bin); false if none. */
+bool ld_find_nvcc(char *out, size_t len);
+
+/* "sm_90a" for compute capability 9.0, "sm_80" for 8.0, ... */
+void ld_arch_for(int major, int minor, char *out, size_t len);
+
+/* Whether s is "sm_NN" or "sm_NNa". */
+bool ld_arch_valid(const char *s);
+
+/* The -gencode argument for an arch: "-gencode=arch=compute_90a,code=sm_90a". */
+void ld_gencode(const char *arch, char *out, size_t len);
+
+#endif

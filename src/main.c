@@ -1,0 +1,257 @@
+/* main.c — the command line: parse options, run the pipeline, print, map to an exit code. */
+#include <getopt.h>
+#include <libgen.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include "judge.h"
+#include "leaderboard.h"
+#include "report.h"
+
+#define HARNESS_VERSION "0.1.0"
+
+static void hm_usage(FILE *out)
+{
+    fputs(
+        "usage: harness [options] SOLUTION.cu\n"
+        "       harness leaderboard [--problem P] [--sizes 1024,4096] [--json FILE]\n"
+        "\n"
+        "Compiles SOLUTION.cu with nvcc, loads its extern \"C\" solve(), runs the problem's tests\n"
+        "against a cuBLAS reference and times the performance case, like the LeetGPU judge.\n"
+        "\n"
+        "options:\n"
+        "  -p, --problem NAME   gemm_fp16 | sgemm | matmul_fp32 (default: from solve's signature)\n"
+        "  -t, --tests LIST     comma list of example, functional, perf, extra, judge, all\n"
+        "                       (default all; judge = example,functional,perf)\n"
+        "      --judge-only     same as --tests judge: what the site's Submit runs\n"
+        "      --perf-only      same as --tests perf\n"
+        "  -s, --size MxNxK     one case of this size (checked, then timed) instead of the tables\n"
+        "      --alpha A, --beta B   alpha and beta for --size (default 1 and 1)\n"
+        "      --no-constraints let --size leave the problem's constraints (benchmarking)\n"
+        "      --seed N         change every case's random inputs\n"
+        "      --baseline       time cuBLAS on the same case in the same run, print the ratio\n"
+        "      --flush-l2       flush L2 before every timed call\n"
+        "      --no-timing      check only\n"
+        "      --min-runs N     timed calls at least (default 30)\n"
+        "      --max-time SEC   stop repeating after this long (default 1)\n"
+        "      --timeout SEC    per-test time limit (default 10)\n"
+        "      --arch sm_XX     compile for this architecture (default: the device's; sm_90a\n"
+        "                       for compute capability 9.0; sm_90a when there is no device)\n"
+        "      --nvcc-flags F   extra nvcc flags, space separated\n"
+        "      --rebuild        ignore the cached object\n"
+        "      --json           print the whole result as JSON on stdout\n"
+        "  -q, --quiet          no progress on stderr\n"
+        "  -h, --help           this text\n"
+        "      --version        the harness's version\n"
+        "\n"
+        "exit codes:\n"
+        "  0 success            1 test-case-failed      2 bad option or argument\n"
+        "  3 missing, unreadable or not a .cu file      4 --size outside the constraints\n"
+        "  5 compile-error      6 no extern \"C\" solve   7 solve's signature is not the problem's\n"
+        "  8 no CUDA device     9 timeout              10 out-of-memory\n"
+        " 11 error (crash, CUDA error, signal)         12 the harness itself failed\n",
+        out);
+}
+
+static bool hm_parse_sets(const char *list, bool sets[PB_N_SETS])
+{
+    memset(sets, 0, sizeof(bool) * PB_N_SETS);
+    char *copy = strdup(list), *save = NULL;
+    bool ok = true;
+    for (char *w = strtok_r(copy, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
+        if (strcmp(w, "example") == 0) sets[PB_SET_EXAMPLE] = true;
+        else if (strcmp(w, "functional") == 0) sets[PB_SET_FUNCTIONAL] = true;
+        else if (strcmp(w, "perf") == 0 || strcmp(w, "performance") == 0) sets[PB_SET_PERFORMANCE] = true;
+        else if (strcmp(w, "extra") == 0) sets[PB_SET_EXTRA] = true;
+        else if (strcmp(w, "judge") == 0)
+            sets[PB_SET_EXAMPLE] = sets[PB_SET_FUNCTIONAL] = sets[PB_SET_PERFORMANCE] = true;
+        else if (strcmp(w, "all") == 0)
+            for (int s = 0; s < PB_N_SETS; s++) sets[s] = true;
+        else
+            ok = false;
+    }
+    free(copy);
+    return ok;
+}
+
+static bool hm_parse_double(const char *s, double lo, double hi, double *out)
+{
+    char *end;
+    double v = strtod(s, &end);
+    if (end == s || *end || !(v >= lo && v <= hi)) return false;
+    *out = v;
+    return true;
+}
+
+/* build/cache beside the harness binary, unless $HARNESS_CACHE says otherwise. */
+static void hm_cache_dir(char *out, size_t len)
+{
+    const char *env = getenv("HARNESS_CACHE");
+    if (env && *env) {
+        snprintf(out, len, "%s", env);
+        return;
+    }
+    char exe[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+    if (n <= 0) {
+        snprintf(out, len, ".harness-cache");
+        return;
+    }
+    exe[n] = '\0';
+    snprintf(out, len, "%s/cache", dirname(exe));
+}
+
+static int hm_term_width(void)
+{
+    struct winsize ws;
+    if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0) return ws.ws_col;
+    const char *c = getenv("COLUMNS");
+    return c && atoi(c) > 0 ? atoi(c) : 80;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc >= 2 && strcmp(argv[1], "leaderboard") == 0) return lb_main(argc - 1, argv + 1);
+
+    jd_options o;
+    jd_default_options(&o);
+    char cache[PATH_MAX];
+    hm_cache_dir(cache, sizeof(cache));
+    o.cache_dir = cache;
+    bool json = false;
+    enum { O_JUDGE = 256, O_PERF, O_ALPHA, O_BETA, O_SEED, O_BASE, O_FLUSH, O_NOTIME, O_MINRUNS,
+           O_MAXTIME, O_TIMEOUT, O_ARCH, O_FLAGS, O_REBUILD, O_JSON, O_VERSION, O_ANYSIZE };
+    static const struct option longs[] = {
+        {"problem", required_argument, 0, 'p'},   {"tests", required_argument, 0, 't'},
+        {"judge-only", no_argument, 0, O_JUDGE},  {"perf-only", no_argument, 0, O_PERF},
+        {"size", required_argument, 0, 's'},      {"alpha", required_argument, 0, O_ALPHA},
+        {"beta", required_argument, 0, O_BETA},   {"seed", required_argument, 0, O_SEED},
+        {"baseline", no_argument, 0, O_BASE},     {"flush-l2", no_argument, 0, O_FLUSH},
+        {"no-timing", no_argument, 0, O_NOTIME},  {"min-runs", required_argument, 0, O_MINRUNS},
+        {"max-time", required_argument, 0, O_MAXTIME},
+        {"timeout", required_argument, 0, O_TIMEOUT},
+        {"arch", required_argument, 0, O_ARCH},   {"nvcc-flags", required_argument, 0, O_FLAGS},
+        {"rebuild", no_argument, 0, O_REBUILD},   {"json", no_argument, 0, O_JSON},
+        {"quiet", no_argument, 0, 'q'},           {"help", no_argument, 0, 'h'},
+        {"version", no_argument, 0, O_VERSION},   {"no-constraints", no_argument, 0, O_ANYSIZE},
+        {0, 0, 0, 0}};
+    int c;
+    double d;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "p:t:s:qh", longs, NULL)) != -1) {
+        switch (c) {
+        case 'p': o.problem = optarg; break;
+        case 't':
+            if (!hm_parse_sets(optarg, o.sets)) {
+                fprintf(stderr, "harness: --tests: unknown set in '%s' (example, functional, perf, extra, judge, all)\n", optarg);
+                return HX_USAGE;
+            }
+            break;
+        case O_JUDGE: hm_parse_sets("judge", o.sets); break;
+        case O_PERF: hm_parse_sets("perf", o.sets); break;
+        case 's':
+            if (!pb_parse_size(optarg, &o.m, &o.n, &o.k)) {
+                fprintf(stderr, "harness: --size: expected MxNxK with positive integers, got '%s'\n", optarg);
+                return HX_USAGE;
+            }
+            o.custom = true;
+            break;
+        case O_ALPHA:
+        case O_BETA:
+            if (!hm_parse_double(optarg, -1e6, 1e6, &d)) {
+                fprintf(stderr, "harness: --%s: not a number: '%s'\n", c == O_ALPHA ? "alpha" : "beta", optarg);
+                return HX_USAGE;
+            }
+            if (c == O_ALPHA) o.alpha = (float)d; else o.beta = (float)d;
+            break;
+        case O_SEED:
+            if (!hm_parse_double(optarg, 0, 1e18, &d)) {
+                fprintf(stderr, "harness: --seed: expected a non-negative integer, got '%s'\n", optarg);
+                return HX_USAGE;
+            }
+            o.seed = (uint64_t)d;
+            break;
+        case O_BASE: o.topts.baseline = true; break;
+        case O_FLUSH: o.topts.flush_l2 = true; break;
+        case O_NOTIME: o.timing = false; break;
+        case O_MINRUNS:
+            if (!hm_parse_double(optarg, 3, 1000, &d)) {
+                fprintf(stderr, "harness: --min-runs: expected 3..1000, got '%s'\n", optarg);
+                return HX_USAGE;
+            }
+            o.topts.min_runs = (int)d;
+            break;
+        case O_MAXTIME:
+            if (!hm_parse_double(optarg, 0.01, 600, &d)) {
+                fprintf(stderr, "harness: --max-time: expected seconds in 0.01..600, got '%s'\n", optarg);
+                return HX_USAGE;
+            }
+            o.topts.max_time_s = d;
+            break;
+        case O_TIMEOUT:
+            if (!hm_parse_double(optarg, 0.1, 3600, &d)) {
+                fprintf(stderr, "harness: --timeout: expected seconds in 0.1..3600, got '%s'\n", optarg);
+                return HX_USAGE;
+            }
+            o.timeout_s = d;
+            break;
+        case O_ARCH:
+            if (!ld_arch_valid(optarg)) {
+                fprintf(stderr, "harness: --arch: expected sm_NN or sm_NNa (e.g. sm_90a), got '%s'\n", optarg);
+                return HX_USAGE;
+            }
+            o.arch = optarg;
+            break;
+        case O_FLAGS: o.nvcc_flags = optarg; break;
+        case O_REBUILD: o.rebuild = true; break;
+        case O_ANYSIZE: o.any_size = true; break;
+        case O_JSON: json = true; break;
+        case 'q': o.quiet = true; break;
+        case 'h': hm_usage(stdout); return HX_SUCCESS;
+        case O_VERSION: printf("harness %s\n", HARNESS_VERSION); return HX_SUCCESS;
+        default:
+            if (optopt && optopt < 256)
+                fprintf(stderr, "harness: option -%c: unknown or missing its argument (see --help)\n", optopt);
+            else
+                fprintf(stderr, "harness: %s: unknown option or missing argument (see --help)\n", argv[optind - 1]);
+            return HX_USAGE;
+        }
+    }
+    if (optind != argc - 1) {
+        fprintf(stderr, optind >= argc ? "harness: no solution file given (see --help)\n"
+                                       : "harness: one solution file at a time (see --help)\n");
+        return HX_USAGE;
+    }
+    o.solution = argv[optind];
+    o.progress = !o.quiet && isatty(STDERR_FILENO);
+
+    jd_result r;
+    int code = jd_judge(&o, &r);
+    if (!r.problem) { /* failed before a problem was known: one line */
+        fprintf(stderr, "harness: %s\n", r.detail);
+        jd_free(&r);
+        return code;
+    }
+    if (code == HX_COMPILE) ld_print_log(&r.build, stderr);
+    char note[400];
+    jd_timing_note(&o.topts, note, sizeof(note));
+    rp_report rep = {.solution = o.solution, .problem = r.problem,
+                     .build = r.built ? &r.build : NULL, .arch = r.arch,
+                     .run = r.ran ? &r.run : NULL, .status = r.status,
+                     .status_detail = r.detail, .timing_note = note, .width = hm_term_width()};
+    if (code == HX_BAD_FILE || code == HX_USAGE || code == HX_BAD_SIZE || code == HX_SIGNATURE ||
+        code == HX_NO_SOLVE || code == HX_NO_DEVICE || code == HX_INTERNAL) {
+        fprintf(stderr, "harness: %s\n", r.detail);
+        if (json) rp_json(stdout, &rep);
+    } else if (json) {
+        rp_json(stdout, &rep);
+    } else {
+        rp_text(stdout, &rep);
+    }
+    jd_free(&r);
+    return code;
+}

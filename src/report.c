@@ -1,0 +1,260 @@
+/* report.c — the judge's text format and JSON, from a finished run. */
+#include "report.h"
+
+#include <math.h>
+#include <string.h>
+
+static void rp_case_line(FILE *out, const rs_test *t, bool has_ab)
+{
+    fprintf(out, "M=%d N=%d K=%d", t->m, t->n, t->k);
+    if (has_ab) fprintf(out, " alpha=%g beta=%g", t->alpha, t->beta);
+}
+
+static void rp_failure(FILE *out, const rs_test *t, int width)
+{
+    fprintf(out, "    %s\n", t->detail);
+    if (!t->checked || t->check.n_bad == 0) return;
+    const ck_summary *s = &t->check;
+    fprintf(out, "    %lld of %lld elements off", (long long)s->n_bad, (long long)s->n_total);
+    if (s->n_nonfinite) fprintf(out, " (%lld NaN/Inf)", (long long)s->n_nonfinite);
+    fprintf(out, "; max abs err %.4g, max rel err %.4g; allowed |got-exp| <= %g + %g*|exp|\n",
+            s->max_abs, s->max_rel, t->atol, t->rtol);
+    fprintf(out, "    first mismatches (row, col): got, expected, allowed\n");
+    for (int i = 0; i < s->n_shown; i++)
+        fprintf(out, "      (%d, %d): %.6g, %.6g, %.4g\n", s->shown[i].row, s->shown[i].col,
+                s->shown[i].got, s->shown[i].expected, s->shown[i].allowed);
+    fprintf(out,
+            "    error map (%d×%d cells of %d×%d elements; '#' all wrong, '+' some, '.' right):\n",
+            s->map_rows, s->map_cols, s->cell_h, s->cell_w);
+    char buf[CK_MAP_ROWS * (CK_MAP_COLS + 8) + 16];
+    fputs(ck_render_map(s, width, buf, sizeof(buf)), out);
+}
+
+static void rp_test(FILE *out, const rp_report *r, const rs_test *t)
+{
+    bool ab = r->problem->has_alpha_beta;
+    if (t->status == RS_SUCCESS) {
+        fprintf(out, "✓ Test passed  %-26s ", t->name);
+        rp_case_line(out, t, ab);
+        fputc('\n', out);
+    } else if (t->status == RS_NOT_RUN) {
+        fprintf(out, "- Not run      %-26s ", t->name);
+        rp_case_line(out, t, ab);
+        fputc('\n', out);
+    } else {
+        fprintf(out, "✗ Test failed: %-26s ", t->name);
+        rp_case_line(out, t, ab);
+        fprintf(out, "  [%s]\n", rs_status_name(t->status));
+        rp_failure(out, t, r->width);
+    }
+}
+
+static void rp_timing(FILE *out, const rp_report *r, const rs_test *t)
+{
+    const rs_timing *tm = &t->timing;
+    pb_case c = {.m = t->m, .n = t->n, .k = t->k};
+    double flops = pb_flops(r->problem, &c);
+    double ms = tm->escaped ? tm->host_median_ms : tm->median_ms;
+    fprintf(out, "\nPerformance  %s  ", t->name);
+    rp_case_line(out, t, r->problem->has_alpha_beta);
+    fprintf(out, "\nRuntime: %.4fms\n", ms);
+    fprintf(out, "  median of %d calls after %d warm-up (min %.4fms, noise ±%.1f%%), %.1f TF/s\n",
+            tm->n_runs, tm->warmup, tm->min_ms, tm->noise_pct, flops / (ms * 1e-3) * 1e-12);
+    if (tm->base_done)
+        fprintf(out, "  cuBLAS: %.4fms (%.1f TF/s) -> this solution takes %.2f× cuBLAS's time (%.1f%% of its speed)\n",
+                tm->base_median_ms, flops / (tm->base_median_ms * 1e-3) * 1e-12,
+                ms / tm->base_median_ms, 100.0 * tm->base_median_ms / ms);
+    else if (tm->base_error[0])
+        fprintf(out, "  cuBLAS: not timed (%s)\n", tm->base_error);
+    if (tm->escaped)
+        fprintf(out, "  warning: host time (%.4fms) far above the events' (%.4fms): work escaped the "
+                     "default stream; the host time is reported\n",
+                tm->host_median_ms, tm->median_ms);
+    if (tm->impossible)
+        fprintf(out, "  warning: faster than the chip's peak (%.0f TF/s): suspect the result\n",
+                tm->peak_tflops);
+    if (r->timing_note) fprintf(out, "  %s\n", r->timing_note);
+}
+
+void rp_text(FILE *out, const rp_report *r)
+{
+    const pb_problem *p = r->problem;
+    fprintf(out, "%s — %s, %s\n", p->name, p->title, p->origin);
+    fprintf(out, "solution  %s", r->solution);
+    if (r->build && r->build->so_path[0])
+        fprintf(out, "  (%s, %s)", r->arch,
+                r->build->cached ? "cached build" : "compiled now");
+    fputc('\n', out);
+    const rs_run *run = r->run;
+    if (run && run->device.present) {
+        const dv_info *d = &run->device;
+        fprintf(out, "device    %s · sm_%d%d · %d SMs · driver %d.%d · runtime %d.%d\n", d->name,
+                d->cc_major, d->cc_minor, d->sm_count, d->driver_version / 1000,
+                d->driver_version % 1000 / 10, d->runtime_version / 1000,
+                d->runtime_version % 1000 / 10);
+    }
+    if (run && run->outcome == RN_OK) {
+        static const char *const heads[PB_N_SETS] = {"Judge tests", "Judge tests",
+                                                     "Extra tests (the harness's own)",
+                                                     "Judge tests"};
+        /* the judge's tests first (example, functional, performance check), then the extras */
+        const pb_set order[] = {PB_SET_EXAMPLE, PB_SET_FUNCTIONAL, PB_SET_PERFORMANCE, PB_SET_EXTRA};
+        int shown_judge = 0, shown_extra = 0;
+        for (size_t oi = 0; oi < sizeof(order) / sizeof(order[0]); oi++) {
+            for (size_t i = 0; i < run->n_tests; i++) {
+                const rs_test *t = &run->tests[i];
+                if (t->set != order[oi]) continue;
+                bool extra = t->set == PB_SET_EXTRA;
+                if (extra && !shown_extra++) fprintf(out, "\n%s\n", heads[PB_SET_EXTRA]);
+                if (!extra && !shown_judge++) fprintf(out, "\n%s\n", heads[PB_SET_EXAMPLE]);
+                rp_test(out, r, t);
+            }
+        }
+        for (size_t i = 0; i < run->n_tests; i++)
+            if (run->tests[i].timing.done) rp_timing(out, r, &run->tests[i]);
+        int judge_bad = 0, extra_bad = 0, extra_n = 0;
+        for (size_t i = 0; i < run->n_tests; i++) {
+            const rs_test *t = &run->tests[i];
+            bool bad = t->status != RS_SUCCESS && t->status != RS_NOT_RUN;
+            if (t->set == PB_SET_EXTRA) {
+                extra_n++;
+                extra_bad += bad;
+            } else {
+                judge_bad += bad;
+            }
+        }
+        fprintf(out, "\nJudge tests: %s", judge_bad ? "failed" : "passed");
+        if (extra_n) fprintf(out, "; extra tests: %d of %d passed", extra_n - extra_bad, extra_n);
+        fputc('\n', out);
+    }
+    fprintf(out, "Status: %s\n", rs_status_name(r->status));
+    if (r->status_detail && *r->status_detail) fprintf(out, "  %s\n", r->status_detail);
+}
+
+void rp_json_string(FILE *out, const char *s)
+{
+    fputc('"', out);
+    for (const unsigned char *p = (const unsigned char *)s; p && *p; p++) {
+        switch (*p) {
+        case '"': fputs("\\\"", out); break;
+        case '\\': fputs("\\\\", out); break;
+        case '\n': fputs("\\n", out); break;
+        case '\t': fputs("\\t", out); break;
+        case '\r': fputs("\\r", out); break;
+        default:
+            if (*p < 0x20)
+                fprintf(out, "\\u%04x", *p);
+            else
+                fputc(*p, out);
+        }
+    }
+    fputc('"', out);
+}
+
+/* JSON has no NaN/Inf: print null for them. */
+static void rp_json_num(FILE *out, double v)
+{
+    if (isfinite(v))
+        fprintf(out, "%.9g", v);
+    else
+        fputs("null", out);
+}
+
+static void rp_json_test(FILE *out, const rp_report *r, const rs_test *t)
+{
+    fputs("{\"name\":", out);
+    rp_json_string(out, t->name);
+    fprintf(out, ",\"set\":\"%s\",\"M\":%d,\"N\":%d,\"K\":%d,", pb_set_name(t->set), t->m, t->n, t->k);
+    if (r->problem->has_alpha_beta) {
+        fputs("\"alpha\":", out);
+        rp_json_num(out, t->alpha);
+        fputs(",\"beta\":", out);
+        rp_json_num(out, t->beta);
+        fputc(',', out);
+    }
+    fprintf(out, "\"status\":\"%s\",\"detail\":", rs_status_name(t->status));
+    rp_json_string(out, t->detail);
+    fputs(",\"atol\":", out);
+    rp_json_num(out, t->atol);
+    fputs(",\"rtol\":", out);
+    rp_json_num(out, t->rtol);
+    fprintf(out, ",\"wall_ms\":%.3f", t->wall_ms);
+    if (t->checked && t->check.n_bad) {
+        const ck_summary *s = &t->check;
+        fprintf(out, ",\"mismatch\":{\"bad\":%lld,\"total\":%lld,\"nonfinite\":%lld,\"max_abs\":",
+                (long long)s->n_bad, (long long)s->n_total, (long long)s->n_nonfinite);
+        rp_json_num(out, s->max_abs);
+        fputs(",\"max_rel\":", out);
+        rp_json_num(out, s->max_rel);
+        fputs(",\"first\":[", out);
+        for (int i = 0; i < s->n_shown; i++) {
+            fprintf(out, "%s{\"row\":%d,\"col\":%d,\"got\":", i ? "," : "", s->shown[i].row,
+                    s->shown[i].col);
+            rp_json_num(out, s->shown[i].got);
+            fputs(",\"expected\":", out);
+            rp_json_num(out, s->shown[i].expected);
+            fputs(",\"allowed\":", out);
+            rp_json_num(out, s->shown[i].allowed);
+            fputc('}', out);
+        }
+        fputs("]}", out);
+    }
+    const rs_timing *tm = &t->timing;
+    if (tm->done) {
+        pb_case c = {.m = t->m, .n = t->n, .k = t->k};
+        double ms = tm->escaped ? tm->host_median_ms : tm->median_ms;
+        fprintf(out,
+                ",\"timing\":{\"runtime_ms\":%.6f,\"median_ms\":%.6f,\"min_ms\":%.6f,\"max_ms\":%.6f,"
+                "\"noise_pct\":%.3f,\"runs\":%d,\"warmup\":%d,\"host_median_ms\":%.6f,"
+                "\"tflops\":%.3f,\"escaped\":%s,\"impossible\":%s,\"flush_l2\":%s",
+                ms, tm->median_ms, tm->min_ms, tm->max_ms, tm->noise_pct, tm->n_runs, tm->warmup,
+                tm->host_median_ms, pb_flops(r->problem, &c) / (ms * 1e-3) * 1e-12,
+                tm->escaped ? "true" : "false", tm->impossible ? "true" : "false",
+                tm->flush_l2 ? "true" : "false");
+        if (tm->base_done)
+            fprintf(out,
+                    ",\"cublas\":{\"median_ms\":%.6f,\"min_ms\":%.6f,\"noise_pct\":%.3f,\"runs\":%d,"
+                    "\"tflops\":%.3f,\"time_ratio\":%.4f}",
+                    tm->base_median_ms, tm->base_min_ms, tm->base_noise_pct, tm->base_runs,
+                    pb_flops(r->problem, &c) / (tm->base_median_ms * 1e-3) * 1e-12,
+                    ms / tm->base_median_ms);
+        fputc('}', out);
+    }
+    fputc('}', out);
+}
+
+void rp_json(FILE *out, const rp_report *r)
+{
+    fputs("{\"problem\":", out);
+    rp_json_string(out, r->problem->name);
+    fputs(",\"solution\":", out);
+    rp_json_string(out, r->solution);
+    fputs(",\"arch\":", out);
+    rp_json_string(out, r->arch ? r->arch : "");
+    if (r->build) {
+        fprintf(out, ",\"build\":{\"cached\":%s,\"seconds\":%.3f,\"object\":",
+                r->build->cached ? "true" : "false", r->build->seconds);
+        rp_json_string(out, r->build->so_path);
+        fputs(",\"command\":", out);
+        rp_json_string(out, r->build->command);
+        fputc('}', out);
+    }
+    fprintf(out, ",\"status\":\"%s\",\"detail\":", rs_status_name(r->status));
+    rp_json_string(out, r->status_detail ? r->status_detail : "");
+    const rs_run *run = r->run;
+    if (run && run->device.present) {
+        const dv_info *d = &run->device;
+        fputs(",\"device\":{\"name\":", out);
+        rp_json_string(out, d->name);
+        fprintf(out, ",\"cc\":\"%d.%d\",\"sms\":%d,\"driver\":%d,\"runtime\":%d,\"l2_bytes\":%lld}",
+                d->cc_major, d->cc_minor, d->sm_count, d->driver_version, d->runtime_version,
+                d->l2_bytes);
+    }
+    fputs(",\"tests\":[", out);
+    if (run)
+        for (size_t i = 0; i < run->n_tests; i++) {
+            if (i) fputc(',', out);
+            rp_json_test(out, r, &run->tests[i]);
+        }
+    fputs("]}\n", out);
+}

@@ -1,0 +1,28 @@
+/* report.h — printers: the judge's text, JSON. Measuring and printing stay apart: these only
+ * read a finished run. */
+#ifndef REPORT_H
+#define REPORT_H
+
+#include <stdio.h>
+
+#include "loader.h"
+#include "runner.h"
+
+typedef struct {
+    const char *solution;      /* the path as given */
+    const pb_problem *problem;
+    const ld_build *build;
+    const char *arch;
+    const rs_run *run;         /* NULL when nothing ran (compile error, no device) */
+    rs_status status;
+    const char *status_detail; /* one line when the status is not about a test */
+    const char *timing_note;   /* how times were taken */
+    int width;                 /* terminal columns for the error map */
+} rp_report;
+
+void rp_text(FILE *out, const rp_report *r);
+void rp_json(FILE *out, const rp_report *r);
+/* JSON string with escapes. */
+void rp_json_string(FILE *out, const char *s);
+
+#endif

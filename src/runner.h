@@ -1,0 +1,115 @@
+/* runner.h — run a solution's tests in child processes and collect the verdicts.
+ *
+ * The parent never initialises CUDA. A worker child loads the solution, creates the CUDA
+ * context and runs the tests in order, sending a message per step through a pipe; when it
+ * hangs (per-test time limit), dies on a signal, exits, or hits a CUDA error that poisons its
+ * context, the parent records that test's verdict and starts a fresh worker at the next test.
+ */
+#ifndef RUNNER_H
+#define RUNNER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "check.h"
+#include "device.h"
+#include "problem.h"
+
+/* Final statuses, as the judge names them. */
+typedef enum {
+    RS_SUCCESS,
+    RS_FAILED,        /* test-case-failed */
+    RS_TIMEOUT,
+    RS_OOM,           /* out-of-memory */
+    RS_ERROR,
+    RS_COMPILE_ERROR,
+    RS_NOT_RUN
+} rs_status;
+
+const char *rs_status_name(rs_status s);
+
+typedef struct {
+    pb_case c;       /* a copy, so custom sizes need no static table */
+    pb_set set;
+    bool timed;      /* check, then time it */
+} rn_item;
+
+typedef struct {
+    int warmup, min_runs, max_runs;
+    double max_time_s;   /* stop repeating after this long (at least 3 runs) */
+    double noise_target_pct; /* stop early once the noise is under this, after min_runs */
+    bool flush_l2;
+    bool baseline;       /* time cuBLAS on the same case too */
+} rn_timing_opts;
+
+typedef struct {
+    const pb_problem *problem;
+    const char *so_path;
+    const rn_item *items;
+    size_t n_items;
+    double timeout_s;
+    uint64_t seed;       /* mixed into every case's seed */
+    rn_timing_opts timing;
+    bool progress;       /* a line per test on stderr */
+} rn_plan;
+
+typedef struct {
+    bool done;
+    int warmup, n_runs;
+    double median_ms, min_ms, max_ms, noise_pct;
+    double host_median_ms;   /* host clock around solve + device-wide synchronize */
+    bool escaped;            /* host time far above event time: work outside the events */
+    bool impossible;         /* faster than the chip's peak */
+    double peak_tflops;
+    bool flush_l2;
+    bool base_done;
+    int base_runs;
+    double base_median_ms, base_min_ms, base_noise_pct;
+    char base_error[200];
+} rs_timing;
+
+typedef struct {
+    char name[64];
+    pb_set set;
+    int m, n, k;
+    float alpha, beta;
+    rs_status status;
+    char detail[400];        /* why it failed, in one line */
+    double atol, rtol;
+    bool checked;            /* check holds a comparison */
+    ck_summary check;
+    double wall_ms;
+    rs_timing timing;
+} rs_test;
+
+typedef enum {
+    RN_OK,            /* tests ran (each has its verdict) */
+    RN_NO_DEVICE,     /* loaded, but no CUDA device */
+    RN_NO_SOLVE,      /* the object has no `solve` symbol */
+    RN_LOAD_FAILED,   /* dlopen failed */
+    RN_INTERNAL       /* the harness itself failed (fork, pipe, start-up) */
+} rn_outcome;
+
+typedef struct {
+    rn_outcome outcome;
+    char detail[400];
+    dv_info device;
+    rs_test *tests;          /* n_items entries, in plan order */
+    size_t n_tests;
+} rs_run;
+
+/* Run every item; fills run (free with rn_free). Returns run->outcome. */
+rn_outcome rn_run(const rn_plan *plan, rs_run *run);
+void rn_free(rs_run *run);
+
+/* Ask a child for the device (the parent must not initialise CUDA). */
+bool rn_probe(dv_info *info, double timeout_s);
+
+/* The worst verdict over the tests in the given sets (RS_NOT_RUN counts as success). */
+rs_status rn_overall(const rs_run *run);
+
+/* Internal: the child side. */
+void wk_main(const rn_plan *plan, size_t first, int fd);
+
+#endif
