@@ -32,8 +32,9 @@ bool ck_compare_f32(const float *got, const float *ref, int rows, int cols, doub
             if (!isfinite(gv) && isfinite(ev)) out->n_nonfinite++;
             double abs_err = fabs(gv - ev);
             double rel_err = ev != 0 ? abs_err / fabs(ev) : INFINITY;
-            if (!(abs_err <= out->max_abs)) out->max_abs = abs_err; /* NaN propagates */
-            if (!(rel_err <= out->max_rel)) out->max_rel = rel_err;
+            /* a NaN error sticks: no later finite error may hide it */
+            if (isnan(abs_err) || (!isnan(out->max_abs) && abs_err > out->max_abs)) out->max_abs = abs_err;
+            if (isnan(rel_err) || (!isnan(out->max_rel) && rel_err > out->max_rel)) out->max_rel = rel_err;
             if (out->n_shown < CK_MAX_SHOWN)
                 out->shown[out->n_shown++] =
                     (ck_mismatch){r, c, gv, ev, atol + rtol * fabs(ev)};

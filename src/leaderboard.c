@@ -335,7 +335,7 @@ int lb_main(int argc, char **argv)
         s->status = r.status;
         snprintf(s->detail, sizeof(s->detail), "%s", r.detail);
         if (s->exit_code == HX_NO_DEVICE || s->exit_code == HX_INTERNAL) {
-            fprintf(stderr, "harness leaderboard: %s: %s; leaderboard.md left untouched\n", s->stem, r.detail);
+            fprintf(stderr, "harness leaderboard: %s: %s; %s left untouched\n", s->stem, r.detail, out_path);
             jd_free(&r);
             return s->exit_code;
         }
@@ -374,7 +374,7 @@ int lb_main(int argc, char **argv)
         jd_free(&r);
     }
     if (!have_dev) {
-        fprintf(stderr, "harness leaderboard: no stage ran on a device; leaderboard.md left untouched\n");
+        fprintf(stderr, "harness leaderboard: no stage ran on a device; %s left untouched\n", out_path);
         return HX_NO_DEVICE;
     }
 

@@ -1,0 +1,139 @@
+/* GPU suite: every known-wrong or hostile fixture gets its exact verdict, and the harness still
+ * judges a correct solution afterwards. Skipped (exit 77, see util.c) without a CUDA device. */
+#include <criterion/criterion.h>
+#include <string.h>
+
+#include "judge.h"
+#include "util.h"
+
+#define RUN(out, ...) tu_run_harness(out, sizeof(out), (const char *const[]){__VA_ARGS__, NULL})
+#define FX(name) FIXTURES "/" name ".cu"
+
+static void need_gpu(void)
+{
+    char why[256];
+    if (!tu_have_gpu(why, sizeof(why))) cr_skip_test("no CUDA device: %s", why);
+}
+
+TestSuite(fixtures, .init = need_gpu, .timeout = 600);
+
+Test(fixtures, correct_passes_everything_and_is_timed)
+{
+    static char out[1 << 17];
+    int code = RUN(out, "--baseline", FX("correct"));
+    cr_expect_eq(code, HX_SUCCESS, "%s", out);
+    cr_expect(strstr(out, "✓ Test passed  example"), "%s", out);
+    cr_expect(strstr(out, "Runtime: "), "%s", out);
+    cr_expect(strstr(out, "cuBLAS: "), "%s", out);
+    cr_expect(!strstr(out, "✗"), "%s", out);
+    cr_expect(strstr(out, "Status: success"), "%s", out);
+}
+
+Test(fixtures, noop_fails)
+{
+    static char out[1 << 17];
+    cr_expect_eq(RUN(out, "--tests", "judge", "--no-timing", FX("noop")), HX_FAILED, "%s", out);
+    cr_expect(strstr(out, "✗ Test failed: functional 1"), "%s", out);
+    cr_expect(strstr(out, "error map"), "%s", out);
+}
+
+Test(fixtures, ignores_beta_fails_only_beta_tests)
+{
+    static char out[1 << 17];
+    cr_expect_eq(RUN(out, "--tests", "judge", "--no-timing", FX("ignores_beta")), HX_FAILED, "%s", out);
+    cr_expect(strstr(out, "✓ Test passed  functional 1"), "%s", out); /* beta = 0 */
+    cr_expect(strstr(out, "✗ Test failed: functional 2"), "%s", out);
+}
+
+Test(fixtures, ragged_wrong_passes_judge_fails_extra)
+{
+    static char out[1 << 17];
+    cr_expect_eq(RUN(out, "--tests", "judge", "--no-timing", FX("ragged_wrong")), HX_SUCCESS, "%s", out);
+    cr_expect_eq(RUN(out, "--tests", "extra", "--no-timing", FX("ragged_wrong")), HX_FAILED, "%s", out);
+    cr_expect(strstr(out, "✗ Test failed: ragged 17"), "%s", out);
+    cr_expect(strstr(out, "(0, 16)"), "the first mismatch is the first skipped column: %s", out);
+}
+
+Test(fixtures, write_past_c_names_the_offset)
+{
+    static char out[1 << 17];
+    cr_expect_eq(RUN(out, "--tests", "example", "--no-timing", FX("write_past_c")), HX_FAILED, "%s", out);
+    /* the example's C is 2×2 fp16 = 8 bytes: the stray store lands at byte 8 */
+    cr_expect(strstr(out, "wrote outside C: byte offset 8 "), "%s", out);
+}
+
+Test(fixtures, writes_a_is_caught)
+{
+    static char out[1 << 17];
+    cr_expect_eq(RUN(out, "--tests", "example", "--no-timing", FX("writes_a")), HX_FAILED, "%s", out);
+    cr_expect(strstr(out, "input A was modified (first changed element 0)"), "%s", out);
+}
+
+Test(fixtures, illegal_address_is_an_error)
+{
+    static char out[1 << 17];
+    cr_expect_eq(RUN(out, "--tests", "judge", "--no-timing", FX("illegal_address")), HX_ERROR, "%s", out);
+    cr_expect(strstr(out, "illegal memory access"), "%s", out);
+    /* each test gets its own verdict: the poisoned worker is replaced */
+    cr_expect(strstr(out, "✗ Test failed: functional 5"), "%s", out);
+}
+
+Test(fixtures, endless_loop_times_out)
+{
+    static char out[1 << 17];
+    cr_expect_eq(RUN(out, "--tests", "example", "--timeout", "3", FX("endless_loop")), HX_TIMEOUT, "%s", out);
+    cr_expect(strstr(out, "did not finish within the 3 s limit"), "%s", out);
+    cr_expect(strstr(out, "Status: timeout"), "%s", out);
+}
+
+Test(fixtures, nan_output_fails)
+{
+    static char out[1 << 17];
+    cr_expect_eq(RUN(out, "--tests", "example", FX("nan_output")), HX_FAILED, "%s", out);
+    cr_expect(strstr(out, "(4 NaN/Inf)"), "%s", out);
+}
+
+Test(fixtures, host_abort_is_an_error_naming_the_signal)
+{
+    static char out[1 << 17];
+    cr_expect_eq(RUN(out, "--tests", "example", FX("host_abort")), HX_ERROR, "%s", out);
+    cr_expect(strstr(out, "SIGABRT"), "%s", out);
+}
+
+Test(fixtures, exit_mid_test_is_an_error)
+{
+    static char out[1 << 17];
+    cr_expect_eq(RUN(out, "--tests", "example", FX("exits")), HX_ERROR, "%s", out);
+    cr_expect(strstr(out, "exited with status 0 in the middle of the test"), "%s", out);
+}
+
+Test(fixtures, work_on_its_own_stream_is_flagged)
+{
+    static char out[1 << 17];
+    cr_expect_eq(RUN(out, "--tests", "perf", "--json", FX("own_stream")), HX_SUCCESS, "%s", out);
+    cr_expect(strstr(out, "\"escaped\":true"), "%s", out);
+}
+
+Test(fixtures, cached_result_is_caught)
+{
+    static char out[1 << 17];
+    cr_expect_eq(RUN(out, "--tests", "perf", FX("caches_result")), HX_FAILED, "%s", out);
+    cr_expect(strstr(out, "second input set in the same buffers"), "%s", out);
+}
+
+Test(fixtures, correct_after_hostile_ones)
+{
+    static char out[1 << 17];
+    const char *hostile[] = {FX("illegal_address"), FX("host_abort"), FX("exits")};
+    for (int i = 0; i < 3; i++) RUN(out, "--tests", "example", "--no-timing", hostile[i]);
+    RUN(out, "--tests", "example", "--timeout", "3", FX("endless_loop"));
+    cr_expect_eq(RUN(out, "--tests", "judge", FX("correct")), HX_SUCCESS, "%s", out);
+}
+
+Test(fixtures, sgemm_problem_inferred_and_judged)
+{
+    static char out[1 << 17];
+    cr_expect_eq(RUN(out, "--tests", "example,functional,extra", "--no-timing", FX("sgemm_correct")),
+                 HX_SUCCESS, "%s", out);
+    cr_expect(strstr(out, "sgemm — "), "%s", out);
+}

@@ -1,0 +1,70 @@
+/* Every solution stage compiles for each architecture its `// Targets:` line names (sm_75 for
+ * the T4, sm_80, sm_90a), with the harness's own nvcc recipe. Needs nvcc, not a GPU. */
+#include <criterion/criterion.h>
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "loader.h"
+#include "util.h"
+
+/* The archs on the file's Targets line (space separated), or "" when there is none. */
+static void targets_of(const char *path, char *out, size_t len)
+{
+    out[0] = '\0';
+    FILE *f = fopen(path, "r");
+    if (!f) return;
+    char line[512];
+    for (int i = 0; i < 40 && fgets(line, sizeof(line), f); i++) {
+        char *t = strstr(line, "Targets:");
+        if (t) {
+            snprintf(out, len, "%s", t + strlen("Targets:"));
+            out[strcspn(out, "\n")] = '\0';
+            break;
+        }
+    }
+    fclose(f);
+}
+
+static void build_dir(const char *dir)
+{
+    char nvcc[4096];
+    cr_assert(ld_find_nvcc(nvcc, sizeof(nvcc)), "nvcc not found");
+    DIR *d = opendir(dir);
+    cr_assert_not_null(d, "%s", dir);
+    struct dirent *e;
+    int built = 0;
+    while ((e = readdir(d))) {
+        size_t n = strlen(e->d_name);
+        if (n < 4 || strcmp(e->d_name + n - 3, ".cu") != 0) continue;
+        char path[4096], targets[256], gencodes[1024] = "";
+        snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+        targets_of(path, targets, sizeof(targets));
+        cr_expect(targets[0], "%s has no '// Targets:' line", path);
+        char *save = NULL;
+        for (char *a = strtok_r(targets, " ", &save); a; a = strtok_r(NULL, " ", &save)) {
+            cr_expect(ld_arch_valid(a), "%s: bad target '%s'", path, a);
+            char g[96];
+            ld_gencode(a, g, sizeof(g));
+            strncat(gencodes, " ", sizeof(gencodes) - strlen(gencodes) - 1);
+            strncat(gencodes, g, sizeof(gencodes) - strlen(gencodes) - 1);
+        }
+        char cmd[8192], out[1 << 15];
+        mkdir(SCRATCH, 0755);
+        snprintf(cmd, sizeof(cmd),
+                 "'%s' -O3 -shared -Xcompiler -fPIC --cudart shared %s -o '%s/stage_%s.so' '%s' 2>&1",
+                 nvcc, gencodes, SCRATCH, e->d_name, path);
+        int code = tu_run_shell(out, sizeof(out), cmd);
+        cr_expect_eq(code, 0, "%s failed to build for%s:\n%s", path, gencodes, out);
+        cr_expect(!strstr(out, "warning"), "%s builds with warnings:\n%s", path, out);
+        built++;
+    }
+    closedir(d);
+    cr_log_info("%s: %d stages built", dir, built);
+}
+
+Test(stages, gemm_fp16_build, .timeout = 1800) { build_dir(SOURCE_DIR "/solutions"); }
+Test(stages, sgemm_build, .timeout = 1800) { build_dir(SOURCE_DIR "/solutions/sgemm"); }
+Test(stages, matmul_fp32_build, .timeout = 1800) { build_dir(SOURCE_DIR "/solutions/matmul_fp32"); }
