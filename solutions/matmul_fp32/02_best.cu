@@ -1,0 +1,326 @@
+// 02_best — the sgemm ladder's best kernel (09_tuned) under challenge 2's signature and naming
+//
+// Changed from 01: everything the sgemm ladder built, in its 09 form: 128×128 block tiles on 128
+//   threads (2×2 warps of 64×64, 8×16 outputs per thread) fed by a 4-stage cp.async ring (sm_80+)
+//   into a transposed, padded (conflict-free) A tile and a row-major B tile; fragments double-
+//   buffered in registers; 64×64 tiles when 128×128 would leave SMs idle; unpredicated copies and
+//   float4 stores inside C, zero-filling predicated copies only for edge blocks and the last
+//   partial k-tile. Only the names change: the inner dimension is N and C is M×K, output only
+//   (alpha = 1, beta = 0: C is never read).
+// Prediction (before measuring): ~8.6 ms at M=8192, N=6144, K=4096 (≈48 TF/s, ~96% of cuBLAS's
+//   8.28 ms), the same as sgemm 09 at 8192×6144×4096 minus the read of C.
+// Measured (H200, harness): pending
+// Tiles: big BM=128 BN=128 BK=8 TM=8 TN=16 (2×2 warps of 64×64), small BM=64 BN=64 BK=8 TM=4 TN=8 (2×2 warps of 32×32); 128 threads per block, 4 cp.async stages
+// Targets: sm_75 sm_80 sm_90a
+
+#include <cuda_runtime.h>
+
+// ---------------------------------------------------------------- copy primitives
+// sm_80+: cp.async (LDGSTS). Older targets: a plain load and store, which keeps the same
+// pipeline correct (the waits become no-ops and the barriers still order everything).
+__device__ __forceinline__ unsigned smem_u32(const void* p) {
+    return static_cast<unsigned>(__cvta_generic_to_shared(p));
+}
+
+// 4 bytes, no predicate
+__device__ __forceinline__ void cp4(float* dst, const float* src) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(smem_u32(dst)), "l"(src));
+#else
+    *dst = *src;
+#endif
+}
+// 4 bytes; !ok: writes 0 and reads nothing (src must still be a valid address: callers pass one)
+__device__ __forceinline__ void cp4_zfill(float* dst, const float* src, bool ok) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(smem_u32(dst)), "l"(src),
+                 "r"(ok ? 4 : 0));
+#else
+    *dst = ok ? *src : 0.0f;
+#endif
+}
+// 16 bytes, no predicate (L2 only: the data is used once per block)
+__device__ __forceinline__ void cp16(float* dst, const float* src) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(smem_u32(dst)), "l"(src));
+#else
+    *reinterpret_cast<float4*>(dst) = *reinterpret_cast<const float4*>(src);
+#endif
+}
+__device__ __forceinline__ void cp16_zfill(float* dst, const float* src, bool ok) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(smem_u32(dst)), "l"(src),
+                 "r"(ok ? 16 : 0));
+#else
+    *reinterpret_cast<float4*>(dst) =
+        ok ? *reinterpret_cast<const float4*>(src) : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+#endif
+}
+__device__ __forceinline__ void cp_commit() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.commit_group;\n" ::: "memory");
+#endif
+}
+template <int PENDING>
+__device__ __forceinline__ void cp_wait() {  // at most PENDING most recent groups still in flight
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.wait_group %0;\n" ::"n"(PENDING) : "memory");
+#endif
+}
+
+// ---------------------------------------------------------------- tile configurations
+template <int BM_, int BN_, int BK_, int WARPS_M_, int WARPS_N_, int STAGES_>
+struct Cfg {
+    static constexpr int BM = BM_, BN = BN_, BK = BK_, STAGES = STAGES_;
+    static constexpr int WARPS_M = WARPS_M_, WARPS_N = WARPS_N_;
+    static constexpr int NT = WARPS_M * WARPS_N * 32;
+    static constexpr int LM = 8, LN = 4;  // lanes along M (fastest-varying lane index) and N
+    static constexpr int WM = BM / WARPS_M, WN = BN / WARPS_N;
+    static constexpr int TM = WM / LM, TN = WN / LN;  // per-thread tile
+    static constexpr int APAD = 4;                    // As row = BM+4 floats (see the loader)
+    static constexpr int A_ITERS = BM * BK / NT;      // 4-byte copies of A per thread per k-tile
+    static constexpr int A_STEP = NT / BK;            // rows between a thread's A copies
+    static constexpr int BV_ITERS = BK * BN / 4 / NT; // 16-byte copies of B (aligned path)
+    static constexpr int BV_STEP = NT / (BN / 4);     // k-rows between them
+    static constexpr int BS_ITERS = BK * BN / NT;     // 4-byte copies of B (unaligned path)
+    static constexpr int BS_STEP = NT / BN;
+
+    static_assert(BM % WARPS_M == 0 && BN % WARPS_N == 0, "warps tile the block");
+    static_assert(WM % (4 * LM) == 0 && WN % (4 * LN) == 0, "thread tiles are 4×4 sub-tiles");
+    static_assert(BM % 32 == 0, "(BM+APAD) % 32 == 4: k-rows of As start 4 banks apart");
+    static_assert(NT % BK == 0 && (BM * BK) % NT == 0, "A copies: fixed k column per thread");
+    static_assert(NT % (BN / 4) == 0 && (BK * BN / 4) % NT == 0, "B float4 copies: fixed columns");
+    static_assert(NT % BN == 0 && (BK * BN) % NT == 0, "B scalar copies: fixed column");
+    static_assert(BK == 8, "8 lanes copy one 32-byte k-row segment of A: conflict-free with APAD");
+    static_assert(BK % 2 == 0, "fragment registers ping-pong over k");
+    static_assert(STAGES >= 2, "pipeline needs a buffer to fill while one is read");
+    static_assert((STAGES * BK * (BM + APAD) + STAGES * BK * BN) * 4 <= 48 * 1024,
+                  "static shared memory limit");
+};
+using BigCfg = Cfg<128, 128, 8, 2, 2, 4>;  // 128 threads, 8×16 per thread
+using SmallCfg = Cfg<64, 64, 8, 2, 2, 4>;  // 128 threads, 4×8 per thread
+constexpr int kGroupM = 8;  // block-rows per raster group (L2 reuse)
+template <bool V>
+struct BoolTag {  // compile-time flag passed to a generic lambda
+    static constexpr bool value = V;
+};
+
+// ---------------------------------------------------------------- kernel
+// C (rows×cols) = A (rows×depth) · B (depth×cols), all row-major. solve() maps the challenge's
+// names onto these: rows = M, depth = N (inner), cols = K.
+// VEC: cols % 4 == 0 and B, C 16-byte aligned (A is copied 4 bytes at a time and needs nothing).
+template <class CF, bool VEC>
+__global__ void __launch_bounds__(CF::NT, 2)
+    matmul_tuned(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C,
+                 int rows, int cols, int depth, int grid_m, int grid_n) {
+    constexpr int BM = CF::BM, BN = CF::BN, BK = CF::BK, S = CF::STAGES;
+    constexpr int TM = CF::TM, TN = CF::TN, LM = CF::LM, LN = CF::LN;
+    __shared__ __align__(16) float As[S][BK][BM + CF::APAD];  // transposed: As[s][k][m]
+    __shared__ __align__(16) float Bs[S][BK][BN];
+
+    // grouped raster: kGroupM block-rows are walked column by column
+    const int pid = blockIdx.x;
+    const int width = kGroupM * grid_n;
+    const int first_m = pid / width * kGroupM;
+    const int gsz = min(grid_m - first_m, kGroupM);
+    const int bm = first_m + pid % width % gsz;
+    const int bn = pid % width / gsz;
+    const int m0 = bm * BM, n0 = bn * BN;
+    const bool edge = m0 + BM > rows || n0 + BN > cols;  // block-uniform
+
+    const int tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
+    const int row0 = warp / CF::WARPS_N * CF::WM + lane % LM * 4;  // + g*4*LM + r
+    const int col0 = warp % CF::WARPS_N * CF::WN + lane / LM * 4;  // + h*4*LN + c
+
+    // loader coordinates (fixed per thread; rows/k-rows advance by *_STEP per copy)
+    const int a_k = tid % BK, a_m = tid / BK;
+    const int bv_k = tid / (BN / 4), bv_n = tid % (BN / 4) * 4;
+    const int bs_k = tid / BN, bs_n = tid % BN;
+    const float* a_src = A + (size_t)(m0 + a_m) * depth + a_k;
+    const size_t a_step = (size_t)CF::A_STEP * depth;
+
+    const int KT = (depth + BK - 1) / BK;  // k-tiles; the last may be partial
+    const int KT_full = depth / BK;
+
+    // Copy k-tile kt into stage s. PRED: zero-fill rows ≥ rows, columns ≥ cols and k ≥ depth, and point
+    // masked copies at A/B themselves so no address outside the matrices is ever formed for use.
+    auto load_tile = [&](int kt, int s, auto pred_tag) {
+        constexpr bool PRED = decltype(pred_tag)::value;
+        const int kbase = kt * BK;
+#pragma unroll
+        for (int i = 0; i < CF::A_ITERS; ++i) {
+            float* dst = &As[s][a_k][a_m + i * CF::A_STEP];
+            const float* src = a_src + i * a_step + kbase;
+            if (PRED) {
+                const bool ok = m0 + a_m + i * CF::A_STEP < rows && kbase + a_k < depth;
+                cp4_zfill(dst, ok ? src : A, ok);
+            } else {
+                cp4(dst, src);
+            }
+        }
+        if (VEC) {
+#pragma unroll
+            for (int i = 0; i < CF::BV_ITERS; ++i) {
+                const int kk = bv_k + i * CF::BV_STEP;
+                float* dst = &Bs[s][kk][bv_n];
+                const float* src = B + (size_t)(kbase + kk) * cols + n0 + bv_n;
+                if (PRED) {
+                    const bool ok = n0 + bv_n < cols && kbase + kk < depth;  // cols%4==0: all 4 or none
+                    cp16_zfill(dst, ok ? src : B, ok);
+                } else {
+                    cp16(dst, src);
+                }
+            }
+        } else {
+#pragma unroll
+            for (int i = 0; i < CF::BS_ITERS; ++i) {
+                const int kk = bs_k + i * CF::BS_STEP;
+                float* dst = &Bs[s][kk][bs_n];
+                const float* src = B + (size_t)(kbase + kk) * cols + n0 + bs_n;
+                if (PRED) {
+                    const bool ok = n0 + bs_n < cols && kbase + kk < depth;
+                    cp4_zfill(dst, ok ? src : B, ok);
+                } else {
+                    cp4(dst, src);
+                }
+            }
+        }
+    };
+    auto issue = [&](int kt) {  // uniform branch: predicated copies only at edges and the k tail
+        if (kt >= KT) return;
+        const int s = kt % S;
+        if (!edge && kt < KT_full)
+            load_tile(kt, s, BoolTag<false>{});
+        else
+            load_tile(kt, s, BoolTag<true>{});
+    };
+
+    float4 a[2][TM / 4], b[2][TN / 4];  // two fragment sets: k and k+1
+    auto load_frag = [&](int slot, int s, int k) {
+#pragma unroll
+        for (int g = 0; g < TM / 4; ++g)
+            a[slot][g] = *reinterpret_cast<const float4*>(&As[s][k][row0 + g * 4 * LM]);
+#pragma unroll
+        for (int h = 0; h < TN / 4; ++h)
+            b[slot][h] = *reinterpret_cast<const float4*>(&Bs[s][k][col0 + h * 4 * LN]);
+    };
+    float acc[TM][TN] = {};
+    auto fma_step = [&](int slot) {
+#pragma unroll
+        for (int i = 0; i < TM; ++i) {
+            const float4 av = a[slot][i / 4];
+            const float ai = (i % 4 == 0) ? av.x : (i % 4 == 1) ? av.y : (i % 4 == 2) ? av.z : av.w;
+#pragma unroll
+            for (int h = 0; h < TN / 4; ++h) {
+                acc[i][h * 4 + 0] += ai * b[slot][h].x;
+                acc[i][h * 4 + 1] += ai * b[slot][h].y;
+                acc[i][h * 4 + 2] += ai * b[slot][h].z;
+                acc[i][h * 4 + 3] += ai * b[slot][h].w;
+            }
+        }
+    };
+
+    // Prologue: k-tiles 0..S-2 in flight (one commit group each, empty past the end).
+#pragma unroll
+    for (int s = 0; s < S - 1; ++s) {
+        issue(s);
+        cp_commit();
+    }
+    cp_wait<S - 2>();  // k-tile 0 has landed
+    __syncthreads();
+    load_frag(0, 0, 0);
+
+    int s_cur = 0;  // stage of k-tile t
+    for (int t = 0; t < KT; ++t) {
+        const int s_next = (s_cur + 1 == S) ? 0 : s_cur + 1;
+#pragma unroll
+        for (int k = 0; k < BK; ++k) {
+            if (k == BK - 1) {
+                // Groups committed so far: k-tiles 0..t+S-1. Allowing S-2 pending means k-tile
+                // t+1 has landed; the barrier also tells every thread that all reads of k-tile
+                // t-1's stage (overwritten at k == 0 of the next tile) are done.
+                cp_wait<S - 2>();
+                __syncthreads();
+            }
+            if (k < BK - 1)
+                load_frag((k + 1) & 1, s_cur, k + 1);
+            else
+                load_frag(0, s_next, 0);  // next k-tile (stale but harmless after the last one)
+            if (k == 0) {
+                // Refill the stage of k-tile t-1: every thread passed the barrier of tile t-1
+                // after its last read of that stage.
+                issue(t + S - 1);
+                cp_commit();
+            }
+            fma_step(k & 1);
+        }
+        s_cur = s_next;
+    }
+
+    // Epilogue: C is output only (no alpha/beta): store the accumulators.
+#pragma unroll
+    for (int i = 0; i < TM; ++i) {
+        const int row = m0 + row0 + i / 4 * 4 * LM + i % 4;
+        if (edge && row >= rows) continue;
+        float* crow = C + (size_t)row * cols;
+#pragma unroll
+        for (int h = 0; h < TN / 4; ++h) {
+            const int col = n0 + col0 + h * 4 * LN;
+            if (VEC) {
+                if (edge && col >= cols) continue;  // cols % 4 == 0: col < cols means col+3 < cols
+                *reinterpret_cast<float4*>(crow + col) = make_float4(
+                    acc[i][h * 4 + 0], acc[i][h * 4 + 1], acc[i][h * 4 + 2], acc[i][h * 4 + 3]);
+            } else {
+#pragma unroll
+                for (int c = 0; c < 4; ++c) {
+                    if (edge && col + c >= cols) break;
+                    crow[col + c] = acc[i][h * 4 + c];
+                }
+            }
+        }
+    }
+}
+
+// ---------------------------------------------------------------- host side
+static int sm_count() {
+    static int count = 0;
+    if (count == 0) {
+        int dev = 0;
+        cudaGetDevice(&dev);
+        if (cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess ||
+            count <= 0)
+            count = 1;
+    }
+    return count;
+}
+
+template <class CF>
+static void launch(const float* A, const float* B, float* C, int rows, int cols, int depth,
+                   bool vec) {
+    const int gm = (rows + CF::BM - 1) / CF::BM, gn = (cols + CF::BN - 1) / CF::BN;
+    const unsigned blocks = (unsigned)gm * (unsigned)gn;
+    if (vec)
+        matmul_tuned<CF, true><<<blocks, CF::NT>>>(A, B, C, rows, cols, depth, gm, gn);
+    else
+        matmul_tuned<CF, false><<<blocks, CF::NT>>>(A, B, C, rows, cols, depth, gm, gn);
+}
+
+// Makespan model: the busiest SM runs ceil(tiles / SMs) tiles, each costing its area divided by
+// the tile shape's relative efficiency (64×64 does ~20% more work per output).
+static double makespan(long long tiles, int bm, int bn, double eff, int sms) {
+    return (double)((tiles + sms - 1) / sms) * bm * bn / eff;
+}
+
+// A, B, C are device pointers. A is M×N, B is N×K, C is M×K (N is the inner dimension).
+extern "C" void solve(const float* A, const float* B, float* C, int M, int N, int K) {
+    const int rows = M, depth = N, cols = K;
+    if (rows <= 0 || cols <= 0) return;
+    const bool vec = cols % 4 == 0 && (((size_t)B | (size_t)C) & 15) == 0;
+    const int sms = sm_count();
+    const long long big_tiles = (long long)((rows + 127) / 128) * ((cols + 127) / 128);
+    const long long small_tiles = (long long)((rows + 63) / 64) * ((cols + 63) / 64);
+    if (makespan(big_tiles, 128, 128, 1.0, sms) <= makespan(small_tiles, 64, 64, 0.8, sms))
+        launch<BigCfg>(A, B, C, rows, cols, depth, vec);
+    else
+        launch<SmallCfg>(A, B, C, rows, cols, depth, vec);
+}
