@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# gpu_session.sh STEP... — one call on the GPU machine: the steps named, in order, each under a
+# time limit, full logs under $OUT (packed into logs.tgz: the device tool returns few files),
+# a short table in $OUT/summary.txt and on stdout last.
+#
+# Steps: build, full01, leaderboard-fp16, leaderboard-sgemm, leaderboard-matmul, seed, test,
+#        sass, big (8192³ and 2048³ for the tensor-core stages), fixtures (the fixtures one by one)
+# The Criterion build needs libcriterion: tools/carry_criterion.sh puts it in .deps (carried).
+set -uo pipefail
+OUT=${OUT:-$PWD/gpu-out}
+mkdir -p "$OUT/logs"
+export PKG_CONFIG_PATH="$PWD/.deps/lib/pkgconfig:${PKG_CONFIG_PATH:-}"
+export LD_LIBRARY_PATH="$PWD/.deps/lib:${LD_LIBRARY_PATH:-}"
+export PATH="$PATH:/usr/local/cuda/bin"
+S="$OUT/summary.txt"
+say() { echo "$*" | tee -a "$S"; }
+run() { # run NAME LIMIT CMD...: log to logs/NAME.log, note rc and time
+    local name=$1 limit=$2; shift 2
+    local t0=$(date +%s.%N)
+    timeout "$limit" "$@" > "$OUT/logs/$name.log" 2>&1
+    local rc=$?
+    say "$(printf '%-28s rc=%-3s %6.1fs' "$name" "$rc" "$(awk "BEGIN{print $(date +%s.%N) - $t0}")")"
+    return $rc
+}
+say "== $(date -u +%FT%TZ) $(nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv,noheader 2>&1)"
+for step in "$@"; do
+    case $step in
+    build) run build 300 make -j16 || { cat "$OUT/logs/build.log" | tail -40; } ;;
+    full01) run full01 120 ./harness --baseline solutions/01_naive.cu ;;
+    seed) run seed001 120 ./harness --baseline .seed/seed001_wmma_tiling.cu ;;
+    leaderboard-fp16) run lb_fp16 330 ./harness leaderboard --problem gemm_fp16 --timeout 5 --json "$OUT/logs/lb_fp16.json" ${COMMIT:+--commit "$COMMIT"}
+        cp leaderboard.md "$OUT/leaderboard.md" ;;
+    leaderboard-sgemm) run lb_sgemm 400 ./harness leaderboard --problem sgemm --timeout 8 --json "$OUT/logs/lb_sgemm.json" ${COMMIT:+--commit "$COMMIT"}
+        cp leaderboard.md "$OUT/leaderboard.md" ;;
+    leaderboard-matmul) run lb_matmul 300 ./harness leaderboard --problem matmul_fp32 --timeout 8 --json "$OUT/logs/lb_matmul.json" ${COMMIT:+--commit "$COMMIT"}
+        cp leaderboard.md "$OUT/leaderboard.md" ;;
+    test) run make_test 300 make test JOBS=16 ;;
+    sass)
+        for f in solutions/*.cu; do
+            stem=$(basename "$f" .cu)
+            so=$(ls -t build/cache/"$stem"-*.so 2>/dev/null | head -1)
+            [ -n "$so" ] || continue
+            cuobjdump --dump-sass "$so" > "$OUT/logs/sass_$stem.txt" 2>&1
+            cuobjdump --dump-resource-usage "$so" > "$OUT/logs/res_$stem.txt" 2>&1
+            say "$(printf '%-24s HGMMA=%-5s HMMA=%-5s LDSM=%-4s UTMALDG=%-3s LDGSTS=%-4s FFMA=%-6s LDL=%-3s STL=%s' "$stem" \
+                "$(grep -c HGMMA "$OUT/logs/sass_$stem.txt")" "$(grep -c 'HMMA' "$OUT/logs/sass_$stem.txt")" \
+                "$(grep -c LDSM "$OUT/logs/sass_$stem.txt")" "$(grep -c UTMALDG "$OUT/logs/sass_$stem.txt")" \
+                "$(grep -c LDGSTS "$OUT/logs/sass_$stem.txt")" "$(grep -c FFMA "$OUT/logs/sass_$stem.txt")" \
+                "$(grep -c 'LDL' "$OUT/logs/sass_$stem.txt")" "$(grep -c 'STL' "$OUT/logs/sass_$stem.txt")")"
+        done ;;
+    big)
+        for f in solutions/0[7-9]_*.cu solutions/1[0-9]_*.cu; do
+            for sz in 2048x2048x2048 8192x8192x8192 1000x1000x1000; do
+                stem=$(basename "$f" .cu)
+                run "big_${stem}_$sz" 120 ./harness --baseline --no-constraints --size "$sz" --json "$f"
+            done
+        done ;;
+    speed) # the harness's own cost: a first compile, then a cached run (all tests and timing)
+        run speed_first01 120 ./harness --rebuild solutions/01_naive.cu
+        run speed_cached01 120 ./harness solutions/01_naive.cu
+        run speed_first07 120 ./harness --rebuild solutions/07_wmma_tiled.cu
+        run speed_cached07 120 ./harness solutions/07_wmma_tiled.cu ;;
+    seed4096) run seed001_4096 120 ./harness --baseline --tests perf --size 4096x4096x4096 .seed/seed001_wmma_tiling.cu ;;
+    sgemm-variants) # 09's big tile as 256 threads of 8×8 (the CUTLASS SIMT shape) against its 128×(8×16)
+        sed 's/^using BigCfg = Cfg<128, 128, 8, 2, 2, 4>;/using BigCfg = Cfg<128, 128, 8, 4, 2, 4>;/' solutions/sgemm/09_tuned.cu > /tmp/sgemm09_256t.cu
+        grep -q 'Cfg<128, 128, 8, 4, 2, 4>;' /tmp/sgemm09_256t.cu && run sgemm09_256t 200 ./harness --baseline --tests perf,extra /tmp/sgemm09_256t.cu ;;
+    fixtures) run fixtures_verbose 300 build/tests/test_gpu_fixtures --verbose --jobs 8
+        run reference_verbose 120 build/tests/test_gpu_reference --verbose ;;
+    *) say "unknown step $step" ;;
+    esac
+done
+# the short table: per-stage lines from the leaderboard runs, the 01 and seed verdicts
+for f in "$OUT"/logs/full01.log "$OUT"/logs/seed001*.log "$OUT"/logs/sgemm09_*.log; do
+    [ -f "$f" ] && { say "-- $(basename "$f")"; grep -E "Runtime|cuBLAS:|Status|Judge tests|✗" "$f" | head -12 | tee -a "$S"; }
+done
+for f in "$OUT"/logs/lb_*.log; do [ -f "$f" ] && { say "-- $(basename "$f")"; grep -E '^\[[0-9]+/[0-9]+\] .*:' "$f" | tee -a "$S"; }; done
+for f in "$OUT"/logs/big_*.log; do
+    [ -f "$f" ] && say "$(basename "$f" .log): $(grep -o '"status":"[a-z-]*"' "$f" | head -1) $(grep -o '"runtime_ms":[0-9.]*' "$f") $(grep -o '"time_ratio":[0-9.]*' "$f")"
+done
+for f in "$OUT"/logs/fixtures_verbose.log "$OUT"/logs/reference_verbose.log; do [ -f "$f" ] && grep -E "^\[(PASS|FAIL|SKIP)\]|Synthesis|cuBLAS SGEMM" "$f" | tee -a "$S"; done
+[ -f "$OUT/logs/make_test.log" ] && grep -E "tests passed|Test +#|Synthesis|FAIL" "$OUT/logs/make_test.log" | tee -a "$S"
+tar czf "$OUT/logs.tgz" -C "$OUT" logs && rm -rf "$OUT/logs"
