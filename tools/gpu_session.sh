@@ -25,6 +25,14 @@ run() { # run NAME LIMIT CMD...: log to logs/NAME.log, note rc and time
 say "== $(date -u +%FT%TZ) $(nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv,noheader 2>&1)"
 for step in "$@"; do
     case $step in
+    batch=*) # batch=FILE: every non-comment line of FILE is one command; the summary quotes each
+        n=0
+        while IFS= read -r line; do
+            case "$line" in ''|'#'*) continue ;; esac
+            n=$((n + 1))
+            run "batch_$n" 150 bash -c "$line"
+            { echo "   \$ $line"; grep -E "Runtime:|cuBLAS:|Status:|✗|Judge tests:" "$OUT/logs/batch_$n.log" | sed 's/^/     /' | head -8; } | tee -a "$S"
+        done < "${step#batch=}" ;;
     build) run build 300 make -j16 || { cat "$OUT/logs/build.log" | tail -40; } ;;
     full01) run full01 120 ./harness --baseline solutions/01_naive.cu ;;
     seed) run seed001 120 ./harness --baseline .seed/seed001_wmma_tiling.cu ;;

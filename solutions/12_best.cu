@@ -1,0 +1,757 @@
+// 12_best — one kernel per call, picked by shape: warp-specialized TMA/wgmma (128×256 or 64×128 tiles, persistent), fragment epilogue with C prefetched to L2
+//
+// Changed from 11: the file a user would submit. Same kernel family as 11 (1 TMA producer
+//   warpgroup + wgmma consumer warpgroups, persistent, clusters of 2 CTAs along M sharing the B
+//   stage through TMA multicast, epilogue straight from the accumulator fragments with C
+//   prefetched into L2), with the shape dispatch tuned: 128×256 tiles (2 consumers, 4 stages)
+//   when they make ≥ 3/4 of a wave, otherwise 64×128 tiles (1 consumer, 8 stages: the whole K
+//   of 1024 is 16 k-tiles, half of them requested at once) so that 1024³ runs 128 CTAs in 64
+//   clusters on 132 SMs. The multicast halves the L2→SM traffic for B, which at 1024³ (64×128
+//   tiles: 24 KB per 256-cycle k-step per SM, 48 MB in all) is, by our estimate, what limits
+//   10/11 there, not the tensor cores. Host work per call: two cached tensor-map look-ups and
+//   one launch; the cluster occupancy query and the shared-memory attribute run once per
+//   configuration.
+//   Small/odd shapes (K % 8, N % 8, misaligned pointers) go to a CUDA-core fallback.
+// Prediction (before measuring): 1024³ ≈ 0.011 ms (≈ 0.7× cuBLAS's time): launch ≈ 5.5 µs +
+//   fill ≈ 1 µs + main loop ≈ 4–5 µs (A, B, C stay in L2 between timed calls; the L2→SM reads
+//   drop from 48 MB to 32 MB with the multicast, ≈ 4.5 µs at ~7 TB/s, above the 2.2 µs of
+//   tensor work) + epilogue ≈ 0.5 µs; 2048³ ≈ 0.030 ms (128 CTAs of 128×256, one tile each,
+//   ≈ 570 TF/s); 4096³ ≈ 0.195 ms (≈ 705 TF/s, ≈ 1.0× cuBLAS); 8192³ ≈ 1.52 ms (≈ 725 TF/s,
+//   ≈ 1.02× cuBLAS).
+// Measured (H200, harness): run 3, cuBLAS beside each, every judge and extra test passing. As
+//   first written (2-CTA clusters on for both sizes): 1024³ 0.0223 ms (1.59× cuBLAS's time),
+//   2048³ 0.0498, 4096³ 0.3068 (61.7% of cuBLAS), 8192³ 2.2210 (76.6%): the cluster path is a
+//   regression. Variants: no small cluster, 8 stages: 1024³ 0.0154 ms (1.06× cuBLAS's 0.0146);
+//   4 stages with cluster: 0.0228; no big cluster: 4096³ 0.2142 ms (88.2% of cuBLAS). Clusters
+//   are now off by default. Targets not reached: 1024³ needs ≤ 0.8× cuBLAS (~0.012 ms).
+// Tiles: big BM=128 BN=256 BK=64 stages=4 (GEMM_BIG_STAGES), 1 producer + 2 consumer warpgroups,
+//   no cluster (GEMM_BIG_CLUSTER); small BM=64 BN=128 BK=64 stages=8 (GEMM_SMALL_STAGES),
+//   1 + 1 warpgroups, no cluster (GEMM_SMALL_CLUSTER); with =2, clusters only when the M-tiles pair up
+//   and do not add a round; grouped persistent order (16 M-tiles). Fallback: CUDA-core 64×64.
+// Targets: sm_90a
+// Needs sm_90a (wgmma, TMA): does not run on a T4/A100.
+#include <cuda.h>
+#include <cudaTypedefs.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+#include <stdint.h>
+
+// Compile-time variants (the defaults are what gets submitted):
+#ifndef GEMM_BIG_STAGES
+#define GEMM_BIG_STAGES 4      // 128×256×64 stages are 48 KB: 4 is the most that fits
+#endif
+#ifndef GEMM_BIG_CLUSTER
+#define GEMM_BIG_CLUSTER 1     // 2: clusters with B multicast (measured 45% slower, run 3)
+#endif
+#ifndef GEMM_SMALL_STAGES
+#define GEMM_SMALL_STAGES 8    // 64×128×64 stages are 24 KB
+#endif
+#ifndef GEMM_SMALL_CLUSTER
+#define GEMM_SMALL_CLUSTER 1   // 2: measured 0.0223 vs 0.0154 ms at 1024³ (run 3)
+#endif
+#ifndef GEMM_EPI_CHUNK
+#define GEMM_EPI_CHUNK 16      // 8-column groups of C loaded per round trip in the epilogue
+#endif
+
+namespace {
+
+constexpr int kBK = 64;        // 64 halves = 128 bytes: one row of the 128-byte swizzle atom
+constexpr int kGroupM = 16;    // grouped tile order: 16 M-tiles (16 / CM clusters) per sweep over N
+constexpr int kProducerRegs = 40;
+constexpr int kConsumerRegs = 232;
+
+// 1 producer warpgroup + NCW consumer warpgroups; each consumer computes 64×BN of a 64·NCW × BN
+// tile. CM = CTAs per cluster along M (1 or 2): the CM CTAs of a cluster compute vertically
+// adjacent tiles with the same columns, so they need the same B stage; each CTA loads BN/64/CM of
+// the B chunks and the copy engine multicasts them into every CTA of the cluster.
+template <int NCW, int BN, int STAGES, int CM>
+struct Cfg {
+    static constexpr int BM = 64 * NCW;
+    static constexpr int kThreads = (NCW + 1) * 128;
+    static constexpr int kABytes = BM * kBK * 2;          // one stage of A: BM rows × 128 B
+    static constexpr int kBChunk = kBK * 64 * 2;          // 64 K-rows × 64 N-columns (8 KB)
+    static constexpr int kBChunks = BN / 64;
+    static constexpr int kBBytes = kBChunks * kBChunk;    // one stage of B: BN/64 chunks
+    static constexpr int kStageBytes = kABytes + kBBytes; // expect_tx per stage (per CTA)
+    static constexpr int kPipeBytes = STAGES * kStageBytes;
+    static constexpr int kSmemBytes = 1024 + kPipeBytes + 2 * STAGES * 8;
+    static constexpr int kEmptyArrivals = CM * NCW * 4;   // every consumer warp of the cluster
+    static_assert(NCW == 1 || NCW == 2, "one or two consumer warpgroups");
+    static_assert(BN == 128 || BN == 256, "wgmma wrappers exist for n128 and n256");
+    static_assert(CM == 1 || CM == 2, "clusters of 1 or 2 CTAs along M");
+    static_assert(kBChunks % CM == 0, "B chunks split evenly over the cluster");
+    static_assert(kGroupM % CM == 0, "grouped order in whole clusters");
+    static_assert(kABytes % 1024 == 0 && kBChunk % 1024 == 0,
+                  "every tile must start on a 1024-byte swizzle-pattern boundary");
+    static_assert(kSmemBytes <= 227 * 1024, "227 KB dynamic shared memory per block");
+    static_assert((kConsumerRegs * NCW + kProducerRegs) * 128 <= 65536, "register file");
+};
+
+
+// ---------------------------------------------------------------------------------------------
+// PTX wrappers
+// ---------------------------------------------------------------------------------------------
+__device__ __forceinline__ uint32_t smem_u32(const void* p) {
+    return static_cast<uint32_t>(__cvta_generic_to_shared(p));
+}
+
+__device__ __forceinline__ void mbar_init(uint32_t bar, uint32_t count) {
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(bar), "r"(count) : "memory");
+}
+
+// Arrive once and add `bytes` to the transaction count of the current phase.
+__device__ __forceinline__ void mbar_arrive_expect_tx(uint32_t bar, uint32_t bytes) {
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar), "r"(bytes)
+                 : "memory");
+}
+
+__device__ __forceinline__ void mbar_arrive(uint32_t bar) {
+    asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(bar) : "memory");
+}
+
+// Wait until the phase with the given parity has completed.
+__device__ __forceinline__ void mbar_wait(uint32_t bar, uint32_t parity) {
+    uint32_t done;
+    do {
+        asm volatile(
+            "{\n.reg .pred p;\n"
+            "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
+            "selp.u32 %0, 1, 0, p;\n}\n"
+            : "=r"(done)
+            : "r"(bar), "r"(parity)
+            : "memory");
+    } while (!done);
+}
+
+// 2D tiled TMA load: box at (c0 = inner/column element, c1 = row) into shared memory at dst;
+// completion is reported to the mbarrier as transaction bytes (out-of-bounds parts are zeros
+// and still count).
+__device__ __forceinline__ void tma_load_2d(uint32_t dst, const CUtensorMap* map, uint32_t bar,
+                                            int c0, int c1) {
+    asm volatile(
+        "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes"
+        " [%0], [%1, {%2, %3}], [%4];" ::"r"(dst),
+        "l"(reinterpret_cast<uint64_t>(map)), "r"(c0), "r"(c1), "r"(bar)
+        : "memory");
+}
+
+__device__ __forceinline__ void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;" ::: "memory"); }
+__device__ __forceinline__ void wgmma_commit() {
+    asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
+}
+template <int N>
+__device__ __forceinline__ void wgmma_wait() {
+    asm volatile("wgmma.wait_group.sync.aligned %0;" ::"n"(N) : "memory");
+}
+
+// Keeps the compiler from moving accumulator reads/writes across wgmma issue/wait points.
+template <int R>
+__device__ __forceinline__ void fence_acc(float (&d)[R]) {
+#pragma unroll
+    for (int i = 0; i < R; ++i) asm volatile("" : "+f"(d[i])::"memory");
+}
+
+// wgmma shared-memory matrix descriptor, 128-byte swizzle (bits 62-63 = 1), base offset 0
+// (every tile starts on a 1024-byte boundary). Fields hold byte values >> 4 (14 bits each):
+// start address bits 0-13, leading-dimension byte offset bits 16-29, stride-dimension byte
+// offset bits 32-45.
+__device__ __forceinline__ uint64_t make_desc(uint32_t saddr, uint32_t lbo, uint32_t sbo) {
+    return static_cast<uint64_t>((saddr & 0x3FFFF) >> 4) |
+           (static_cast<uint64_t>((lbo & 0x3FFFF) >> 4) << 16) |
+           (static_cast<uint64_t>((sbo & 0x3FFFF) >> 4) << 32) | (1ull << 62);
+}
+
+// D(64×N, f32) += A(64×16, f16, K-major, smem) · B(16×N, f16, N-major, smem).
+// Operands after d: a-desc, b-desc, scale-d (p = true: accumulate), imm-scale-a = 1,
+// imm-scale-b = 1, imm-trans-a = 0 (A K-major), imm-trans-b = 1 (B N-major: row-major K×N).
+__device__ __forceinline__ void wgmma_m64n256k16(float (&d)[128], uint64_t da, uint64_t db) {
+    asm volatile(
+        "{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\n"
+        "wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16 {"
+        "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
+        "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "
+        "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "
+        "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, "
+        "%64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, "
+        "%80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, "
+        "%96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, "
+        "%112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127"
+        "}, %128, %129, p, 1, 1, 0, 1;\n}\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
+          "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
+          "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
+          "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]),
+          "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]),
+          "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),
+          "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
+          "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]),
+          "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]),
+          "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]),
+          "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]),
+          "+f"(d[88]), "+f"(d[89]), "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95]),
+          "+f"(d[96]), "+f"(d[97]), "+f"(d[98]), "+f"(d[99]), "+f"(d[100]), "+f"(d[101]), "+f"(d[102]), "+f"(d[103]),
+          "+f"(d[104]), "+f"(d[105]), "+f"(d[106]), "+f"(d[107]), "+f"(d[108]), "+f"(d[109]), "+f"(d[110]), "+f"(d[111]),
+          "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115]), "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]),
+          "+f"(d[120]), "+f"(d[121]), "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127])
+        : "l"(da), "l"(db)
+        : "memory");
+}
+
+__device__ __forceinline__ void wgmma_m64n128k16(float (&d)[64], uint64_t da, uint64_t db) {
+    asm volatile(
+        "{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\n"
+        "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 {"
+        "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
+        "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "
+        "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "
+        "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63"
+        "}, %64, %65, p, 1, 1, 0, 1;\n}\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
+          "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
+          "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
+          "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]),
+          "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]),
+          "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),
+          "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
+          "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
+        : "l"(da), "l"(db)
+        : "memory");
+}
+
+
+template <int BN>
+__device__ __forceinline__ void wgmma_tile(float (&d)[BN / 2], uint64_t da, uint64_t db) {
+    if constexpr (BN == 256) wgmma_m64n256k16(d, da, db);
+    else wgmma_m64n128k16(d, da, db);
+}
+
+
+template <int R>
+__device__ __forceinline__ void setmaxnreg_dec() {
+    asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;" ::"n"(R));
+}
+template <int R>
+__device__ __forceinline__ void setmaxnreg_inc() {
+    asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;" ::"n"(R));
+}
+
+// ---- cluster helpers (sm_90) ----
+__device__ __forceinline__ uint32_t cluster_ctarank() {
+    uint32_t r;
+    asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(r));
+    return r;
+}
+// Every thread of every CTA in the cluster: arrive (release) then wait (acquire).
+__device__ __forceinline__ void cluster_sync_all() {
+    asm volatile("barrier.cluster.arrive.release;\n\tbarrier.cluster.wait.acquire;" ::: "memory");
+}
+// The shared::cluster address of the same shared-memory offset in CTA `rank` of the cluster.
+__device__ __forceinline__ uint32_t mapa_shared(uint32_t addr, uint32_t rank) {
+    uint32_t r;
+    asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(r) : "r"(addr), "r"(rank));
+    return r;
+}
+__device__ __forceinline__ void mbar_arrive_cluster(uint32_t cluster_addr) {
+    asm volatile("mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%0];" ::"r"(cluster_addr)
+                 : "memory");
+}
+// Like tma_load_2d, but the box lands at the same offset in every CTA of `mask` and each of them
+// gets the complete_tx on its own mbarrier at offset `bar`.
+[[maybe_unused]] __device__ __forceinline__ void tma_load_2d_mc(uint32_t dst, const CUtensorMap* map, uint32_t bar,
+                                               int c0, int c1, uint16_t mask) {
+    asm volatile(
+        "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster"
+        " [%0], [%1, {%2, %3}], [%4], %5;" ::"r"(dst),
+        "l"(reinterpret_cast<uint64_t>(map)), "r"(c0), "r"(c1), "r"(bar), "h"(mask)
+        : "memory");
+}
+__device__ __forceinline__ void prefetch_tensormap(const CUtensorMap* map) {
+    asm volatile("prefetch.tensormap [%0];" ::"l"(reinterpret_cast<uint64_t>(map)) : "memory");
+}
+// Bulk prefetch of `bytes` (multiple of 16, 16-byte aligned address) into L2.
+__device__ __forceinline__ void prefetch_l2(const void* p, uint32_t bytes) {
+    asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(reinterpret_cast<uint64_t>(p)),
+                 "r"(bytes)
+                 : "memory");
+}
+
+// Grouped order over cluster tiles ("super tiles" of CM×1 tiles): consecutive ids walk
+// kGroupM / CM super-rows before moving along N, so a wave's A and B slices stay in L2.
+template <int CM>
+__device__ __forceinline__ void super_coords(int t, int super_m, int tiles_n, int& sm, int& tn) {
+    constexpr int G = kGroupM / CM;
+    const int per_group = G * tiles_n;
+    const int first = (t / per_group) * G;
+    const int gm = min(super_m - first, G);
+    const int r = t % per_group;
+    sm = first + r % gm;
+    tn = r / gm;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Fast path: warp-specialized, persistent, optionally clustered. Block = 1 producer warpgroup
+// (wg 0) + NCW consumer warpgroups. Shared memory (1024-aligned):
+//   [A stage 0..S-1][B stage 0..S-1][full bars][empty bars]
+//   A stage: BM rows × 64 halves, 128B-swizzled = K-major SW128: SBO = 1024, LBO unused.
+//   B stage: BN/64 chunks of 64 K-rows × 64 N-columns = MN-major SW128: LBO = 8192, SBO = 1024.
+// Work: "super tiles" of CM vertically adjacent BM×BN tiles; cluster c takes super tiles
+//   c, c + #clusters, ... (grouped order); CTA `rank` of the cluster owns rows
+//   (super_m·CM + rank)·BM. Both CTAs of a cluster walk the same sequence, so their rings stay
+//   in step.
+// Iteration counter `it` runs over (tile, k-tile) pairs in the same order on both sides:
+//   stage = it % S. full[stage]: 1 arrival (local producer's arrive.expect_tx of the whole
+//   stage's bytes) + the bytes: its own A box, its own B chunks and the B chunks multicast by
+//   the other CTA of the cluster. Consumers wait parity (it / S) & 1.
+//   empty[stage]: one arrival per consumer warp of every CTA of the cluster (CM·NCW·4): a
+//   producer may overwrite stage s only when every CTA that its multicast writes into is done
+//   with it. The producer waits parity ((it / S) & 1) ^ 1 (passes at once on the first trip).
+//   A peer's multicast bytes for fill n+1 can reach a CTA before its own producer's expect_tx
+//   for that fill; the tx-count goes negative meanwhile, and the phase cannot complete before
+//   the local arrival, so this is safe (fill n has completed locally: the peer waited for our
+//   consumers to release it, and they did so only after our full[s] phase n had completed).
+// Epilogue: straight from the accumulator fragments. The producer warp prefetches the tile's
+//   rows of C into L2 (cp.async.bulk.prefetch) early in the tile, so the consumers' C loads
+//   hit L2; each thread loads its fragment's C pairs (all of a chunk at once: one round trip),
+//   and stores half2 pairs. No shared memory, no named barriers; the consumers go back to the
+//   main loop of the next tile, whose first stages are already loaded.
+// ---------------------------------------------------------------------------------------------
+template <int NCW, int BN, int STAGES, int CM>
+__global__ void __launch_bounds__(Cfg<NCW, BN, STAGES, CM>::kThreads, 1)
+gemm_ws(const __grid_constant__ CUtensorMap tmA, const __grid_constant__ CUtensorMap tmB,
+        half* __restrict__ C, int M, int N, int K, float alpha, float beta) {
+    using G = Cfg<NCW, BN, STAGES, CM>;
+    constexpr int BM = G::BM;
+    extern __shared__ __align__(16) unsigned char smem_raw[];
+
+    const uint32_t raw = smem_u32(smem_raw);
+    const uint32_t base = (raw + 1023u) & ~1023u;  // same offset in every CTA (same kernel)
+    const uint32_t sA = base;
+    const uint32_t sB = base + STAGES * G::kABytes;
+    const uint32_t full_bar = base + G::kPipeBytes;
+    const uint32_t empty_bar = full_bar + STAGES * 8;
+
+    const int tid = threadIdx.x;
+    const int wg = tid / 128;
+    const int wtid = tid % 128;
+    const int warp = wtid / 32;        // warp within the warpgroup
+    const int lane = tid % 32;
+
+    const int tiles_m = (M + BM - 1) / BM;
+    const int tiles_n = (N + BN - 1) / BN;
+    const int super_m = (tiles_m + CM - 1) / CM;
+    const int total = super_m * tiles_n;
+    const int num_k = (K + kBK - 1) / kBK;  // last k-tile zero-filled past K by TMA
+    const uint32_t rank = (CM > 1) ? cluster_ctarank() : 0u;
+    const int first_t = blockIdx.x / CM;  // cluster id (clusters are consecutive block ids)
+    const int stride_t = gridDim.x / CM;  // number of clusters (grid is a multiple of CM)
+    const bool read_c = (beta != 0.0f);
+
+    if (tid == 0) {
+        for (int s = 0; s < STAGES; ++s) {
+            mbar_init(full_bar + 8 * s, 1);
+            mbar_init(empty_bar + 8 * s, G::kEmptyArrivals);
+        }
+        asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+    }
+    // Barriers initialised before anyone (peer CTAs included) can arrive on them.
+    if constexpr (CM > 1) cluster_sync_all();
+    else __syncthreads();
+
+    if (wg == 0) {
+        // ------------------------------ producer ------------------------------
+        setmaxnreg_dec<kProducerRegs>();
+        if (warp == 0) {
+            if (lane == 0) {
+                prefetch_tensormap(&tmA);
+                prefetch_tensormap(&tmB);
+            }
+            const int npre = num_k < STAGES ? num_k : STAGES;
+            uint32_t it = 0;  // used by lane 0 only
+            for (int t = first_t; t < total; t += stride_t) {
+                int sm, tn;
+                super_coords<CM>(t, super_m, tiles_n, sm, tn);
+                const int m0 = (sm * CM + static_cast<int>(rank)) * BM;
+                const int n0 = tn * BN;
+                auto issue = [&](int kt) {
+                    const uint32_t s = it % STAGES;
+                    mbar_wait(empty_bar + 8 * s, ((it / STAGES) & 1) ^ 1);
+                    const uint32_t fb = full_bar + 8 * s;
+                    mbar_arrive_expect_tx(fb, G::kStageBytes);
+                    tma_load_2d(sA + s * G::kABytes, &tmA, fb, kt * kBK, m0);
+#pragma unroll
+                    for (int j = 0; j < G::kBChunks; ++j) {
+                        if constexpr (CM == 1) {
+                            tma_load_2d(sB + s * G::kBBytes + j * G::kBChunk, &tmB, fb, n0 + 64 * j,
+                                        kt * kBK);
+                        } else {
+                            if (j % CM == static_cast<int>(rank))
+                                tma_load_2d_mc(sB + s * G::kBBytes + j * G::kBChunk, &tmB, fb,
+                                               n0 + 64 * j, kt * kBK, (uint16_t)((1u << CM) - 1u));
+                        }
+                    }
+                    ++it;
+                };
+                if (lane == 0)
+                    for (int kt = 0; kt < npre; ++kt) issue(kt);
+                __syncwarp();
+                if (read_c) {  // this tile's rows of C into L2 (N % 8 == 0: 16-byte rows)
+                    const uint32_t bytes = static_cast<uint32_t>(min(BN, N - n0)) * 2u;
+                    for (int r = lane; r < BM; r += 32)
+                        if (m0 + r < M) prefetch_l2(C + static_cast<size_t>(m0 + r) * N + n0, bytes);
+                }
+                if (lane == 0)
+                    for (int kt = npre; kt < num_k; ++kt) issue(kt);
+                __syncwarp();
+            }
+        }
+    } else {
+        // ------------------------------ consumers ------------------------------
+        setmaxnreg_inc<kConsumerRegs>();
+        const int cw = wg - 1;  // rows cw*64 .. cw*64+63 of the tile
+        // Hand stage s back to every producer of the cluster (one arrival per warp).
+        auto release = [&](uint32_t s) {
+            if (lane == 0) {
+                if constexpr (CM == 1) {
+                    mbar_arrive(empty_bar + 8 * s);
+                } else {
+#pragma unroll
+                    for (int q = 0; q < CM; ++q)
+                        mbar_arrive_cluster(mapa_shared(empty_bar + 8 * s, static_cast<uint32_t>(q)));
+                }
+            }
+        };
+        uint32_t it = 0;
+        for (int t = first_t; t < total; t += stride_t) {
+            int sm, tn;
+            super_coords<CM>(t, super_m, tiles_n, sm, tn);
+            const int m0 = (sm * CM + static_cast<int>(rank)) * BM;
+            const int n0 = tn * BN;
+
+            float acc[BN / 2];
+#pragma unroll
+            for (int i = 0; i < BN / 2; ++i) acc[i] = 0.0f;
+
+            for (int kt = 0; kt < num_k; ++kt, ++it) {
+                const uint32_t s = it % STAGES;
+                mbar_wait(full_bar + 8 * s, (it / STAGES) & 1);
+                const uint64_t da = make_desc(sA + s * G::kABytes + cw * 64 * 128, 16, 1024);
+                const uint64_t db = make_desc(sB + s * G::kBBytes, G::kBChunk, 1024);
+                fence_acc(acc);
+                wgmma_fence();
+#pragma unroll
+                for (int kk = 0; kk < kBK / 16; ++kk)
+                    wgmma_tile<BN>(acc, da + 2 * kk, db + 128 * kk);  // +32 B in A, +2048 B in B
+                wgmma_commit();
+                wgmma_wait<1>();  // the previous fill has been read: hand it back
+                fence_acc(acc);
+                if (kt > 0) release((it - 1) % STAGES);
+            }
+            wgmma_wait<0>();
+            fence_acc(acc);
+            release((it - 1) % STAGES);
+
+            // Epilogue from the fragments: d[4c + 2h + e] is row 16*warp + lane/4 + 8h,
+            // column 8c + 2*(lane%4) + e of this warpgroup's 64×BN block.
+            const int r0 = m0 + cw * 64 + warp * 16 + lane / 4;
+            const int cb = n0 + 2 * (lane % 4);
+            const bool ok0 = r0 < M, ok1 = r0 + 8 < M;
+            half* row0 = C + static_cast<size_t>(ok0 ? r0 : 0) * N;
+            half* row1 = C + static_cast<size_t>(ok1 ? r0 + 8 : 0) * N;
+            constexpr int kChunk = (BN / 8) < GEMM_EPI_CHUNK ? (BN / 8) : GEMM_EPI_CHUNK;
+#pragma unroll
+            for (int q = 0; q < BN / 8; q += kChunk) {
+                uint32_t old0[kChunk], old1[kChunk];
+#pragma unroll
+                for (int c = 0; c < kChunk; ++c) old0[c] = old1[c] = 0u;
+                if (read_c) {  // beta == 0: C is never read (it may hold NaN)
+#pragma unroll
+                    for (int c = 0; c < kChunk; ++c) {
+                        const int col = cb + 8 * (q + c);
+                        if (col < N) {  // N even, col even: col < N covers the pair
+                            if (ok0) old0[c] = *reinterpret_cast<const uint32_t*>(row0 + col);
+                            if (ok1) old1[c] = *reinterpret_cast<const uint32_t*>(row1 + col);
+                        }
+                    }
+                }
+#pragma unroll
+                for (int c = 0; c < kChunk; ++c) {
+                    const int col = cb + 8 * (q + c);
+                    const int i = 4 * (q + c);
+                    float o0x = alpha * acc[i + 0], o0y = alpha * acc[i + 1];
+                    float o1x = alpha * acc[i + 2], o1y = alpha * acc[i + 3];
+                    if (read_c) {
+                        const float2 f0 = __half22float2(*reinterpret_cast<const __half2*>(&old0[c]));
+                        const float2 f1 = __half22float2(*reinterpret_cast<const __half2*>(&old1[c]));
+                        o0x += beta * f0.x;
+                        o0y += beta * f0.y;
+                        o1x += beta * f1.x;
+                        o1y += beta * f1.y;
+                    }
+                    if (col < N) {
+                        if (ok0) *reinterpret_cast<__half2*>(row0 + col) = __floats2half2_rn(o0x, o0y);
+                        if (ok1) *reinterpret_cast<__half2*>(row1 + col) = __floats2half2_rn(o1x, o1y);
+                    }
+                }
+            }
+        }
+    }
+    // No CTA may leave while a peer can still arrive on its barriers or multicast into it.
+    if constexpr (CM > 1) cluster_sync_all();
+}
+
+
+// ---------------------------------------------------------------------------------------------
+// Fallback: any shape and alignment. CUDA cores, 64×64 block tile, 16×16 threads, 4×4 outputs per
+// thread (rows ty+16i, columns tx+16j), K in steps of 16, every global access bounds-checked.
+// ---------------------------------------------------------------------------------------------
+__global__ void __launch_bounds__(256)
+gemm_fallback(const half* __restrict__ A, const half* __restrict__ B, half* __restrict__ C,
+              int M, int N, int K, float alpha, float beta) {
+    __shared__ float As[16][64 + 1];  // As[k][m]
+    __shared__ float Bs[16][64 + 1];  // Bs[k][n]
+    const int tx = threadIdx.x % 16, ty = threadIdx.x / 16;
+    const int m0 = blockIdx.y * 64, n0 = blockIdx.x * 64;
+    float acc[4][4] = {};
+
+    for (int k0 = 0; k0 < K; k0 += 16) {
+        for (int i = threadIdx.x; i < 64 * 16; i += 256) {
+            const int ar = i / 16, ak = i % 16;  // A tile: 64 rows × 16 k
+            const int gm = m0 + ar, gk = k0 + ak;
+            As[ak][ar] = (gm < M && gk < K) ? __half2float(A[static_cast<size_t>(gm) * K + gk]) : 0.0f;
+            const int bk = i / 64, bn = i % 64;  // B tile: 16 k × 64 columns
+            const int gk2 = k0 + bk, gn = n0 + bn;
+            Bs[bk][bn] = (gk2 < K && gn < N) ? __half2float(B[static_cast<size_t>(gk2) * N + gn]) : 0.0f;
+        }
+        __syncthreads();
+#pragma unroll
+        for (int kk = 0; kk < 16; ++kk) {
+            float a[4], b[4];
+#pragma unroll
+            for (int i = 0; i < 4; ++i) a[i] = As[kk][ty + 16 * i];
+#pragma unroll
+            for (int j = 0; j < 4; ++j) b[j] = Bs[kk][tx + 16 * j];
+#pragma unroll
+            for (int i = 0; i < 4; ++i)
+#pragma unroll
+                for (int j = 0; j < 4; ++j) acc[i][j] += a[i] * b[j];
+        }
+        __syncthreads();
+    }
+
+#pragma unroll
+    for (int i = 0; i < 4; ++i) {
+        const int row = m0 + ty + 16 * i;
+        if (row >= M) continue;
+#pragma unroll
+        for (int j = 0; j < 4; ++j) {
+            const int col = n0 + tx + 16 * j;
+            if (col >= N) continue;
+            const size_t off = static_cast<size_t>(row) * N + col;
+            float v = alpha * acc[i][j];
+            if (beta != 0.0f) v += beta * __half2float(C[off]);
+            C[off] = __float2half_rn(v);
+        }
+    }
+}
+
+
+// ---------------------------------------------------------------------------------------------
+// Host side: driver entry point, tensor-map cache, launch.
+// ---------------------------------------------------------------------------------------------
+// cuTensorMapEncodeTiled lives in the driver (libcuda): reached through the runtime's entry-point
+// query, so the .so needs no -lcuda. The ByVersion form: plain cudaGetDriverEntryPoint is
+// deprecated in CUDA 13 (a compile warning).
+PFN_cuTensorMapEncodeTiled_v12000 get_encode_fn() {
+    static bool tried = false;
+    static PFN_cuTensorMapEncodeTiled_v12000 fn = nullptr;
+    if (!tried) {
+        tried = true;
+        void* p = nullptr;
+        cudaDriverEntryPointQueryResult q;
+        if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &p, 12000, cudaEnableDefault,
+                                             &q) == cudaSuccess &&
+            q == cudaDriverEntryPointSuccess)
+            fn = reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(p);
+    }
+    return fn;
+}
+
+// Row-major fp16 matrix rows × cols, box = box_rows × 64 columns (128 bytes), 128B swizzle,
+// zero fill out of bounds. Cached by (pointer, shape, box).
+struct MapEntry {
+    CUtensorMap map;  // 64-byte aligned member (CUtensorMap is declared alignas(64))
+    const void* ptr;
+    uint64_t rows, cols;
+    uint32_t box_rows;
+    bool used;
+};
+constexpr int kMapCache = 16;
+MapEntry g_maps[kMapCache];
+int g_map_next = 0;
+
+bool get_tensor_map(const half* ptr, uint64_t rows, uint64_t cols, uint32_t box_rows, CUtensorMap* out) {
+    for (int i = 0; i < kMapCache; ++i) {
+        const MapEntry& e = g_maps[i];
+        if (e.used && e.ptr == ptr && e.rows == rows && e.cols == cols && e.box_rows == box_rows) {
+            *out = e.map;
+            return true;
+        }
+    }
+    PFN_cuTensorMapEncodeTiled_v12000 encode = get_encode_fn();
+    if (!encode) return false;
+    MapEntry& e = g_maps[g_map_next];
+    const cuuint64_t dims[2] = {cols, rows};
+    const cuuint64_t strides[1] = {cols * sizeof(half)};
+    const cuuint32_t box[2] = {64, box_rows};
+    const cuuint32_t estr[2] = {1, 1};
+    const CUresult r = encode(&e.map, CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 2, const_cast<half*>(ptr), dims,
+                              strides, box, estr, CU_TENSOR_MAP_INTERLEAVE_NONE,
+                              CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                              CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+    if (r != CUDA_SUCCESS) {
+        e.used = false;
+        return false;
+    }
+    e.ptr = ptr;
+    e.rows = rows;
+    e.cols = cols;
+    e.box_rows = box_rows;
+    e.used = true;
+    g_map_next = (g_map_next + 1) % kMapCache;
+    *out = e.map;
+    return true;
+}
+
+
+int num_sms() {
+    static int n = 0;
+    if (n == 0) {
+        int dev = 0;
+        cudaGetDevice(&dev);
+        if (cudaDeviceGetAttribute(&n, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess || n <= 0)
+            n = 132;
+    }
+    return n;
+}
+
+
+// How many clusters of CM CTAs of this kernel can be resident at once (1 CTA per SM: the stage
+// ring takes most of the shared memory). 0 if the kernel cannot be set up. Asked once.
+template <int NCW, int BN, int STAGES, int CM>
+int resident_clusters() {
+    static int n = -1;
+    if (n >= 0) return n;
+    using G = Cfg<NCW, BN, STAGES, CM>;
+    n = 0;
+    if (cudaFuncSetAttribute(gemm_ws<NCW, BN, STAGES, CM>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                             G::kSmemBytes) != cudaSuccess) {
+        cudaGetLastError();
+        return n;
+    }
+    if (CM == 1) {
+        n = num_sms();
+        return n;
+    }
+    cudaLaunchConfig_t cfg = {};
+    cudaLaunchAttribute attr[1];
+    attr[0].id = cudaLaunchAttributeClusterDimension;
+    attr[0].val.clusterDim.x = CM;
+    attr[0].val.clusterDim.y = 1;
+    attr[0].val.clusterDim.z = 1;
+    cfg.gridDim = dim3(CM * num_sms());
+    cfg.blockDim = dim3(G::kThreads);
+    cfg.dynamicSmemBytes = G::kSmemBytes;
+    cfg.attrs = attr;
+    cfg.numAttrs = 1;
+    int c = 0;
+    if (cudaOccupancyMaxActiveClusters(&c, gemm_ws<NCW, BN, STAGES, CM>, &cfg) != cudaSuccess) {
+        cudaGetLastError();
+        c = 0;
+    }
+    n = c > 0 ? c : 0;
+    return n;
+}
+
+// Launch `ctas` CTAs (a multiple of CM, each cluster persistent over its super tiles).
+template <int NCW, int BN, int STAGES, int CM>
+bool launch_ws(const half* A, const half* B, half* C, int M, int N, int K, float alpha, float beta,
+               int ctas) {
+    using G = Cfg<NCW, BN, STAGES, CM>;
+    CUtensorMap ta, tb;
+    if (!get_tensor_map(A, M, K, G::BM, &ta)) return false;  // A: M×K, box BM × 64
+    if (!get_tensor_map(B, K, N, kBK, &tb)) return false;    // B: K×N, box 64 × 64
+    if (CM == 1) {
+        gemm_ws<NCW, BN, STAGES, CM><<<ctas, G::kThreads, G::kSmemBytes>>>(ta, tb, C, M, N, K, alpha, beta);
+        return true;
+    }
+    cudaLaunchConfig_t cfg = {};
+    cudaLaunchAttribute attr[1];
+    attr[0].id = cudaLaunchAttributeClusterDimension;
+    attr[0].val.clusterDim.x = CM;
+    attr[0].val.clusterDim.y = 1;
+    attr[0].val.clusterDim.z = 1;
+    cfg.gridDim = dim3(ctas);
+    cfg.blockDim = dim3(G::kThreads);
+    cfg.dynamicSmemBytes = G::kSmemBytes;
+    cfg.stream = 0;
+    cfg.attrs = attr;
+    cfg.numAttrs = 1;
+    if (cudaLaunchKernelEx(&cfg, gemm_ws<NCW, BN, STAGES, CM>, ta, tb, C, M, N, K, alpha, beta) !=
+        cudaSuccess) {
+        cudaGetLastError();  // not sticky: clear it so the caller's fallback launch reports clean
+        return false;
+    }
+    return true;
+}
+
+// Picks clusters or not for one tile configuration and launches it. A cluster of 2 is used
+// when the tile rows pair up evenly and the resident clusters cover the work in no more
+// rounds than single CTAs on every SM would.
+template <int NCW, int BN, int STAGES, int CMWANT>
+bool launch_cfg(const half* A, const half* B, half* C, int M, int N, int K, float alpha, float beta) {
+    constexpr int BM = 64 * NCW;
+    const long long tiles_m = (M + BM - 1) / BM;
+    const long long tiles = tiles_m * ((N + BN - 1) / BN);
+    const long long sms = num_sms();
+    if constexpr (CMWANT == 2) {
+        if (tiles_m % 2 == 0) {
+            const long long maxc = resident_clusters<NCW, BN, STAGES, 2>();
+            const long long super = tiles / 2;
+            if (maxc > 0 && (super + maxc - 1) / maxc <= (tiles + sms - 1) / sms) {
+                const long long clusters = super < maxc ? super : maxc;
+                if (launch_ws<NCW, BN, STAGES, 2>(A, B, C, M, N, K, alpha, beta,
+                                                  static_cast<int>(2 * clusters)))
+                    return true;
+            }
+        }
+    }
+    if (resident_clusters<NCW, BN, STAGES, 1>() <= 0) return false;
+    const long long ctas = tiles < sms ? tiles : sms;
+    return launch_ws<NCW, BN, STAGES, 1>(A, B, C, M, N, K, alpha, beta, static_cast<int>(ctas));
+}
+
+}  // namespace
+
+// A, B, and C are device pointers
+extern "C" void solve(const half* A, const half* B, half* C, int M, int N, int K, float alpha, float beta) {
+    if (M <= 0 || N <= 0) return;
+    // TMA: global strides (K*2 for A, N*2 for B) must be multiples of 16 bytes and the base
+    // addresses 16-byte aligned; the epilogue's half2 accesses and C prefetch need N % 8 == 0
+    // and a 16-byte aligned C.
+    const bool tma_ok = K > 0 && K % 8 == 0 && N % 8 == 0 &&
+                        (reinterpret_cast<uintptr_t>(A) & 15) == 0 &&
+                        (reinterpret_cast<uintptr_t>(B) & 15) == 0 &&
+                        (reinterpret_cast<uintptr_t>(C) & 15) == 0;
+    bool launched = false;
+    if (tma_ok) {
+        const long long big_tiles = static_cast<long long>((M + 127) / 128) * ((N + 255) / 256);
+        if (big_tiles * 4 >= 3LL * num_sms())
+            launched = launch_cfg<2, 256, GEMM_BIG_STAGES, GEMM_BIG_CLUSTER>(A, B, C, M, N, K, alpha, beta);
+        else
+            launched = launch_cfg<1, 128, GEMM_SMALL_STAGES, GEMM_SMALL_CLUSTER>(A, B, C, M, N, K, alpha, beta);
+    }
+    if (!launched) {
+        const dim3 grid((N + 63) / 64, (M + 63) / 64);
+        gemm_fallback<<<grid, 256>>>(A, B, C, M, N, K, alpha, beta);
+    }
+}
