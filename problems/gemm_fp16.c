@@ -10,52 +10,45 @@
 static const char *const gf_params[] = {"const half*", "const half*", "half*", "int",
                                         "int",         "int",         "float", "float"};
 
-#define U(lo_, hi_) {PB_FILL_UNIFORM, (lo_), (hi_), NULL}
-#define ZEROS {PB_FILL_ZEROS, 0, 0, NULL}
-#define ONES {PB_FILL_ONES, 0, 0, NULL}
-#define NANS {PB_FILL_NAN, 0, 0, NULL}
-#define DATA(p_) {PB_FILL_DATA, 0, 0, (p_)}
 
 static const float gf_ex_a[] = {1, 2, 3, 4, 5, 6};
 static const float gf_ex_b[] = {1, 2, 3, 4, 5, 6};
 static const float gf_ex_expected[] = {22, 28, 49, 64};
 
 static const pb_case gf_example[] = {
-    {"example", 2, 2, 3, 1.0f, 0.0f, DATA(gf_ex_a), DATA(gf_ex_b), ONES, gf_ex_expected, 1},
+    {"example", 2, 2, 3, 1.0f, 0.0f, PB_DATA(gf_ex_a), PB_DATA(gf_ex_b), PB_ONES, gf_ex_expected, 1},
 };
 
 static const pb_case gf_functional[] = {
-    {"functional 1", 16, 16, 16, 1.0f, 0.0f, U(-1, 1), U(-1, 1), ZEROS, NULL, 101},
-    {"functional 2", 16, 16, 16, 1.0f, 1.0f, U(-0.5f, 0.5f), U(-0.5f, 0.5f), U(-0.5f, 0.5f), NULL, 102},
-    {"functional 3", 32, 16, 16, 0.5f, 0.5f, U(-1, 1), U(-1, 1), U(-1, 1), NULL, 103},
-    {"functional 4", 16, 32, 16, 1.0f, 1.0f, U(-1, 1), U(-1, 1), U(-1, 1), NULL, 104},
-    {"functional 5", 16, 16, 32, 0.0f, 1.0f, U(-1, 1), U(-1, 1), U(-1, 1), NULL, 105},
+    {"functional 1", 16, 16, 16, 1.0f, 0.0f, PB_U(-1, 1), PB_U(-1, 1), PB_ZEROS, NULL, 101},
+    {"functional 2", 16, 16, 16, 1.0f, 1.0f, PB_U(-0.5f, 0.5f), PB_U(-0.5f, 0.5f), PB_U(-0.5f, 0.5f), NULL, 102},
+    {"functional 3", 32, 16, 16, 0.5f, 0.5f, PB_U(-1, 1), PB_U(-1, 1), PB_U(-1, 1), NULL, 103},
+    {"functional 4", 16, 32, 16, 1.0f, 1.0f, PB_U(-1, 1), PB_U(-1, 1), PB_U(-1, 1), NULL, 104},
+    {"functional 5", 16, 16, 32, 0.0f, 1.0f, PB_U(-1, 1), PB_U(-1, 1), PB_U(-1, 1), NULL, 105},
 };
 
 static const pb_case gf_extra[] = {
-    {"ragged 17", 17, 17, 17, 1.0f, 1.0f, U(-1, 1), U(-1, 1), U(-1, 1), NULL, 201},
-    {"ragged 33", 33, 33, 33, 1.0f, 1.0f, U(-1, 1), U(-1, 1), U(-1, 1), NULL, 202},
-    {"ragged 100", 100, 100, 100, 1.0f, 1.0f, U(-1, 1), U(-1, 1), U(-1, 1), NULL, 203},
-    {"ragged 127", 127, 127, 127, 1.0f, 1.0f, U(-1, 1), U(-1, 1), U(-1, 1), NULL, 204},
-    {"ragged 129", 129, 129, 129, 1.0f, 1.0f, U(-1, 1), U(-1, 1), U(-1, 1), NULL, 205},
-    {"ragged 1000", 1000, 1000, 1000, 1.0f, 1.0f, U(-1, 1), U(-1, 1), U(-1, 1), NULL, 206},
-    {"mixed 17x129x33", 17, 129, 33, 0.5f, -1.5f, U(-1, 1), U(-1, 1), U(-1, 1), NULL, 207},
-    {"mixed 1000x24x520", 1000, 24, 520, 1.0f, 0.5f, U(-1, 1), U(-1, 1), U(-1, 1), NULL, 208},
-    {"tall 4096x16x64", 4096, 16, 64, 1.0f, 1.0f, U(-1, 1), U(-1, 1), U(-1, 1), NULL, 209},
-    {"wide 16x4096x64", 16, 4096, 64, 1.0f, 1.0f, U(-1, 1), U(-1, 1), U(-1, 1), NULL, 210},
-    {"K=16 4096x4096x16", 4096, 4096, 16, 1.0f, 1.0f, U(-1, 1), U(-1, 1), U(-1, 1), NULL, 211},
-    {"K=4096 64x64x4096", 64, 64, 4096, 1.0f, 1.0f, U(-1, 1), U(-1, 1), U(-1, 1), NULL, 212},
-    {"ragged K=4095 80x72x4095", 80, 72, 4095, 1.0f, 1.0f, U(-1, 1), U(-1, 1), U(-1, 1), NULL, 213},
-    {"max 4096x4096x4096", 4096, 4096, 4096, 1.0f, 1.0f, U(-1, 1), U(-1, 1), U(-1, 1), NULL, 214},
-    {"alpha=0", 129, 65, 33, 0.0f, 0.75f, U(-1, 1), U(-1, 1), U(-1, 1), NULL, 215},
-    {"beta=0, C holds NaN", 100, 130, 70, 1.25f, 0.0f, U(-1, 1), U(-1, 1), NANS, NULL, 216},
+    {"ragged 17", 17, 17, 17, 1.0f, 1.0f, PB_U(-1, 1), PB_U(-1, 1), PB_U(-1, 1), NULL, 201},
+    {"ragged 33", 33, 33, 33, 1.0f, 1.0f, PB_U(-1, 1), PB_U(-1, 1), PB_U(-1, 1), NULL, 202},
+    {"ragged 100", 100, 100, 100, 1.0f, 1.0f, PB_U(-1, 1), PB_U(-1, 1), PB_U(-1, 1), NULL, 203},
+    {"ragged 127", 127, 127, 127, 1.0f, 1.0f, PB_U(-1, 1), PB_U(-1, 1), PB_U(-1, 1), NULL, 204},
+    {"ragged 129", 129, 129, 129, 1.0f, 1.0f, PB_U(-1, 1), PB_U(-1, 1), PB_U(-1, 1), NULL, 205},
+    {"ragged 1000", 1000, 1000, 1000, 1.0f, 1.0f, PB_U(-1, 1), PB_U(-1, 1), PB_U(-1, 1), NULL, 206},
+    {"mixed 17x129x33", 17, 129, 33, 0.5f, -1.5f, PB_U(-1, 1), PB_U(-1, 1), PB_U(-1, 1), NULL, 207},
+    {"mixed 1000x24x520", 1000, 24, 520, 1.0f, 0.5f, PB_U(-1, 1), PB_U(-1, 1), PB_U(-1, 1), NULL, 208},
+    {"tall 4096x16x64", 4096, 16, 64, 1.0f, 1.0f, PB_U(-1, 1), PB_U(-1, 1), PB_U(-1, 1), NULL, 209},
+    {"wide 16x4096x64", 16, 4096, 64, 1.0f, 1.0f, PB_U(-1, 1), PB_U(-1, 1), PB_U(-1, 1), NULL, 210},
+    {"K=16 4096x4096x16", 4096, 4096, 16, 1.0f, 1.0f, PB_U(-1, 1), PB_U(-1, 1), PB_U(-1, 1), NULL, 211},
+    {"K=4096 64x64x4096", 64, 64, 4096, 1.0f, 1.0f, PB_U(-1, 1), PB_U(-1, 1), PB_U(-1, 1), NULL, 212},
+    {"ragged K=4095 80x72x4095", 80, 72, 4095, 1.0f, 1.0f, PB_U(-1, 1), PB_U(-1, 1), PB_U(-1, 1), NULL, 213},
+    {"max 4096x4096x4096", 4096, 4096, 4096, 1.0f, 1.0f, PB_U(-1, 1), PB_U(-1, 1), PB_U(-1, 1), NULL, 214},
+    {"alpha=0", 129, 65, 33, 0.0f, 0.75f, PB_U(-1, 1), PB_U(-1, 1), PB_U(-1, 1), NULL, 215},
+    {"beta=0, C holds NaN", 100, 130, 70, 1.25f, 0.0f, PB_U(-1, 1), PB_U(-1, 1), PB_NANS, NULL, 216},
 };
 
 static const pb_case gf_performance[] = {
-    {"performance", 1024, 1024, 1024, 1.0f, 1.0f, U(-1, 1), U(-1, 1), U(-1, 1), NULL, 301},
+    {"performance", 1024, 1024, 1024, 1.0f, 1.0f, PB_U(-1, 1), PB_U(-1, 1), PB_U(-1, 1), NULL, 301},
 };
-
-#define COUNT(a_) (sizeof(a_) / sizeof((a_)[0]))
 
 const pb_problem pb_gemm_fp16 = {
     .name = "gemm_fp16",
@@ -64,7 +57,7 @@ const pb_problem pb_gemm_fp16 = {
     .signature = "extern \"C\" void solve(const half* A, const half* B, half* C, int M, int N, "
                  "int K, float alpha, float beta)",
     .param_types = gf_params,
-    .n_params = (int)COUNT(gf_params),
+    .n_params = (int)PB_COUNT(gf_params),
     .elem = PB_F16,
     .has_alpha_beta = true,
     .c_role = PB_C_INOUT,
@@ -76,7 +69,7 @@ const pb_problem pb_gemm_fp16 = {
     .min_dim = 16,
     .max_dim = 4096,
     .cases = {gf_example, gf_functional, gf_extra, gf_performance},
-    .n_cases = {COUNT(gf_example), COUNT(gf_functional), COUNT(gf_extra), COUNT(gf_performance)},
+    .n_cases = {PB_COUNT(gf_example), PB_COUNT(gf_functional), PB_COUNT(gf_extra), PB_COUNT(gf_performance)},
     .starter = "#include <cuda_fp16.h>\n"
                "#include <cuda_runtime.h>\n"
                "\n"

@@ -3,7 +3,7 @@
  * The site's naming: A is M×N, B is N×K, C is M×K — N is the inner dimension. C is output only
  * (the harness fills it with NaN before each call, so a solution that reads it fails).
  * Official: signature, tolerance (atol = rtol = 1e-4), constraints 1 ≤ M, N, K ≤ 8192, the 14
- * functional cases (five fixed, five U(−10, 10), four U(−1, 1)) and the performance case.
+ * functional cases (five fixed, five PB_U(−10, 10), four PB_U(−1, 1)) and the performance case.
  * The fixed cases' values are the challenge's examples where it gives them; the "2×2 zeros"
  * case multiplies zeros by a non-zero B.
  */
@@ -12,11 +12,6 @@
 static const char *const mm_params[] = {"const float*", "const float*", "float*",
                                         "int",          "int",          "int"};
 
-#define U(lo_, hi_) {PB_FILL_UNIFORM, (lo_), (hi_), NULL}
-#define ZEROS {PB_FILL_ZEROS, 0, 0, NULL}
-#define NANS {PB_FILL_NAN, 0, 0, NULL}
-#define IDENT {PB_FILL_IDENTITY, 0, 0, NULL}
-#define DATA(p_) {PB_FILL_DATA, 0, 0, (p_)}
 
 static const float mm_a1[] = {1, 2, 3, 4}, mm_b1[] = {5, 6, 7, 8}, mm_e1[] = {19, 22, 43, 50};
 static const float mm_a2[] = {1, 2, 3}, mm_b2[] = {4, 5, 6}, mm_e2[] = {32};
@@ -25,40 +20,38 @@ static const float mm_b4[] = {1, 2, 3, 4}, mm_e4[] = {0, 0, 0, 0};
 static const float mm_a5[] = {1, 2, 3, 4, 5, 6}, mm_b5[] = {1, 2, 3}, mm_e5[] = {14, 32};
 
 static const pb_case mm_example[] = {
-    {"example", 2, 2, 2, 1, 0, DATA(mm_a1), DATA(mm_b1), NANS, mm_e1, 1},
+    {"example", 2, 2, 2, 1, 0, PB_DATA(mm_a1), PB_DATA(mm_b1), PB_NANS, mm_e1, 1},
 };
 
 static const pb_case mm_functional[] = {
-    {"functional 1 (2x2·2x2)", 2, 2, 2, 1, 0, DATA(mm_a1), DATA(mm_b1), NANS, mm_e1, 1},
-    {"functional 2 (1x3·3x1)", 1, 3, 1, 1, 0, DATA(mm_a2), DATA(mm_b2), NANS, mm_e2, 2},
-    {"functional 3 (identity·identity)", 3, 3, 3, 1, 0, IDENT, IDENT, NANS, mm_e3, 3},
-    {"functional 4 (2x2 zeros)", 2, 2, 2, 1, 0, ZEROS, DATA(mm_b4), NANS, mm_e4, 4},
-    {"functional 5 (2x3·3x1)", 2, 3, 1, 1, 0, DATA(mm_a5), DATA(mm_b5), NANS, mm_e5, 5},
-    {"functional 6", 4, 4, 4, 1, 0, U(-10, 10), U(-10, 10), NANS, NULL, 6},
-    {"functional 7", 8, 6, 10, 1, 0, U(-10, 10), U(-10, 10), NANS, NULL, 7},
-    {"functional 8", 16, 12, 20, 1, 0, U(-10, 10), U(-10, 10), NANS, NULL, 8},
-    {"functional 9", 32, 8, 16, 1, 0, U(-10, 10), U(-10, 10), NANS, NULL, 9},
-    {"functional 10", 8, 16, 32, 1, 0, U(-10, 10), U(-10, 10), NANS, NULL, 10},
-    {"functional 11", 1, 1, 1, 1, 0, U(-1, 1), U(-1, 1), NANS, NULL, 11},
-    {"functional 12", 1, 5, 3, 1, 0, U(-1, 1), U(-1, 1), NANS, NULL, 12},
-    {"functional 13", 5, 3, 1, 1, 0, U(-1, 1), U(-1, 1), NANS, NULL, 13},
-    {"functional 14", 8192, 6144, 4096, 1, 0, U(-1, 1), U(-1, 1), NANS, NULL, 14},
+    {"functional 1 (2x2·2x2)", 2, 2, 2, 1, 0, PB_DATA(mm_a1), PB_DATA(mm_b1), PB_NANS, mm_e1, 1},
+    {"functional 2 (1x3·3x1)", 1, 3, 1, 1, 0, PB_DATA(mm_a2), PB_DATA(mm_b2), PB_NANS, mm_e2, 2},
+    {"functional 3 (identity·identity)", 3, 3, 3, 1, 0, PB_IDENT, PB_IDENT, PB_NANS, mm_e3, 3},
+    {"functional 4 (2x2 zeros)", 2, 2, 2, 1, 0, PB_ZEROS, PB_DATA(mm_b4), PB_NANS, mm_e4, 4},
+    {"functional 5 (2x3·3x1)", 2, 3, 1, 1, 0, PB_DATA(mm_a5), PB_DATA(mm_b5), PB_NANS, mm_e5, 5},
+    {"functional 6", 4, 4, 4, 1, 0, PB_U(-10, 10), PB_U(-10, 10), PB_NANS, NULL, 6},
+    {"functional 7", 8, 6, 10, 1, 0, PB_U(-10, 10), PB_U(-10, 10), PB_NANS, NULL, 7},
+    {"functional 8", 16, 12, 20, 1, 0, PB_U(-10, 10), PB_U(-10, 10), PB_NANS, NULL, 8},
+    {"functional 9", 32, 8, 16, 1, 0, PB_U(-10, 10), PB_U(-10, 10), PB_NANS, NULL, 9},
+    {"functional 10", 8, 16, 32, 1, 0, PB_U(-10, 10), PB_U(-10, 10), PB_NANS, NULL, 10},
+    {"functional 11", 1, 1, 1, 1, 0, PB_U(-1, 1), PB_U(-1, 1), PB_NANS, NULL, 11},
+    {"functional 12", 1, 5, 3, 1, 0, PB_U(-1, 1), PB_U(-1, 1), PB_NANS, NULL, 12},
+    {"functional 13", 5, 3, 1, 1, 0, PB_U(-1, 1), PB_U(-1, 1), PB_NANS, NULL, 13},
+    {"functional 14", 8192, 6144, 4096, 1, 0, PB_U(-1, 1), PB_U(-1, 1), PB_NANS, NULL, 14},
 };
 
 static const pb_case mm_extra[] = {
-    {"ragged 17", 17, 17, 17, 1, 0, U(-1, 1), U(-1, 1), NANS, NULL, 201},
-    {"ragged 129x33x100", 129, 33, 100, 1, 0, U(-1, 1), U(-1, 1), NANS, NULL, 202},
-    {"ragged 1000", 1000, 1000, 1000, 1, 0, U(-1, 1), U(-1, 1), NANS, NULL, 203},
-    {"inner 8192 (64x8192x64)", 64, 8192, 64, 1, 0, U(-1, 1), U(-1, 1), NANS, NULL, 204},
-    {"single row 1x4096x4096", 1, 4096, 4096, 1, 0, U(-1, 1), U(-1, 1), NANS, NULL, 205},
-    {"single column 4096x4096x1", 4096, 4096, 1, 1, 0, U(-1, 1), U(-1, 1), NANS, NULL, 206},
+    {"ragged 17", 17, 17, 17, 1, 0, PB_U(-1, 1), PB_U(-1, 1), PB_NANS, NULL, 201},
+    {"ragged 129x33x100", 129, 33, 100, 1, 0, PB_U(-1, 1), PB_U(-1, 1), PB_NANS, NULL, 202},
+    {"ragged 1000", 1000, 1000, 1000, 1, 0, PB_U(-1, 1), PB_U(-1, 1), PB_NANS, NULL, 203},
+    {"inner 8192 (64x8192x64)", 64, 8192, 64, 1, 0, PB_U(-1, 1), PB_U(-1, 1), PB_NANS, NULL, 204},
+    {"single row 1x4096x4096", 1, 4096, 4096, 1, 0, PB_U(-1, 1), PB_U(-1, 1), PB_NANS, NULL, 205},
+    {"single column 4096x4096x1", 4096, 4096, 1, 1, 0, PB_U(-1, 1), PB_U(-1, 1), PB_NANS, NULL, 206},
 };
 
 static const pb_case mm_performance[] = {
-    {"performance", 8192, 6144, 4096, 1, 0, U(-10, 10), U(-10, 10), NANS, NULL, 301},
+    {"performance", 8192, 6144, 4096, 1, 0, PB_U(-10, 10), PB_U(-10, 10), PB_NANS, NULL, 301},
 };
-
-#define COUNT(a_) (sizeof(a_) / sizeof((a_)[0]))
 
 const pb_problem pb_matmul_fp32 = {
     .name = "matmul_fp32",
@@ -67,7 +60,7 @@ const pb_problem pb_matmul_fp32 = {
     .signature = "extern \"C\" void solve(const float* A, const float* B, float* C, int M, int N, "
                  "int K)",
     .param_types = mm_params,
-    .n_params = (int)COUNT(mm_params),
+    .n_params = (int)PB_COUNT(mm_params),
     .elem = PB_F32,
     .has_alpha_beta = false,
     .c_role = PB_C_OUT,
@@ -79,7 +72,7 @@ const pb_problem pb_matmul_fp32 = {
     .min_dim = 1,
     .max_dim = 8192,
     .cases = {mm_example, mm_functional, mm_extra, mm_performance},
-    .n_cases = {COUNT(mm_example), COUNT(mm_functional), COUNT(mm_extra), COUNT(mm_performance)},
+    .n_cases = {PB_COUNT(mm_example), PB_COUNT(mm_functional), PB_COUNT(mm_extra), PB_COUNT(mm_performance)},
     .starter = "#include <cuda_runtime.h>\n"
                "\n"
                "// A, B, C are device pointers (i.e. pointers to memory on the GPU)\n"

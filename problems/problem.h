@@ -37,6 +37,15 @@ typedef struct {
     const float *data;
 } pb_fill;
 
+/* Table shorthands for the problem files. */
+#define PB_U(lo_, hi_) {PB_FILL_UNIFORM, (lo_), (hi_), NULL}
+#define PB_ZEROS {PB_FILL_ZEROS, 0, 0, NULL}
+#define PB_ONES {PB_FILL_ONES, 0, 0, NULL}
+#define PB_NANS {PB_FILL_NAN, 0, 0, NULL}
+#define PB_IDENT {PB_FILL_IDENTITY, 0, 0, NULL}
+#define PB_DATA(p_) {PB_FILL_DATA, 0, 0, (p_)}
+#define PB_COUNT(a_) (sizeof(a_) / sizeof((a_)[0]))
+
 typedef enum { PB_SET_EXAMPLE, PB_SET_FUNCTIONAL, PB_SET_EXTRA, PB_SET_PERFORMANCE } pb_set;
 #define PB_N_SETS 4
 

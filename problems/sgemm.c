@@ -2,7 +2,7 @@
  * challenge). Same semantics and shapes as gemm_fp16, in fp32.
  *
  * Tolerance: |out − ref| ≤ atol + rtol·|ref| with atol = 3e-5·√K and rtol = 1e-5.
- * Why: two correct fp32 kernels differ only in summation order. With inputs U(−1, 1) a dot
+ * Why: two correct fp32 kernels differ only in summation order. With inputs PB_U(−1, 1) a dot
  * product of length K has magnitude ≈ √K/3, and reordering its K roundings moves it by about
  * √K · ½ulp(|partial sum|) ≈ 6e-5 at K = 4096 (a 5.5σ tail over 16M outputs ≈ 3e-4): atol
  * gives that a 6× margin and grows with √K like the error does. Accumulating in fp16 (error
@@ -17,50 +17,45 @@
 static const char *const sg_params[] = {"const float*", "const float*", "float*", "int",
                                         "int",          "int",          "float",  "float"};
 
-#define U(lo_, hi_) {PB_FILL_UNIFORM, (lo_), (hi_), NULL}
-#define ONES {PB_FILL_ONES, 0, 0, NULL}
-#define ZEROS {PB_FILL_ZEROS, 0, 0, NULL}
-#define NANS {PB_FILL_NAN, 0, 0, NULL}
-#define DATA(p_) {PB_FILL_DATA, 0, 0, (p_)}
 
 static const float sg_ex_a[] = {1, 2, 3, 4, 5, 6};
 static const float sg_ex_b[] = {1, 2, 3, 4, 5, 6};
 static const float sg_ex_expected[] = {22, 28, 49, 64};
 
 static const pb_case sg_example[] = {
-    {"example", 2, 2, 3, 1.0f, 0.0f, DATA(sg_ex_a), DATA(sg_ex_b), ONES, sg_ex_expected, 1},
+    {"example", 2, 2, 3, 1.0f, 0.0f, PB_DATA(sg_ex_a), PB_DATA(sg_ex_b), PB_ONES, sg_ex_expected, 1},
 };
 
 static const pb_case sg_functional[] = {
-    {"functional 1", 16, 16, 16, 1.0f, 0.0f, U(-1, 1), U(-1, 1), ZEROS, NULL, 101},
-    {"functional 2", 16, 16, 16, 1.0f, 1.0f, U(-0.5f, 0.5f), U(-0.5f, 0.5f), U(-0.5f, 0.5f), NULL, 102},
-    {"functional 3", 32, 16, 16, 0.5f, 0.5f, U(-1, 1), U(-1, 1), U(-1, 1), NULL, 103},
-    {"functional 4", 16, 32, 16, 1.0f, 1.0f, U(-1, 1), U(-1, 1), U(-1, 1), NULL, 104},
-    {"functional 5", 16, 16, 32, 0.0f, 1.0f, U(-1, 1), U(-1, 1), U(-1, 1), NULL, 105},
-    {"functional 6", 128, 96, 64, 1.5f, -0.5f, U(-1, 1), U(-1, 1), U(-1, 1), NULL, 106},
+    {"functional 1", 16, 16, 16, 1.0f, 0.0f, PB_U(-1, 1), PB_U(-1, 1), PB_ZEROS, NULL, 101},
+    {"functional 2", 16, 16, 16, 1.0f, 1.0f, PB_U(-0.5f, 0.5f), PB_U(-0.5f, 0.5f), PB_U(-0.5f, 0.5f), NULL, 102},
+    {"functional 3", 32, 16, 16, 0.5f, 0.5f, PB_U(-1, 1), PB_U(-1, 1), PB_U(-1, 1), NULL, 103},
+    {"functional 4", 16, 32, 16, 1.0f, 1.0f, PB_U(-1, 1), PB_U(-1, 1), PB_U(-1, 1), NULL, 104},
+    {"functional 5", 16, 16, 32, 0.0f, 1.0f, PB_U(-1, 1), PB_U(-1, 1), PB_U(-1, 1), NULL, 105},
+    {"functional 6", 128, 96, 64, 1.5f, -0.5f, PB_U(-1, 1), PB_U(-1, 1), PB_U(-1, 1), NULL, 106},
 };
 
 static const pb_case sg_extra[] = {
-    {"ragged 17", 17, 17, 17, 1.0f, 1.0f, U(-1, 1), U(-1, 1), U(-1, 1), NULL, 201},
-    {"ragged 33", 33, 33, 33, 1.0f, 1.0f, U(-1, 1), U(-1, 1), U(-1, 1), NULL, 202},
-    {"ragged 100", 100, 100, 100, 1.0f, 1.0f, U(-1, 1), U(-1, 1), U(-1, 1), NULL, 203},
-    {"ragged 127", 127, 127, 127, 1.0f, 1.0f, U(-1, 1), U(-1, 1), U(-1, 1), NULL, 204},
-    {"ragged 129", 129, 129, 129, 1.0f, 1.0f, U(-1, 1), U(-1, 1), U(-1, 1), NULL, 205},
-    {"ragged 1000", 1000, 1000, 1000, 1.0f, 1.0f, U(-1, 1), U(-1, 1), U(-1, 1), NULL, 206},
-    {"mixed 17x129x33", 17, 129, 33, 0.5f, -1.5f, U(-1, 1), U(-1, 1), U(-1, 1), NULL, 207},
-    {"tall 4096x16x64", 4096, 16, 64, 1.0f, 1.0f, U(-1, 1), U(-1, 1), U(-1, 1), NULL, 209},
-    {"wide 16x4096x64", 16, 4096, 64, 1.0f, 1.0f, U(-1, 1), U(-1, 1), U(-1, 1), NULL, 210},
-    {"K=16 4096x4096x16", 4096, 4096, 16, 1.0f, 1.0f, U(-1, 1), U(-1, 1), U(-1, 1), NULL, 211},
-    {"K=4096 64x64x4096", 64, 64, 4096, 1.0f, 1.0f, U(-1, 1), U(-1, 1), U(-1, 1), NULL, 212},
-    {"ragged K=4095 80x72x4095", 80, 72, 4095, 1.0f, 1.0f, U(-1, 1), U(-1, 1), U(-1, 1), NULL, 213},
-    {"4096x4096x4096", 4096, 4096, 4096, 1.0f, 1.0f, U(-1, 1), U(-1, 1), U(-1, 1), NULL, 214},
-    {"alpha=0", 129, 65, 33, 0.0f, 0.75f, U(-1, 1), U(-1, 1), U(-1, 1), NULL, 215},
-    {"beta=0, C holds NaN", 100, 130, 70, 1.25f, 0.0f, U(-1, 1), U(-1, 1), NANS, NULL, 216},
+    {"ragged 17", 17, 17, 17, 1.0f, 1.0f, PB_U(-1, 1), PB_U(-1, 1), PB_U(-1, 1), NULL, 201},
+    {"ragged 33", 33, 33, 33, 1.0f, 1.0f, PB_U(-1, 1), PB_U(-1, 1), PB_U(-1, 1), NULL, 202},
+    {"ragged 100", 100, 100, 100, 1.0f, 1.0f, PB_U(-1, 1), PB_U(-1, 1), PB_U(-1, 1), NULL, 203},
+    {"ragged 127", 127, 127, 127, 1.0f, 1.0f, PB_U(-1, 1), PB_U(-1, 1), PB_U(-1, 1), NULL, 204},
+    {"ragged 129", 129, 129, 129, 1.0f, 1.0f, PB_U(-1, 1), PB_U(-1, 1), PB_U(-1, 1), NULL, 205},
+    {"ragged 1000", 1000, 1000, 1000, 1.0f, 1.0f, PB_U(-1, 1), PB_U(-1, 1), PB_U(-1, 1), NULL, 206},
+    {"mixed 17x129x33", 17, 129, 33, 0.5f, -1.5f, PB_U(-1, 1), PB_U(-1, 1), PB_U(-1, 1), NULL, 207},
+    {"tall 4096x16x64", 4096, 16, 64, 1.0f, 1.0f, PB_U(-1, 1), PB_U(-1, 1), PB_U(-1, 1), NULL, 209},
+    {"wide 16x4096x64", 16, 4096, 64, 1.0f, 1.0f, PB_U(-1, 1), PB_U(-1, 1), PB_U(-1, 1), NULL, 210},
+    {"K=16 4096x4096x16", 4096, 4096, 16, 1.0f, 1.0f, PB_U(-1, 1), PB_U(-1, 1), PB_U(-1, 1), NULL, 211},
+    {"K=4096 64x64x4096", 64, 64, 4096, 1.0f, 1.0f, PB_U(-1, 1), PB_U(-1, 1), PB_U(-1, 1), NULL, 212},
+    {"ragged K=4095 80x72x4095", 80, 72, 4095, 1.0f, 1.0f, PB_U(-1, 1), PB_U(-1, 1), PB_U(-1, 1), NULL, 213},
+    {"4096x4096x4096", 4096, 4096, 4096, 1.0f, 1.0f, PB_U(-1, 1), PB_U(-1, 1), PB_U(-1, 1), NULL, 214},
+    {"alpha=0", 129, 65, 33, 0.0f, 0.75f, PB_U(-1, 1), PB_U(-1, 1), PB_U(-1, 1), NULL, 215},
+    {"beta=0, C holds NaN", 100, 130, 70, 1.25f, 0.0f, PB_U(-1, 1), PB_U(-1, 1), PB_NANS, NULL, 216},
 };
 
 static const pb_case sg_performance[] = {
-    {"performance 4096³", 4096, 4096, 4096, 1.0f, 1.0f, U(-1, 1), U(-1, 1), U(-1, 1), NULL, 301},
-    {"performance 8192x6144x4096", 8192, 6144, 4096, 1.0f, 1.0f, U(-1, 1), U(-1, 1), U(-1, 1), NULL, 302},
+    {"performance 4096³", 4096, 4096, 4096, 1.0f, 1.0f, PB_U(-1, 1), PB_U(-1, 1), PB_U(-1, 1), NULL, 301},
+    {"performance 8192x6144x4096", 8192, 6144, 4096, 1.0f, 1.0f, PB_U(-1, 1), PB_U(-1, 1), PB_U(-1, 1), NULL, 302},
 };
 
 static void sg_tolerance(const pb_problem *p, const pb_case *c, double *atol, double *rtol)
@@ -70,8 +65,6 @@ static void sg_tolerance(const pb_problem *p, const pb_case *c, double *atol, do
     *rtol = 1e-5;
 }
 
-#define COUNT(a_) (sizeof(a_) / sizeof((a_)[0]))
-
 const pb_problem pb_sgemm = {
     .name = "sgemm",
     .title = "fp32 GEMM with alpha and beta (SGEMM)",
@@ -79,7 +72,7 @@ const pb_problem pb_sgemm = {
     .signature = "extern \"C\" void solve(const float* A, const float* B, float* C, int M, int N, "
                  "int K, float alpha, float beta)",
     .param_types = sg_params,
-    .n_params = (int)COUNT(sg_params),
+    .n_params = (int)PB_COUNT(sg_params),
     .elem = PB_F32,
     .has_alpha_beta = true,
     .c_role = PB_C_INOUT,
@@ -91,7 +84,7 @@ const pb_problem pb_sgemm = {
     .min_dim = 16,
     .max_dim = 8192,
     .cases = {sg_example, sg_functional, sg_extra, sg_performance},
-    .n_cases = {COUNT(sg_example), COUNT(sg_functional), COUNT(sg_extra), COUNT(sg_performance)},
+    .n_cases = {PB_COUNT(sg_example), PB_COUNT(sg_functional), PB_COUNT(sg_extra), PB_COUNT(sg_performance)},
     .starter = "#include <cuda_runtime.h>\n"
                "\n"
                "// A, B, and C are device pointers\n"
