@@ -3,7 +3,7 @@
  * The site's naming: A is M×N, B is N×K, C is M×K — N is the inner dimension. C is output only
  * (the harness fills it with NaN before each call, so a solution that reads it fails).
  * Official: signature, tolerance (atol = rtol = 1e-4), constraints 1 ≤ M, N, K ≤ 8192, the 14
- * functional cases (five fixed, five PB_U(−10, 10), four PB_U(−1, 1)) and the performance case.
+ * functional cases (five fixed, five U(−10, 10), four U(−1, 1)) and the performance case.
  * The fixed cases' values are the challenge's examples where it gives them; the "2×2 zeros"
  * case multiplies zeros by a non-zero B.
  */

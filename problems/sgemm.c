@@ -2,7 +2,7 @@
  * challenge). Same semantics and shapes as gemm_fp16, in fp32.
  *
  * Tolerance: |out − ref| ≤ atol + rtol·|ref| with atol = 3e-5·√K and rtol = 1e-5.
- * Why: two correct fp32 kernels differ only in summation order. With inputs PB_U(−1, 1) a dot
+ * Why: two correct fp32 kernels differ only in summation order. With inputs U(−1, 1) a dot
  * product of length K has magnitude ≈ √K/3, and reordering its K roundings moves it by about
  * √K · ½ulp(|partial sum|) ≈ 6e-5 at K = 4096 (a 5.5σ tail over 16M outputs ≈ 3e-4): atol
  * gives that a 6× margin and grows with √K like the error does. Accumulating in fp16 (error

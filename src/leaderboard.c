@@ -181,11 +181,12 @@ static double lb_tflops(const pb_problem *p, const pb_case *c, double ms)
 static void lb_usage(FILE *out)
 {
     fputs("usage: harness leaderboard [--problem P] [--sizes LIST] [--dir DIR] [--out FILE]\n"
-          "                           [--json FILE] [--flush-l2] [--timeout SEC] [-q]\n"
+          "                           [--json FILE] [--flush-l2] [--timeout SEC] [--commit REV] [-q]\n"
           "Runs every stage in DIR (default solutions/ for gemm_fp16, solutions/P/ otherwise)\n"
           "with the judge's and extra tests, times each at every size beside cuBLAS, and rewrites\n"
           "P's section of FILE (default leaderboard.md) between its markers, atomically.\n"
-          "LIST: comma list of N (N³) or MxNxK; default 1024,4096 for gemm_fp16.\n",
+          "LIST: comma list of N (N³) or MxNxK; default 1024,4096 for gemm_fp16.\n"
+          "REV labels the section (default: git rev-parse HEAD, marked when solutions/ has changes).\n",
           out);
 }
 
@@ -230,16 +231,17 @@ static bool lb_parse_sizes(const char *list, pb_case *sizes, int *n)
 int lb_main(int argc, char **argv)
 {
     const char *problem_name = "gemm_fp16", *dir_opt = NULL, *out_path = "leaderboard.md",
-               *json_path = NULL, *sizes_opt = NULL;
+               *json_path = NULL, *sizes_opt = NULL, *commit_opt = NULL;
     jd_options o;
     jd_default_options(&o);
     bool quiet = false;
-    enum { L_SIZES = 256, L_DIR, L_OUT, L_JSON, L_FLUSH, L_TIMEOUT };
+    enum { L_SIZES = 256, L_DIR, L_OUT, L_JSON, L_FLUSH, L_TIMEOUT, L_COMMIT };
     static const struct option longs[] = {
         {"problem", required_argument, 0, 'p'}, {"sizes", required_argument, 0, L_SIZES},
         {"dir", required_argument, 0, L_DIR},   {"out", required_argument, 0, L_OUT},
         {"json", required_argument, 0, L_JSON}, {"flush-l2", no_argument, 0, L_FLUSH},
         {"timeout", required_argument, 0, L_TIMEOUT}, {"quiet", no_argument, 0, 'q'},
+        {"commit", required_argument, 0, L_COMMIT},
         {"help", no_argument, 0, 'h'},          {0, 0, 0, 0}};
     int c;
     optind = 1;
@@ -253,6 +255,7 @@ int lb_main(int argc, char **argv)
         case L_JSON: json_path = optarg; break;
         case L_FLUSH: o.topts.flush_l2 = true; break;
         case L_TIMEOUT: o.timeout_s = atof(optarg) > 0 ? atof(optarg) : 10.0; break;
+        case L_COMMIT: commit_opt = optarg; break;
         case 'q': quiet = true; break;
         case 'h': lb_usage(stdout); return HX_SUCCESS;
         default:
@@ -395,7 +398,10 @@ int lb_main(int argc, char **argv)
     size_t u = 0;
 #define OUT(...) (u += (size_t)snprintf(sec + u, u < cap ? cap - u : 0, __VA_ARGS__))
     char commit[96], date[32], note[400];
-    lb_git_commit(commit, sizeof(commit));
+    if (commit_opt) /* a copy of the tree without .git (the GPU machine's) names it here */
+        snprintf(commit, sizeof(commit), "%s", commit_opt);
+    else
+        lb_git_commit(commit, sizeof(commit));
     time_t now = time(NULL);
     strftime(date, sizeof(date), "%Y-%m-%d", gmtime(&now));
     jd_timing_note(&o.topts, note, sizeof(note));
