@@ -121,6 +121,22 @@ Test(fixtures, cached_result_is_caught)
     cr_expect(strstr(out, "second input set in the same buffers"), "%s", out);
 }
 
+Test(fixtures, failed_allocation_is_out_of_memory)
+{
+    static char out[1 << 17];
+    cr_expect_eq(RUN(out, "--tests", "example", FX("oom")), HX_OOM, "%s", out);
+    cr_expect(strstr(out, "out of memory"), "%s", out);
+    cr_expect(strstr(out, "Status: out-of-memory"), "%s", out);
+}
+
+Test(fixtures, flush_l2_and_json_timing)
+{
+    static char out[1 << 17];
+    cr_expect_eq(RUN(out, "--tests", "perf", "--flush-l2", "--json", FX("correct")), HX_SUCCESS, "%s", out);
+    cr_expect(strstr(out, "\"flush_l2\":true"), "%s", out);
+    cr_expect(strstr(out, "\"runtime_ms\":"), "%s", out);
+}
+
 Test(fixtures, correct_after_hostile_ones)
 {
     static char out[1 << 17];
