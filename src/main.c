@@ -8,6 +8,7 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
+#include "inspect.h"
 #include "judge.h"
 #include "leaderboard.h"
 #include "report.h"
@@ -19,6 +20,7 @@ static void hm_usage(FILE *out)
     fputs(
         "usage: harness [options] SOLUTION.cu\n"
         "       harness leaderboard [--problem P] [--sizes 1024,4096] [--json FILE]\n"
+        "       harness new NAME [--problem P] [--dir DIR]\n"
         "\n"
         "Compiles SOLUTION.cu with nvcc, loads its extern \"C\" solve(), runs the problem's tests\n"
         "against a cuBLAS reference and times the performance case, like the LeetGPU judge.\n"
@@ -47,6 +49,17 @@ static void hm_usage(FILE *out)
         "  -q, --quiet          no progress on stderr\n"
         "  -h, --help           this text\n"
         "      --version        the harness's version\n"
+        "\n"
+        "inspection (separate modes; no verdict or timing of a normal run changes):\n"
+        "      --resources      registers, shared memory, stack, spills per kernel (ptxas -v) and\n"
+        "                       the occupancy they allow at 128/256/384 threads\n"
+        "      --ptx, --sass    the PTX / SASS instruction mix (FFMA, HMMA, LDS widths, LDGSTS...);\n"
+        "                       files next to the cached object\n"
+        "      --sanitize[=T]   run the tests under compute-sanitizer T (memcheck, racecheck,\n"
+        "                       synccheck, initcheck); a finding is an error (exit 11)\n"
+        "      --profile        the performance case once under Nsight Compute: duration,\n"
+        "                       occupancy, throughput, tensor pipes, top stalls\n"
+        "  new NAME [--problem P] [--dir DIR]   the starter as the next stage file, header to fill in\n"
         "\n"
         "exit codes:\n"
         "  0 success            1 test-case-failed      2 bad option or argument\n"
@@ -116,6 +129,7 @@ static int hm_term_width(void)
 int main(int argc, char **argv)
 {
     if (argc >= 2 && strcmp(argv[1], "leaderboard") == 0) return lb_main(argc - 1, argv + 1);
+    if (argc >= 2 && strcmp(argv[1], "new") == 0) return in_new_main(argc - 1, argv + 1);
 
     jd_options o;
     jd_default_options(&o);
@@ -124,7 +138,8 @@ int main(int argc, char **argv)
     o.cache_dir = cache;
     bool json = false;
     enum { O_JUDGE = 256, O_PERF, O_ALPHA, O_BETA, O_SEED, O_BASE, O_FLUSH, O_NOTIME, O_MINRUNS,
-           O_MAXTIME, O_TIMEOUT, O_ARCH, O_FLAGS, O_REBUILD, O_JSON, O_VERSION, O_ANYSIZE };
+           O_MAXTIME, O_TIMEOUT, O_ARCH, O_FLAGS, O_REBUILD, O_JSON, O_VERSION, O_ANYSIZE,
+           O_RESOURCES, O_PTX, O_SASS, O_SANITIZE, O_PROFILE };
     static const struct option longs[] = {
         {"problem", required_argument, 0, 'p'},   {"tests", required_argument, 0, 't'},
         {"judge-only", no_argument, 0, O_JUDGE},  {"perf-only", no_argument, 0, O_PERF},
@@ -138,7 +153,12 @@ int main(int argc, char **argv)
         {"rebuild", no_argument, 0, O_REBUILD},   {"json", no_argument, 0, O_JSON},
         {"quiet", no_argument, 0, 'q'},           {"help", no_argument, 0, 'h'},
         {"version", no_argument, 0, O_VERSION},   {"no-constraints", no_argument, 0, O_ANYSIZE},
+        /* inspection (inspect.c) */
+        {"resources", no_argument, 0, O_RESOURCES}, {"ptx", no_argument, 0, O_PTX},
+        {"sass", no_argument, 0, O_SASS},         {"sanitize", optional_argument, 0, O_SANITIZE},
+        {"profile", no_argument, 0, O_PROFILE},
         {0, 0, 0, 0}};
+    in_request inspect = {0, NULL};
     int c;
     double d;
     opterr = 0;
@@ -210,6 +230,19 @@ int main(int argc, char **argv)
         case O_REBUILD: o.rebuild = true; break;
         case O_ANYSIZE: o.any_size = true; break;
         case O_JSON: json = true; break;
+        /* inspection (inspect.c) */
+        case O_RESOURCES: inspect.modes |= IN_RESOURCES; break;
+        case O_PTX: inspect.modes |= IN_PTX; break;
+        case O_SASS: inspect.modes |= IN_SASS; break;
+        case O_PROFILE: inspect.modes |= IN_PROFILE; break;
+        case O_SANITIZE:
+            if (optarg && !in_sanitize_tool_valid(optarg)) {
+                fprintf(stderr, "harness: --sanitize=%s: expected memcheck, racecheck, synccheck or initcheck\n", optarg);
+                return HX_USAGE;
+            }
+            inspect.modes |= IN_SANITIZE;
+            inspect.san_tool = optarg;
+            break;
         case 'q': o.quiet = true; break;
         case 'h': hm_usage(stdout); return HX_SUCCESS;
         case O_VERSION: printf("harness %s\n", HARNESS_VERSION); return HX_SUCCESS;
@@ -228,6 +261,15 @@ int main(int argc, char **argv)
     }
     o.solution = argv[optind];
     o.progress = !o.quiet && isatty(STDERR_FILENO);
+    if (inspect.modes) { /* inspection: its own modes (inspect.c), never a judged run */
+        unsigned dyn = inspect.modes & (IN_SANITIZE | IN_PROFILE);
+        if (json || (dyn && inspect.modes != dyn) || dyn == (IN_SANITIZE | IN_PROFILE)) {
+            fprintf(stderr, "harness: --sanitize and --profile run alone, and no inspection mode "
+                            "prints JSON (see --help)\n");
+            return HX_USAGE;
+        }
+        return in_main(&o, &inspect);
+    }
 
     jd_result r;
     int code = jd_judge(&o, &r);

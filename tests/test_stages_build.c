@@ -16,11 +16,11 @@ static void targets_of(const char *path, char *out, size_t len)
     out[0] = '\0';
     FILE *f = fopen(path, "r");
     if (!f) return;
-    char line[512];
-    for (int i = 0; i < 40 && fgets(line, sizeof(line), f); i++) {
-        char *t = strstr(line, "Targets:");
-        if (t) {
-            snprintf(out, len, "%s", t + strlen("Targets:"));
+    char line[1024];
+    /* the header comment: the first lines that start with "//" */
+    while (fgets(line, sizeof(line), f) && strncmp(line, "//", 2) == 0) {
+        if (strncmp(line, "// Targets:", 11) == 0) {
+            snprintf(out, len, "%s", line + 11);
             out[strcspn(out, "\n")] = '\0';
             break;
         }
