@@ -23,7 +23,11 @@
 //   2048³ 0.0498, 4096³ 0.3068 (61.7% of cuBLAS), 8192³ 2.2210 (76.6%): the cluster path is a
 //   regression. Variants: no small cluster, 8 stages: 1024³ 0.0154 ms (1.06× cuBLAS's 0.0146);
 //   4 stages with cluster: 0.0228; no big cluster: 4096³ 0.2142 ms (88.2% of cuBLAS). Clusters
-//   are now off by default. Targets not reached: 1024³ needs ≤ 0.8× cuBLAS (~0.012 ms).
+//   are now off by default. Run 4, clusters off: 1024³ 0.0153 ms (0.96× cuBLAS's 0.0160),
+//   8192³ 1.771 ms (93.6% of cuBLAS beside it), 2048³ 0.0416, 1000³ 0.0190. The fixed cost of a
+//   call is most of 1024³: 1024×1024×64 takes 0.0099 ms (cuBLAS 0.0122), so the K loop is only
+//   ~5 µs of the 15. Targets not reached: 1024³ needs ≤ 0.8× cuBLAS (~0.012 ms), 4096³/8192³
+//   need ≥ 1.05× cuBLAS.
 // Tiles: big BM=128 BN=256 BK=64 stages=4 (GEMM_BIG_STAGES), 1 producer + 2 consumer warpgroups,
 //   no cluster (GEMM_BIG_CLUSTER); small BM=64 BN=128 BK=64 stages=8 (GEMM_SMALL_STAGES),
 //   1 + 1 warpgroups, no cluster (GEMM_SMALL_CLUSTER); with =2, clusters only when the M-tiles pair up

@@ -1,15 +1,17 @@
-// 02_best — the sgemm ladder's best kernel (09_tuned) under challenge 2's signature and naming
+// 02_best — the sgemm ladder's best kernel (09_tuned), unchanged, under challenge 2's signature
 //
 // Changed from 01: everything the sgemm ladder built, in its 09 form: 128×128 block tiles on 128
 //   threads (2×2 warps of 64×64, 8×16 outputs per thread) fed by a 4-stage cp.async ring (sm_80+)
 //   into a transposed, padded (conflict-free) A tile and a row-major B tile; fragments double-
-//   buffered in registers; 64×64 tiles when 128×128 would leave SMs idle; unpredicated copies and
-//   float4 stores inside C, zero-filling predicated copies only for edge blocks and the last
-//   partial k-tile. Only the names change: the inner dimension is N and C is M×K, output only
-//   (alpha = 1, beta = 0: C is never read).
-// Prediction (before measuring): ~8.6 ms at M=8192, N=6144, K=4096 (≈48 TF/s, ~96% of cuBLAS's
-//   8.28 ms), the same as sgemm 09 at 8192×6144×4096 minus the read of C.
-// Measured (H200, harness): pending
+//   buffered in registers; 64×64 tiles when 128×128 would leave SMs idle. Only solve() differs:
+//   the inner dimension is N, C is M×K and output only, so it calls the same kernel with
+//   alpha = 1 and beta = 0 (the kernel never reads C when beta is 0).
+// Prediction (before measuring): ~8.6 ms at M=8192, N=6144, K=4096 (≈48 TF/s, ~96% of cuBLAS).
+// Measured (H200, harness): first version (the kernel re-typed with the challenge's names and a
+//   store-only epilogue): 9.3720 ms, 87.2% of cuBLAS (run 2); 9.37 ms on U(−1, 1) inputs as well
+//   (run 4), while sgemm 09 ran the same GEMM shape (--size 8192x4096x6144) in 8.49 ms, 95.9%
+//   (run 3): the same source compiled to a slower main loop (ptxas scheduled the re-typed copy
+//   differently; 233 against 226 registers). This version instantiates sgemm 09's kernel itself.
 // Tiles: big BM=128 BN=128 BK=8 TM=8 TN=16 (2×2 warps of 64×64), small BM=64 BN=64 BK=8 TM=4 TN=8 (2×2 warps of 32×32); 128 threads per block, 4 cp.async stages
 // Targets: sm_75 sm_80 sm_90a
 
@@ -106,13 +108,11 @@ struct BoolTag {  // compile-time flag passed to a generic lambda
 };
 
 // ---------------------------------------------------------------- kernel
-// C (rows×cols) = A (rows×depth) · B (depth×cols), all row-major. solve() maps the challenge's
-// names onto these: rows = M, depth = N (inner), cols = K.
-// VEC: cols % 4 == 0 and B, C 16-byte aligned (A is copied 4 bytes at a time and needs nothing).
+// VEC: N % 4 == 0 and B, C 16-byte aligned (A is copied 4 bytes at a time and needs nothing).
 template <class CF, bool VEC>
 __global__ void __launch_bounds__(CF::NT, 2)
-    matmul_tuned(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C,
-                 int rows, int cols, int depth, int grid_m, int grid_n) {
+    sgemm_tuned(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C,
+                int M, int N, int K, float alpha, float beta, int grid_m, int grid_n) {
     constexpr int BM = CF::BM, BN = CF::BN, BK = CF::BK, S = CF::STAGES;
     constexpr int TM = CF::TM, TN = CF::TN, LM = CF::LM, LN = CF::LN;
     __shared__ __align__(16) float As[S][BK][BM + CF::APAD];  // transposed: As[s][k][m]
@@ -126,7 +126,7 @@ __global__ void __launch_bounds__(CF::NT, 2)
     const int bm = first_m + pid % width % gsz;
     const int bn = pid % width / gsz;
     const int m0 = bm * BM, n0 = bn * BN;
-    const bool edge = m0 + BM > rows || n0 + BN > cols;  // block-uniform
+    const bool edge = m0 + BM > M || n0 + BN > N;  // block-uniform
 
     const int tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
     const int row0 = warp / CF::WARPS_N * CF::WM + lane % LM * 4;  // + g*4*LM + r
@@ -136,13 +136,13 @@ __global__ void __launch_bounds__(CF::NT, 2)
     const int a_k = tid % BK, a_m = tid / BK;
     const int bv_k = tid / (BN / 4), bv_n = tid % (BN / 4) * 4;
     const int bs_k = tid / BN, bs_n = tid % BN;
-    const float* a_src = A + (size_t)(m0 + a_m) * depth + a_k;
-    const size_t a_step = (size_t)CF::A_STEP * depth;
+    const float* a_src = A + (size_t)(m0 + a_m) * K + a_k;
+    const size_t a_step = (size_t)CF::A_STEP * K;
 
-    const int KT = (depth + BK - 1) / BK;  // k-tiles; the last may be partial
-    const int KT_full = depth / BK;
+    const int KT = (K + BK - 1) / BK;  // k-tiles; the last may be partial
+    const int KT_full = K / BK;
 
-    // Copy k-tile kt into stage s. PRED: zero-fill rows ≥ rows, columns ≥ cols and k ≥ depth, and point
+    // Copy k-tile kt into stage s. PRED: zero-fill rows ≥ M, columns ≥ N and k ≥ K, and point
     // masked copies at A/B themselves so no address outside the matrices is ever formed for use.
     auto load_tile = [&](int kt, int s, auto pred_tag) {
         constexpr bool PRED = decltype(pred_tag)::value;
@@ -152,7 +152,7 @@ __global__ void __launch_bounds__(CF::NT, 2)
             float* dst = &As[s][a_k][a_m + i * CF::A_STEP];
             const float* src = a_src + i * a_step + kbase;
             if (PRED) {
-                const bool ok = m0 + a_m + i * CF::A_STEP < rows && kbase + a_k < depth;
+                const bool ok = m0 + a_m + i * CF::A_STEP < M && kbase + a_k < K;
                 cp4_zfill(dst, ok ? src : A, ok);
             } else {
                 cp4(dst, src);
@@ -163,9 +163,9 @@ __global__ void __launch_bounds__(CF::NT, 2)
             for (int i = 0; i < CF::BV_ITERS; ++i) {
                 const int kk = bv_k + i * CF::BV_STEP;
                 float* dst = &Bs[s][kk][bv_n];
-                const float* src = B + (size_t)(kbase + kk) * cols + n0 + bv_n;
+                const float* src = B + (size_t)(kbase + kk) * N + n0 + bv_n;
                 if (PRED) {
-                    const bool ok = n0 + bv_n < cols && kbase + kk < depth;  // cols%4==0: all 4 or none
+                    const bool ok = n0 + bv_n < N && kbase + kk < K;  // N%4==0: all 4 or none
                     cp16_zfill(dst, ok ? src : B, ok);
                 } else {
                     cp16(dst, src);
@@ -176,9 +176,9 @@ __global__ void __launch_bounds__(CF::NT, 2)
             for (int i = 0; i < CF::BS_ITERS; ++i) {
                 const int kk = bs_k + i * CF::BS_STEP;
                 float* dst = &Bs[s][kk][bs_n];
-                const float* src = B + (size_t)(kbase + kk) * cols + n0 + bs_n;
+                const float* src = B + (size_t)(kbase + kk) * N + n0 + bs_n;
                 if (PRED) {
-                    const bool ok = n0 + bs_n < cols && kbase + kk < depth;
+                    const bool ok = n0 + bs_n < N && kbase + kk < K;
                     cp4_zfill(dst, ok ? src : B, ok);
                 } else {
                     cp4(dst, src);
@@ -186,7 +186,7 @@ __global__ void __launch_bounds__(CF::NT, 2)
             }
         }
     };
-    auto issue = [&](int kt) {  // uniform branch: predicated copies only at edges and the k tail
+    auto issue = [&](int kt) {  // uniform branch: predicated copies only at edges and the K tail
         if (kt >= KT) return;
         const int s = kt % S;
         if (!edge && kt < KT_full)
@@ -257,24 +257,33 @@ __global__ void __launch_bounds__(CF::NT, 2)
         s_cur = s_next;
     }
 
-    // Epilogue: C is output only (no alpha/beta): store the accumulators.
+    // Epilogue: out = alpha*acc + beta*C_old; C is never read when beta == 0.
+    const bool read_c = beta != 0.0f;
 #pragma unroll
     for (int i = 0; i < TM; ++i) {
         const int row = m0 + row0 + i / 4 * 4 * LM + i % 4;
-        if (edge && row >= rows) continue;
-        float* crow = C + (size_t)row * cols;
+        if (edge && row >= M) continue;
+        float* crow = C + (size_t)row * N;
 #pragma unroll
         for (int h = 0; h < TN / 4; ++h) {
             const int col = n0 + col0 + h * 4 * LN;
+            float4 o = make_float4(alpha * acc[i][h * 4 + 0], alpha * acc[i][h * 4 + 1],
+                                   alpha * acc[i][h * 4 + 2], alpha * acc[i][h * 4 + 3]);
             if (VEC) {
-                if (edge && col >= cols) continue;  // cols % 4 == 0: col < cols means col+3 < cols
-                *reinterpret_cast<float4*>(crow + col) = make_float4(
-                    acc[i][h * 4 + 0], acc[i][h * 4 + 1], acc[i][h * 4 + 2], acc[i][h * 4 + 3]);
+                if (edge && col >= N) continue;  // N % 4 == 0: col < N means col+3 < N
+                float4* p = reinterpret_cast<float4*>(crow + col);
+                if (read_c) {
+                    const float4 old = *p;
+                    o.x += beta * old.x; o.y += beta * old.y; o.z += beta * old.z; o.w += beta * old.w;
+                }
+                *p = o;
             } else {
+                const float e[4] = {o.x, o.y, o.z, o.w};
 #pragma unroll
                 for (int c = 0; c < 4; ++c) {
-                    if (edge && col + c >= cols) break;
-                    crow[col + c] = acc[i][h * 4 + c];
+                    if (edge && col + c >= N) break;
+                    float* p = crow + col + c;
+                    *p = read_c ? e[c] + beta * *p : e[c];
                 }
             }
         }
@@ -283,7 +292,7 @@ __global__ void __launch_bounds__(CF::NT, 2)
 
 // ---------------------------------------------------------------- host side
 static int sm_count() {
-    static int count = 0;
+    static int count = 0;  // one device per process in practice; the query is cheap anyway
     if (count == 0) {
         int dev = 0;
         cudaGetDevice(&dev);
@@ -295,23 +304,25 @@ static int sm_count() {
 }
 
 template <class CF>
-static void launch(const float* A, const float* B, float* C, int rows, int cols, int depth,
-                   bool vec) {
-    const int gm = (rows + CF::BM - 1) / CF::BM, gn = (cols + CF::BN - 1) / CF::BN;
+static void launch(const float* A, const float* B, float* C, int M, int N, int K, float alpha,
+                   float beta, bool vec) {
+    const int gm = (M + CF::BM - 1) / CF::BM, gn = (N + CF::BN - 1) / CF::BN;
     const unsigned blocks = (unsigned)gm * (unsigned)gn;
     if (vec)
-        matmul_tuned<CF, true><<<blocks, CF::NT>>>(A, B, C, rows, cols, depth, gm, gn);
+        sgemm_tuned<CF, true><<<blocks, CF::NT>>>(A, B, C, M, N, K, alpha, beta, gm, gn);
     else
-        matmul_tuned<CF, false><<<blocks, CF::NT>>>(A, B, C, rows, cols, depth, gm, gn);
+        sgemm_tuned<CF, false><<<blocks, CF::NT>>>(A, B, C, M, N, K, alpha, beta, gm, gn);
 }
 
-// Makespan model: the busiest SM runs ceil(tiles / SMs) tiles, each costing its area divided by
-// the tile shape's relative efficiency (64×64 does ~20% more work per output).
+// Makespan model: the busiest SM runs ceil(tiles / SMs) tiles; a tile costs its area divided by
+// the tile shape's relative efficiency (64×64 does ~20% more work per output: more LDS and more
+// global traffic per FMA, and 4×8 thread tiles).
 static double makespan(long long tiles, int bm, int bn, double eff, int sms) {
     return (double)((tiles + sms - 1) / sms) * bm * bn / eff;
 }
 
-// A, B, C are device pointers. A is M×N, B is N×K, C is M×K (N is the inner dimension).
+// A, B, C are device pointers (i.e. pointers to memory on the GPU)
+// Challenge 2 names the sizes differently: A is M×N, B is N×K, C is M×K (inner dimension N).
 extern "C" void solve(const float* A, const float* B, float* C, int M, int N, int K) {
     const int rows = M, depth = N, cols = K;
     if (rows <= 0 || cols <= 0) return;
@@ -320,7 +331,7 @@ extern "C" void solve(const float* A, const float* B, float* C, int M, int N, in
     const long long big_tiles = (long long)((rows + 127) / 128) * ((cols + 127) / 128);
     const long long small_tiles = (long long)((rows + 63) / 64) * ((cols + 63) / 64);
     if (makespan(big_tiles, 128, 128, 1.0, sms) <= makespan(small_tiles, 64, 64, 0.8, sms))
-        launch<BigCfg>(A, B, C, rows, cols, depth, vec);
+        launch<BigCfg>(A, B, C, rows, cols, depth, 1.0f, 0.0f, vec);
     else
-        launch<SmallCfg>(A, B, C, rows, cols, depth, vec);
+        launch<SmallCfg>(A, B, C, rows, cols, depth, 1.0f, 0.0f, vec);
 }
