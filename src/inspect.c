@@ -810,8 +810,10 @@ static double in_usec(const in_metric *m)
     static const struct { const char *unit; double scale; } u[] = {
         {"nsecond", 1e-3}, {"ns", 1e-3}, {"usecond", 1}, {"us", 1},
         {"msecond", 1e3}, {"ms", 1e3}, {"second", 1e6}, {"s", 1e6}};
+    /* ncu writes launch sizes per block ("byte/block"): the unit is the part before '/' */
+    size_t n = strcspn(m->unit, "/");
     for (size_t i = 0; i < sizeof(u) / sizeof(u[0]); i++)
-        if (strcmp(m->unit, u[i].unit) == 0) return m->value * u[i].scale;
+        if (strlen(u[i].unit) == n && strncmp(m->unit, u[i].unit, n) == 0) return m->value * u[i].scale;
     return NAN;
 }
 
@@ -820,8 +822,10 @@ static double in_bytes(const in_metric *m)
 {
     static const struct { const char *unit; double scale; } u[] = {
         {"byte", 1}, {"Kbyte", 1e3}, {"Mbyte", 1e6}, {"KB", 1e3}, {"MB", 1e6}, {"B", 1}};
+    /* ncu writes launch sizes per block ("byte/block"): the unit is the part before '/' */
+    size_t n = strcspn(m->unit, "/");
     for (size_t i = 0; i < sizeof(u) / sizeof(u[0]); i++)
-        if (strcmp(m->unit, u[i].unit) == 0) return m->value * u[i].scale;
+        if (strlen(u[i].unit) == n && strncmp(m->unit, u[i].unit, n) == 0) return m->value * u[i].scale;
     return NAN;
 }
 

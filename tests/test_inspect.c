@@ -641,3 +641,25 @@ Test(inspect_gpu, resources_sass_and_profile_of_stage_07)
     cr_expect_eq(RUN(out, "--profile", SOURCE_DIR "/solutions/07_wmma_tiled.cu"), HX_SUCCESS, "%s", out);
     cr_expect(strstr(out, "duration ") && strstr(out, "achieved occupancy "), "%s", out);
 }
+
+/* A real ncu CSV from the H200 (run 4): sizes come per block ("byte/block"), with thousands
+ * separators; the summary must print numbers, never "nan". */
+Test(profile, recorded_h200_csv)
+{
+    char *text = tu_slurp(SOURCE_DIR "/tests/samples/ncu_h200_07_wmma_tiled.csv");
+    cr_assert_not_null(text);
+    in_profile p;
+    cr_assert(in_parse_ncu_csv(text, &p));
+    free(text);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    in_print_profile(f, &p);
+    fclose(f);
+    cr_expect(strstr(buf, "gemm_wmma_tiled"), "%s", buf);
+    cr_expect(strstr(buf, "duration 18.72 us"), "%s", buf);
+    cr_expect(!strstr(buf, "nan"), "%s", buf);
+    cr_expect(strstr(buf, "B dynamic per block"), "%s", buf);
+    free(buf);
+    in_profile_free(&p);
+}
