@@ -160,7 +160,7 @@ rn_outcome rn_run(const rn_plan *plan, rs_run *run)
                     current = m.index;
                     deadline = rn_now() + plan->timeout_s;
                     break;
-                case WK_TIMING_BEGIN:
+                case WK_TIMING_BEGIN: /* sent again as a heartbeat while timing: each call gets the limit */
                     deadline = rn_now() + plan->timeout_s + plan->timing.max_time_s * 2 + 5.0;
                     break;
                 case WK_RESULT:

@@ -11,7 +11,7 @@ typedef enum {
     WK_NO_DEVICE,
     WK_DEVICE,         /* context up: tests follow */
     WK_BEGIN,          /* test index starts: the time limit runs from here */
-    WK_TIMING_BEGIN,   /* test index passed its check and is now being timed */
+    WK_TIMING_BEGIN,   /* test index passed its check and is being timed (repeated as a heartbeat) */
     WK_RESULT,         /* test index done (with its timing when it was timed) */
     WK_FATAL,          /* the worker cannot go on (harness-side failure) */
     WK_FINISH
