@@ -2,6 +2,9 @@
 #include "judge.h"
 
 #include <errno.h>
+#include <libgen.h>
+#include <limits.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +29,24 @@ void jd_default_options(jd_options *o)
     o->timeout_s = 10.0;
     o->topts = (rn_timing_opts){.warmup = 5, .min_runs = 30, .max_runs = 2000, .max_time_s = 1.0,
                                 .noise_target_pct = 1.0, .flush_l2 = false, .baseline = false};
+}
+
+/* build/cache beside the harness binary, unless $HARNESS_CACHE says otherwise. */
+void jd_cache_dir(char *out, size_t len)
+{
+    const char *env = getenv("HARNESS_CACHE");
+    if (env && *env) {
+        snprintf(out, len, "%s", env);
+        return;
+    }
+    char exe[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+    if (n <= 0) {
+        snprintf(out, len, ".harness-cache");
+        return;
+    }
+    exe[n] = '\0';
+    snprintf(out, len, "%s/cache", dirname(exe));
 }
 
 void jd_timing_note(const rn_timing_opts *t, char *buf, size_t len)

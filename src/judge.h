@@ -73,6 +73,9 @@ void jd_free(jd_result *r);
 /* The problem whose signature the source declares (NULL when none matches). */
 const pb_problem *jd_infer_problem(const sig_info *sig);
 
+/* build/cache beside the harness binary, unless $HARNESS_CACHE says otherwise. */
+void jd_cache_dir(char *out, size_t len);
+
 /* A one-line description of how times are taken, for reports. */
 void jd_timing_note(const rn_timing_opts *t, char *buf, size_t len);
 

@@ -10,7 +10,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
-#include <libgen.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -228,6 +227,10 @@ static bool lb_parse_sizes(const char *list, pb_case *sizes, int *n)
     return ok && *n > 0;
 }
 
+static int lb_run(const pb_problem *p, const jd_options *o_in, const char *dir, lb_stage *stages,
+                  const pb_case *sizes, int n_sizes, const char *out_path, const char *json_path,
+                  const char *commit_opt, bool quiet);
+
 int lb_main(int argc, char **argv)
 {
     const char *problem_name = "gemm_fp16", *dir_opt = NULL, *out_path = "leaderboard.md",
@@ -281,8 +284,8 @@ int lb_main(int argc, char **argv)
                 LB_MAX_SIZES, sizes_opt);
         return HX_USAGE;
     }
+    char names[LB_MAX_SIZES][48]; /* sizes[i].name points here: lives as long as sizes */
     for (int i = 0; i < n_sizes; i++) { /* timed cases: the judge's recipe at other sizes */
-        static char names[LB_MAX_SIZES][48];
         char label[40];
         lb_size_label(&sizes[i], label, sizeof(label));
         snprintf(names[i], sizeof(names[i]), "performance %s", label);
@@ -303,23 +306,26 @@ int lb_main(int argc, char **argv)
     else
         snprintf(dir, sizeof(dir), "solutions/%s", p->name);
 
-    static lb_stage stages[LB_MAX_STAGES];
+    lb_stage *stages = calloc(LB_MAX_STAGES, sizeof(lb_stage));
+    if (!stages) return HX_INTERNAL;
+    int rc = lb_run(p, &o, dir, stages, sizes, n_sizes, out_path, json_path, commit_opt, quiet);
+    free(stages);
+    return rc;
+}
+
+/* Everything after the options: run the stages, write the section (and the JSON). */
+static int lb_run(const pb_problem *p, const jd_options *o_in, const char *dir, lb_stage *stages,
+                  const pb_case *sizes, int n_sizes, const char *out_path, const char *json_path,
+                  const char *commit_opt, bool quiet)
+{
+    jd_options o = *o_in;
     int n = lb_find_stages(dir, stages, LB_MAX_STAGES);
     if (n <= 0) {
         fprintf(stderr, "harness leaderboard: no stages (*.cu) in %s\n", dir);
         return HX_BAD_FILE;
     }
     char cache[PATH_MAX];
-    {
-        const char *env = getenv("HARNESS_CACHE");
-        char exe[PATH_MAX];
-        ssize_t len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-        if (env && *env) snprintf(cache, sizeof(cache), "%s", env);
-        else if (len > 0) {
-            exe[len] = '\0';
-            snprintf(cache, sizeof(cache), "%s/cache", dirname(exe));
-        } else snprintf(cache, sizeof(cache), ".harness-cache");
-    }
+    jd_cache_dir(cache, sizeof(cache));
     o.cache_dir = cache;
     o.problem = p->name;
     o.quiet = true;

@@ -1,6 +1,5 @@
 /* main.c — the command line: parse options, run the pipeline, print, map to an exit code. */
 #include <getopt.h>
-#include <libgen.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -100,24 +99,6 @@ static bool hm_parse_double(const char *s, double lo, double hi, double *out)
     return true;
 }
 
-/* build/cache beside the harness binary, unless $HARNESS_CACHE says otherwise. */
-static void hm_cache_dir(char *out, size_t len)
-{
-    const char *env = getenv("HARNESS_CACHE");
-    if (env && *env) {
-        snprintf(out, len, "%s", env);
-        return;
-    }
-    char exe[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-    if (n <= 0) {
-        snprintf(out, len, ".harness-cache");
-        return;
-    }
-    exe[n] = '\0';
-    snprintf(out, len, "%s/cache", dirname(exe));
-}
-
 static int hm_term_width(void)
 {
     struct winsize ws;
@@ -134,7 +115,7 @@ int main(int argc, char **argv)
     jd_options o;
     jd_default_options(&o);
     char cache[PATH_MAX];
-    hm_cache_dir(cache, sizeof(cache));
+    jd_cache_dir(cache, sizeof(cache));
     o.cache_dir = cache;
     bool json = false;
     enum { O_JUDGE = 256, O_PERF, O_ALPHA, O_BETA, O_SEED, O_BASE, O_FLUSH, O_NOTIME, O_MINRUNS,

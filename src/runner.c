@@ -106,7 +106,8 @@ static void rn_init_test(const rn_plan *plan, size_t i, rs_test *t)
     pb_case_tolerance(plan->problem, c, &t->atol, &t->rtol);
 }
 
-rn_outcome rn_run(const rn_plan *plan, rs_run *run)
+/* The loop over workers; m is the message buffer. */
+static rn_outcome rn_run_items(const rn_plan *plan, rs_run *run, wk_msg *m)
 {
     memset(run, 0, sizeof(*run));
     run->tests = calloc(plan->n_items ? plan->n_items : 1, sizeof(rs_test));
@@ -118,7 +119,6 @@ rn_outcome rn_run(const rn_plan *plan, rs_run *run)
     }
     for (size_t i = 0; i < plan->n_items; i++) rn_init_test(plan, i, &run->tests[i]);
 
-    static wk_msg m;
     size_t next = 0;
     while (next < plan->n_items) {
         int fd;
@@ -134,42 +134,42 @@ rn_outcome rn_run(const rn_plan *plan, rs_run *run)
         /* start-up (CUDA context, cuBLAS) gets the same limit as a test */
         double deadline = rn_now() + plan->timeout_s + 20.0;
         for (;;) {
-            int r = rn_read(fd, &m, deadline);
+            int r = rn_read(fd, m, deadline);
             if (r == 1) {
-                switch (m.kind) {
+                switch (m->kind) {
                 case WK_LOADED:
                     break;
                 case WK_NO_SOLVE:
                 case WK_LOAD_FAILED:
                 case WK_NO_DEVICE:
                 case WK_FATAL:
-                    run->outcome = m.kind == WK_NO_SOLVE      ? RN_NO_SOLVE
-                                   : m.kind == WK_LOAD_FAILED ? RN_LOAD_FAILED
-                                   : m.kind == WK_NO_DEVICE   ? RN_NO_DEVICE
+                    run->outcome = m->kind == WK_NO_SOLVE      ? RN_NO_SOLVE
+                                   : m->kind == WK_LOAD_FAILED ? RN_LOAD_FAILED
+                                   : m->kind == WK_NO_DEVICE   ? RN_NO_DEVICE
                                                               : RN_INTERNAL;
-                    snprintf(run->detail, sizeof(run->detail), "%s", m.detail);
-                    run->device = m.device;
+                    snprintf(run->detail, sizeof(run->detail), "%s", m->detail);
+                    run->device = m->device;
                     close(fd);
                     waitpid(pid, NULL, 0);
                     return run->outcome;
                 case WK_DEVICE:
-                    run->device = m.device;
+                    run->device = m->device;
                     started = true;
                     break;
                 case WK_BEGIN:
-                    current = m.index;
+                    current = m->index;
                     deadline = rn_now() + plan->timeout_s;
                     break;
                 case WK_TIMING_BEGIN: /* sent again as a heartbeat while timing: each call gets the limit */
                     deadline = rn_now() + plan->timeout_s + plan->timing.max_time_s * 2 + 5.0;
                     break;
                 case WK_RESULT:
-                    if (m.index >= 0 && (size_t)m.index < plan->n_items) {
-                        run->tests[m.index] = m.test;
+                    if (m->index >= 0 && (size_t)m->index < plan->n_items) {
+                        run->tests[m->index] = m->test;
                         /* the worker copies name/shape from the plan too: keep ours */
-                        rs_test *t = &run->tests[m.index];
+                        rs_test *t = &run->tests[m->index];
                         rs_test fresh;
-                        rn_init_test(plan, (size_t)m.index, &fresh);
+                        rn_init_test(plan, (size_t)m->index, &fresh);
                         memcpy(t->name, fresh.name, sizeof(t->name));
                         t->set = fresh.set;
                         t->m = fresh.m;
@@ -177,8 +177,8 @@ rn_outcome rn_run(const rn_plan *plan, rs_run *run)
                         t->k = fresh.k;
                         t->alpha = fresh.alpha;
                         t->beta = fresh.beta;
-                        rn_progress(plan, t, (size_t)m.index);
-                        next = (size_t)m.index + 1;
+                        rn_progress(plan, t, (size_t)m->index);
+                        next = (size_t)m->index + 1;
                     }
                     current = -1;
                     deadline = rn_now() + plan->timeout_s;
@@ -235,6 +235,20 @@ rn_outcome rn_run(const rn_plan *plan, rs_run *run)
     return run->outcome;
 }
 
+rn_outcome rn_run(const rn_plan *plan, rs_run *run)
+{
+    wk_msg *m = malloc(sizeof(wk_msg)); /* a few KB: one buffer for every message */
+    if (!m) {
+        memset(run, 0, sizeof(*run));
+        run->outcome = RN_INTERNAL;
+        snprintf(run->detail, sizeof(run->detail), "out of host memory");
+        return run->outcome;
+    }
+    rn_outcome out = rn_run_items(plan, run, m);
+    free(m);
+    return out;
+}
+
 void rn_free(rs_run *run)
 {
     free(run->tests);
@@ -254,25 +268,26 @@ bool rn_probe(dv_info *info, double timeout_s)
         close(fds[1]);
         return false;
     }
+    wk_msg *m = calloc(1, sizeof(wk_msg));
     if (pid == 0) {
         close(fds[0]);
-        static wk_msg m;
-        memset(&m, 0, sizeof(m));
-        dv_probe(&m.device);
-        ssize_t w = write(fds[1], &m, sizeof(m));
-        _exit(w == (ssize_t)sizeof(m) ? 0 : 1);
+        if (!m) _exit(1);
+        dv_probe(&m->device);
+        ssize_t w = write(fds[1], m, sizeof(*m));
+        _exit(w == (ssize_t)sizeof(*m) ? 0 : 1);
     }
     close(fds[1]);
-    static wk_msg m;
-    int r = rn_read(fds[0], &m, rn_now() + timeout_s);
+    int r = m ? rn_read(fds[0], m, rn_now() + timeout_s) : 0;
     if (r < 0) kill(pid, SIGKILL);
     close(fds[0]);
     waitpid(pid, NULL, 0);
     if (r != 1) {
+        free(m);
         snprintf(info->error, sizeof(info->error), "the device probe did not answer");
         return false;
     }
-    *info = m.device;
+    *info = m->device;
+    free(m);
     return info->present;
 }
 

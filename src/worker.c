@@ -31,6 +31,7 @@ typedef struct {
     wk_solve_ab solve_ab;       /* one of the two, by the problem's signature */
     wk_solve_plain solve_plain;
     int current;                /* the test being run, for heartbeats */
+    wk_msg *msg;                /* scratch for the next message (a few KB) */
 } wk_ctx;
 
 /* One case's data: host copies in float (values exactly representable in the element type)
@@ -67,13 +68,13 @@ static void wk_send(wk_ctx *ctx, wk_msg *m)
 
 static void wk_send_kind(wk_ctx *ctx, wk_kind kind, int index, const char *detail)
 {
-    static wk_msg m; /* large: keep it off the small stacks of a crashing process */
-    memset(&m, 0, sizeof(m));
-    m.kind = kind;
-    m.index = index;
-    if (detail) snprintf(m.detail, sizeof(m.detail), "%s", detail);
-    m.device = ctx->dev;
-    wk_send(ctx, &m);
+    wk_msg *m = ctx->msg;
+    memset(m, 0, sizeof(*m));
+    m->kind = kind;
+    m->index = index;
+    if (detail) snprintf(m->detail, sizeof(m->detail), "%s", detail);
+    m->device = ctx->dev;
+    wk_send(ctx, m);
 }
 
 static void wk_fill(const pb_fill *f, int rows, int cols, rg_state *rg, float *out)
@@ -505,11 +506,13 @@ out:
 
 void wk_main(const rn_plan *plan, size_t first, int fd)
 {
-    static wk_msg msg;
     wk_ctx ctx;
     memset(&ctx, 0, sizeof(ctx));
     ctx.plan = plan;
     ctx.fd = fd;
+    ctx.msg = malloc(sizeof(wk_msg));
+    wk_msg *result = malloc(sizeof(wk_msg)); /* a test's result, built while ctx.msg sends heartbeats */
+    if (!ctx.msg || !result) _exit(4);
     /* The solution's prints must not mix with the report (or the JSON) on stdout. */
     dup2(STDERR_FILENO, STDOUT_FILENO);
 
@@ -543,11 +546,11 @@ void wk_main(const rn_plan *plan, size_t first, int fd)
     for (size_t i = first; i < plan->n_items; i++) {
         ctx.current = (int)i;
         wk_send_kind(&ctx, WK_BEGIN, (int)i, NULL);
-        memset(&msg, 0, sizeof(msg));
-        msg.kind = WK_RESULT;
-        msg.index = (int)i;
-        bool sticky = wk_test(&ctx, i, &msg.test);
-        wk_send(&ctx, &msg);
+        memset(result, 0, sizeof(*result));
+        result->kind = WK_RESULT;
+        result->index = (int)i;
+        bool sticky = wk_test(&ctx, i, &result->test);
+        wk_send(&ctx, result);
         if (sticky) _exit(0); /* the context is poisoned: the parent starts a new worker */
     }
     wk_send_kind(&ctx, WK_FINISH, -1, NULL);
