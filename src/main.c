@@ -39,7 +39,7 @@ static void hm_usage(FILE *out)
         "      --no-timing      check only\n"
         "      --min-runs N     timed calls at least (default 30)\n"
         "      --max-time SEC   stop repeating after this long (default 1)\n"
-        "      --timeout SEC    per-test time limit (default 10)\n"
+        "      --timeout SEC    per-test time limit, per call while timing (default 10)\n"
         "      --arch sm_XX     compile for this architecture (default: the device's; sm_90a\n"
         "                       for compute capability 9.0; sm_90a when there is no device)\n"
         "      --nvcc-flags F   extra nvcc flags, space separated\n"
