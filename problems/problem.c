@@ -2,7 +2,9 @@
 #include "problem.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 pb_shape pb_gemm_shape(const pb_problem *p, const pb_case *c)
 {
@@ -33,6 +35,14 @@ void pb_case_tolerance(const pb_problem *p, const pb_case *c, double *atol, doub
         *atol = p->atol;
         *rtol = p->rtol;
     }
+}
+
+void pb_stage_dir(const pb_problem *p, char *out, size_t len)
+{
+    if (strcmp(p->name, "gemm_fp16") == 0)
+        snprintf(out, len, "solutions");
+    else
+        snprintf(out, len, "solutions/%s", p->name);
 }
 
 size_t pb_elem_size(const pb_problem *p) { return p->elem == PB_F16 ? 2 : 4; }

@@ -95,6 +95,9 @@ void pb_case_tolerance(const pb_problem *p, const pb_case *c, double *atol, doub
 size_t pb_elem_size(const pb_problem *p);
 /* Whether m, n, k (site names) are inside the problem's constraints. */
 bool pb_size_ok(const pb_problem *p, int m, int n, int k);
+/* Where the problem's stages live, relative to the repository root: solutions/ for gemm_fp16
+ * (the main problem), solutions/NAME/ for the others. */
+void pb_stage_dir(const pb_problem *p, char *out, size_t len);
 /* Parse "MxNxK" (also "M,N,K"); false on anything else. */
 bool pb_parse_size(const char *s, int *m, int *n, int *k);
 

@@ -90,33 +90,6 @@ static long in_num_after(const char *line, const char *prefix)
     return isdigit((unsigned char)*s) ? strtol(s, NULL, 10) : -1;
 }
 
-static char *in_slurp(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    char *buf = NULL;
-    size_t cap = 0, n = 0;
-    for (;;) {
-        if (n + 65536 > cap) {
-            size_t nc = cap ? cap * 2 : 131072;
-            char *nb = realloc(buf, nc);
-            if (!nb) {
-                free(buf);
-                fclose(f);
-                return NULL;
-            }
-            buf = nb;
-            cap = nc;
-        }
-        size_t r = fread(buf + n, 1, cap - n - 1, f);
-        n += r;
-        if (r == 0) break;
-    }
-    fclose(f);
-    buf[n] = '\0';
-    return buf;
-}
-
 /* "sm_90a" → 90 */
 static int in_arch_num(const char *arch)
 {
@@ -1078,7 +1051,7 @@ static void in_demangle(in_dm *d, size_t n)
         for (size_t i = at; i < n && m < 65; i++) argv[m++] = (char *)d[i].mangled;
         argv[m] = NULL;
         if (in_spawn(argv, NULL, tmp) != 0) break;
-        char *text = in_slurp(tmp);
+        char *text = ld_read_text(tmp, NULL);
         if (!text) break;
         const char *p = text;
         char line[4096];
@@ -1160,7 +1133,7 @@ static bool in_load_ptx(in_ctx *cx)
     snprintf(virt, sizeof(virt), "-arch=compute_%s", cx->arch + 3);
     const char *what[] = {virt, "-ptx", NULL};
     if (!in_nvcc(cx, "--ptx", what, ptx, log)) return false;
-    char *text = in_slurp(ptx);
+    char *text = ld_read_text(ptx, NULL);
     if (!text) return false;
     cx->have_ptx = in_parse_ptx(text, &cx->ptx);
     free(text);
@@ -1187,7 +1160,7 @@ static int in_run_resources(in_ctx *cx)
     snprintf(cubin, sizeof(cubin), "%s.cubin", cx->stem);
     const char *what[] = {"GENCODE", "-Xptxas", "-v", "-cubin", NULL};
     if (!in_nvcc(cx, "--resources", what, cubin, log)) return HX_INTERNAL;
-    char *text = in_slurp(log);
+    char *text = ld_read_text(log, NULL);
     in_kernels ks;
     if (!text || !in_parse_ptxas(text, &ks)) {
         free(text);
@@ -1237,7 +1210,7 @@ static int in_run_resources(in_ctx *cx)
         snprintf(out, sizeof(out), "%s.res.txt", cx->stem);
         char *argv[] = {cuobj, "--dump-resource-usage", cx->build.so_path, NULL};
         in_kernels ku = {0};
-        char *res = in_spawn(argv, NULL, out) == 0 ? in_slurp(out) : NULL;
+        char *res = in_spawn(argv, NULL, out) == 0 ? ld_read_text(out, NULL) : NULL;
         if (res && in_parse_resource_usage(res, &ku)) {
             int differ = 0;
             for (size_t i = 0; i < ks.n; i++)
@@ -1333,7 +1306,7 @@ static int in_run_sass(in_ctx *cx)
         }
         return HX_SUCCESS;
     }
-    char *text = in_slurp(sass);
+    char *text = ld_read_text(sass, NULL);
     in_mix m;
     if (!text || !in_parse_sass(text, &m)) {
         free(text);
@@ -1497,7 +1470,7 @@ static int in_run_sanitize(in_ctx *cx, const char *tool)
         printf("compute-sanitizer %s: no CUDA device, nothing was checked\n", t);
         return HX_NO_DEVICE;
     }
-    char *text = in_slurp(log);
+    char *text = ld_read_text(log, NULL);
     in_san_report r;
     in_parse_sanitizer(text ? text : "", &r);
     free(text);
@@ -1582,7 +1555,7 @@ static int in_run_profile(in_ctx *cx, const char *ncu)
     int rc = in_spawn((char *const *)argv, env, csv);
     free(regex);
 
-    char *text = in_slurp(csv);
+    char *text = ld_read_text(csv, NULL);
     in_profile p;
     bool parsed = text && in_parse_ncu_csv(text, &p);
     if (text && strstr(text, "ERR_NVGPUCTRPERM")) {
@@ -1811,8 +1784,7 @@ int in_new_main(int argc, char **argv)
     }
     char dflt[PATH_MAX];
     if (!dir) {
-        if (strcmp(p->name, "gemm_fp16") == 0) snprintf(dflt, sizeof(dflt), "solutions");
-        else snprintf(dflt, sizeof(dflt), "solutions/%s", p->name);
+        pb_stage_dir(p, dflt, sizeof(dflt));
         dir = dflt;
     }
     char path[PATH_MAX + 64], err[PATH_MAX + 256];

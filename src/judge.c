@@ -59,28 +59,23 @@ void jd_timing_note(const rn_timing_opts *t, char *buf, size_t len)
              t->flush_l2 ? "flushed before each call" : "not flushed");
 }
 
+/* The solution's text: a readable regular file (a folder named x.cu is a bad file, not a crash). */
 static bool jd_read_file(const char *path, char **text, size_t *len, char *err, size_t errlen)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
+    struct stat sb;
+    if (stat(path, &sb) != 0) {
         snprintf(err, errlen, "cannot open %s: %s", path, strerror(errno));
         return false;
     }
-    struct stat sb;
-    if (fstat(fileno(f), &sb) != 0 || !S_ISREG(sb.st_mode)) {
+    if (!S_ISREG(sb.st_mode)) {
         snprintf(err, errlen, "%s is not a regular file", path);
-        fclose(f);
         return false;
     }
-    *text = malloc((size_t)sb.st_size + 1);
+    *text = ld_read_text(path, len);
     if (!*text) {
-        fclose(f);
-        snprintf(err, errlen, "out of memory reading %s", path);
+        snprintf(err, errlen, "cannot read %s: %s", path, strerror(errno));
         return false;
     }
-    *len = fread(*text, 1, (size_t)sb.st_size, f);
-    (*text)[*len] = '\0';
-    fclose(f);
     return true;
 }
 

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "judge.h"
+#include "loader.h"
 #include "report.h"
 #include "stats.h"
 
@@ -94,22 +95,6 @@ int lb_write_atomic(const char *path, const char *text)
         return -1;
     }
     return 0;
-}
-
-static char *lb_slurp(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *buf = malloc((size_t)(n > 0 ? n : 0) + 1);
-    if (buf) {
-        size_t r = fread(buf, 1, (size_t)(n > 0 ? n : 0), f);
-        buf[r] = '\0';
-    }
-    fclose(f);
-    return buf;
 }
 
 static int lb_cmp_str(const void *a, const void *b)
@@ -301,10 +286,8 @@ int lb_main(int argc, char **argv)
     char dir[PATH_MAX];
     if (dir_opt)
         snprintf(dir, sizeof(dir), "%s", dir_opt);
-    else if (strcmp(p->name, "gemm_fp16") == 0)
-        snprintf(dir, sizeof(dir), "solutions");
     else
-        snprintf(dir, sizeof(dir), "solutions/%s", p->name);
+        pb_stage_dir(p, dir, sizeof(dir));
 
     lb_stage *stages = calloc(LB_MAX_STAGES, sizeof(lb_stage));
     if (!stages) return HX_INTERNAL;
@@ -488,7 +471,7 @@ static int lb_run(const pb_problem *p, const jd_options *o_in, const char *dir, 
         return HX_INTERNAL;
     }
 
-    char *old = lb_slurp(out_path);
+    char *old = ld_read_text(out_path, NULL);
     if (!old) old = strdup("# Leaderboard\n\nEvery stage of each problem, from one real GPU run per "
                            "section. Regenerate with `./harness leaderboard --problem P` (or "
                            "`make leaderboard`).\n");

@@ -83,7 +83,7 @@ void ld_gencode(const char *arch, char *out, size_t len)
     snprintf(out, len, "-gencode=arch=compute_%s,code=%s", arch + 3, arch);
 }
 
-static char *ld_slurp(const char *path, size_t *len)
+char *ld_read_text(const char *path, size_t *len)
 {
     FILE *f = fopen(path, "rb");
     if (!f) return NULL;
@@ -106,7 +106,7 @@ static char *ld_slurp(const char *path, size_t *len)
     }
     fclose(f);
     buf[n] = '\0';
-    *len = n;
+    if (len) *len = n;
     return buf;
 }
 
@@ -140,7 +140,7 @@ static void ld_hash_nvcc(XXH3_state_t *st, const char *nvcc)
     if (slash) {
         snprintf(vj, sizeof(vj), "%.*s/../version.json", (int)(slash - real), real);
         size_t n;
-        char *text = ld_slurp(vj, &n);
+        char *text = ld_read_text(vj, &n);
         if (text) {
             XXH3_64bits_update(st, text, n);
             free(text);
@@ -170,7 +170,7 @@ ld_status ld_build_solution(const ld_options *o, const char *src_path, ld_build 
         return LD_NO_NVCC;
     }
     size_t src_len;
-    char *src = ld_slurp(src_path, &src_len);
+    char *src = ld_read_text(src_path, &src_len);
     if (!src) {
         snprintf(b->error, sizeof(b->error), "cannot read %s: %s", src_path, strerror(errno));
         return LD_IO_ERROR;
@@ -273,7 +273,7 @@ ld_status ld_build_solution(const ld_options *o, const char *src_path, ld_build 
 void ld_print_log(const ld_build *b, FILE *to)
 {
     size_t n;
-    char *text = ld_slurp(b->log_path, &n);
+    char *text = ld_read_text(b->log_path, &n);
     if (!text) return;
     fwrite(text, 1, n, to);
     if (n && text[n - 1] != '\n') fputc('\n', to);

@@ -37,6 +37,10 @@ typedef struct {
 ld_status ld_build_solution(const ld_options *o, const char *src_path, ld_build *build);
 void ld_print_log(const ld_build *build, FILE *to);
 
+/* A whole file as a NUL-terminated string (malloc'd; NULL when unreadable); *len gets its size
+ * when len is not NULL. */
+char *ld_read_text(const char *path, size_t *len);
+
 /* nvcc's path ($NVCC, then PATH, then $CUDA_HOME/bin, /usr/local/cuda/bin); false if none. */
 bool ld_find_nvcc(char *out, size_t len);
 

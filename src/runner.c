@@ -91,7 +91,7 @@ static pid_t rn_spawn(const rn_plan *plan, size_t first, int *fd_out)
     return pid;
 }
 
-static void rn_init_test(const rn_plan *plan, size_t i, rs_test *t)
+void rn_init_test(const rn_plan *plan, size_t i, rs_test *t)
 {
     const pb_case *c = &plan->items[i].c;
     memset(t, 0, sizeof(*t));
@@ -166,17 +166,7 @@ static rn_outcome rn_run_items(const rn_plan *plan, rs_run *run, wk_msg *m)
                 case WK_RESULT:
                     if (m->index >= 0 && (size_t)m->index < plan->n_items) {
                         run->tests[m->index] = m->test;
-                        /* the worker copies name/shape from the plan too: keep ours */
                         rs_test *t = &run->tests[m->index];
-                        rs_test fresh;
-                        rn_init_test(plan, (size_t)m->index, &fresh);
-                        memcpy(t->name, fresh.name, sizeof(t->name));
-                        t->set = fresh.set;
-                        t->m = fresh.m;
-                        t->n = fresh.n;
-                        t->k = fresh.k;
-                        t->alpha = fresh.alpha;
-                        t->beta = fresh.beta;
                         rn_progress(plan, t, (size_t)m->index);
                         next = (size_t)m->index + 1;
                     }

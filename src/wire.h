@@ -25,4 +25,8 @@ typedef struct {
     rs_test test;
 } wk_msg;
 
+/* A test's record before it runs: its name, set, shape, scalars and tolerance from the plan.
+ * The worker starts each result from it; the parent from it for tests that never report. */
+void rn_init_test(const rn_plan *plan, size_t i, rs_test *t);
+
 #endif

@@ -464,7 +464,6 @@ static bool wk_test(wk_ctx *ctx, size_t index, rs_test *t)
     d.na = (size_t)d.s.m * d.s.k;
     d.nb = (size_t)d.s.k * d.s.n;
     d.nc = (size_t)d.s.m * d.s.n;
-    pb_case_tolerance(p, c, &t->atol, &t->rtol);
     uint64_t seed = c->seed * 0x9E3779B97F4A7C15ull + plan->seed;
 
     char err[200];
@@ -549,6 +548,7 @@ void wk_main(const rn_plan *plan, size_t first, int fd)
         memset(result, 0, sizeof(*result));
         result->kind = WK_RESULT;
         result->index = (int)i;
+        rn_init_test(plan, i, &result->test);
         bool sticky = wk_test(&ctx, i, &result->test);
         wk_send(&ctx, result);
         if (sticky) _exit(0); /* the context is poisoned: the parent starts a new worker */
