@@ -53,6 +53,15 @@
 #ifndef GEMM_SMALL_CLUSTER
 #define GEMM_SMALL_CLUSTER 1   // 2: measured 0.0223 vs 0.0154 ms at 1024³ (run 3)
 #endif
+#ifndef GEMM_MC
+#define GEMM_MC 1              // 0: clustered, but every CTA loads all of B itself (no multicast)
+#endif
+#ifndef GEMM_ARRIVE_PLAIN
+#define GEMM_ARRIVE_PLAIN 0    // 1: remote "empty" arrivals without .release.cluster
+#endif
+#ifndef GEMM_C_EARLY
+#define GEMM_C_EARLY 0         // 1: 64×128 tiles load their old C before the K loop; 2: all tiles
+#endif
 #ifndef GEMM_EPI_CHUNK
 #define GEMM_EPI_CHUNK 16      // 8-column groups of C loaded per round trip in the epilogue
 #endif
@@ -256,8 +265,12 @@ __device__ __forceinline__ uint32_t mapa_shared(uint32_t addr, uint32_t rank) {
     return r;
 }
 __device__ __forceinline__ void mbar_arrive_cluster(uint32_t cluster_addr) {
+#if GEMM_ARRIVE_PLAIN
+    asm volatile("mbarrier.arrive.shared::cluster.b64 _, [%0];" ::"r"(cluster_addr) : "memory");
+#else
     asm volatile("mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%0];" ::"r"(cluster_addr)
                  : "memory");
+#endif
 }
 // Like tma_load_2d, but the box lands at the same offset in every CTA of `mask` and each of them
 // gets the complete_tx on its own mbarrier at offset `bar`.
@@ -384,7 +397,7 @@ gemm_ws(const __grid_constant__ CUtensorMap tmA, const __grid_constant__ CUtenso
                     tma_load_2d(sA + s * G::kABytes, &tmA, fb, kt * kBK, m0);
 #pragma unroll
                     for (int j = 0; j < G::kBChunks; ++j) {
-                        if constexpr (CM == 1) {
+                        if constexpr (CM == 1 || GEMM_MC == 0) {
                             tma_load_2d(sB + s * G::kBBytes + j * G::kBChunk, &tmB, fb, n0 + 64 * j,
                                         kt * kBK);
                         } else {
@@ -431,6 +444,30 @@ gemm_ws(const __grid_constant__ CUtensorMap tmA, const __grid_constant__ CUtenso
             const int m0 = (sm * CM + static_cast<int>(rank)) * BM;
             const int n0 = tn * BN;
 
+            // This thread's fragment of the tile: d[4c + 2h + e] is row 16*warp + lane/4 + 8h,
+            // column 8c + 2*(lane%4) + e of this warpgroup's 64×BN block.
+            const int r0 = m0 + cw * 64 + warp * 16 + lane / 4;
+            const int cb = n0 + 2 * (lane % 4);
+            const bool ok0 = r0 < M, ok1 = r0 + 8 < M;
+            half* row0 = C + static_cast<size_t>(ok0 ? r0 : 0) * N;
+            half* row1 = C + static_cast<size_t>(ok1 ? r0 + 8 : 0) * N;
+            // Old C pairs of the fragment (beta == 0: never read, C may hold NaN). With
+            // GEMM_C_EARLY they are loaded before the K loop, so their latency hides behind it.
+            auto load_old = [&](int c, uint32_t& o0, uint32_t& o1) {
+                o0 = o1 = 0u;
+                const int col = cb + 8 * c;
+                if (read_c && col < N) {  // N even, col even: col < N covers the pair
+                    if (ok0) o0 = *reinterpret_cast<const uint32_t*>(row0 + col);
+                    if (ok1) o1 = *reinterpret_cast<const uint32_t*>(row1 + col);
+                }
+            };
+            constexpr bool kEarly = GEMM_C_EARLY && (BN == 128 || GEMM_C_EARLY > 1);
+            [[maybe_unused]] uint32_t early0[kEarly ? BN / 8 : 1], early1[kEarly ? BN / 8 : 1];
+            if constexpr (kEarly) {
+#pragma unroll
+                for (int c = 0; c < BN / 8; ++c) load_old(c, early0[c], early1[c]);
+            }
+
             float acc[BN / 2];
 #pragma unroll
             for (int i = 0; i < BN / 2; ++i) acc[i] = 0.0f;
@@ -454,27 +491,19 @@ gemm_ws(const __grid_constant__ CUtensorMap tmA, const __grid_constant__ CUtenso
             fence_acc(acc);
             release((it - 1) % STAGES);
 
-            // Epilogue from the fragments: d[4c + 2h + e] is row 16*warp + lane/4 + 8h,
-            // column 8c + 2*(lane%4) + e of this warpgroup's 64×BN block.
-            const int r0 = m0 + cw * 64 + warp * 16 + lane / 4;
-            const int cb = n0 + 2 * (lane % 4);
-            const bool ok0 = r0 < M, ok1 = r0 + 8 < M;
-            half* row0 = C + static_cast<size_t>(ok0 ? r0 : 0) * N;
-            half* row1 = C + static_cast<size_t>(ok1 ? r0 + 8 : 0) * N;
+            // Epilogue straight from the fragments, in chunks of column groups whose C loads are
+            // all in flight at once (one L2 round trip per chunk).
             constexpr int kChunk = (BN / 8) < GEMM_EPI_CHUNK ? (BN / 8) : GEMM_EPI_CHUNK;
 #pragma unroll
             for (int q = 0; q < BN / 8; q += kChunk) {
                 uint32_t old0[kChunk], old1[kChunk];
 #pragma unroll
-                for (int c = 0; c < kChunk; ++c) old0[c] = old1[c] = 0u;
-                if (read_c) {  // beta == 0: C is never read (it may hold NaN)
-#pragma unroll
-                    for (int c = 0; c < kChunk; ++c) {
-                        const int col = cb + 8 * (q + c);
-                        if (col < N) {  // N even, col even: col < N covers the pair
-                            if (ok0) old0[c] = *reinterpret_cast<const uint32_t*>(row0 + col);
-                            if (ok1) old1[c] = *reinterpret_cast<const uint32_t*>(row1 + col);
-                        }
+                for (int c = 0; c < kChunk; ++c) {
+                    if constexpr (kEarly) {
+                        old0[c] = early0[q + c];
+                        old1[c] = early1[q + c];
+                    } else {
+                        load_old(q + c, old0[c], old1[c]);
                     }
                 }
 #pragma unroll

@@ -297,8 +297,6 @@ static bool wk_compare(const pb_problem *p, wk_data *d, rs_test *t, bool *sticky
     return false;
 }
 
-typedef enum { WK_TIME_SOLVE, WK_TIME_BASELINE } wk_target;
-
 /* While timing, tell the parent twice a second that the test is alive: its time limit then
  * bounds each call, not a loop of slow calls. */
 static void wk_beat(wk_ctx *ctx, double *last)
@@ -309,58 +307,95 @@ static void wk_beat(wk_ctx *ctx, double *last)
     *last = now;
 }
 
-/* Repeat one call with C restored each time; fills samples. 0 or a CUDA error. */
-static int wk_time_loop(wk_ctx *ctx, const pb_case *c, wk_data *d, wk_target target,
-                        dv_flusher *fl, double *ev, double *host, int *n_out, char *err,
-                        size_t errlen)
+/* Samples of one timed target: event times and host times (max_runs each), count. */
+typedef struct {
+    double *ev, *host;
+    int n;
+} wk_samples;
+
+/* One timed call, C restored first: the solution's (base false) or cuBLAS's. 0, a CUDA error,
+ * or -1 when cuBLAS refused (err says why). */
+static int wk_time_one(wk_ctx *ctx, const pb_case *c, wk_data *d, bool base, dv_flusher *fl,
+                       dv_timer *tm, double *ev_ms, double *host_ms, char *err, size_t errlen)
 {
-    const rn_timing_opts *o = &ctx->plan->timing;
     const pb_problem *p = ctx->plan->problem;
     float alpha = p->has_alpha_beta ? c->alpha : 1.0f;
     float beta = p->has_alpha_beta ? c->beta : 0.0f;
+    int e;
+    if ((e = dv_copy(d->C.ptr, d->Cinit.ptr, d->nc * d->esize))) return e;
+    if (fl && (e = dv_flush(fl))) return e;
+    if ((e = dv_sync())) return e;
+    double h0 = wk_now();
+    if ((e = dv_timer_start(tm))) return e;
+    if (!base)
+        wk_call(ctx, c, d);
+    else if (dv_blas_baseline(ctx->blas, p->elem == PB_F16, d->s.m, d->s.n, d->s.k, alpha,
+                              d->A.ptr, d->B.ptr, beta, d->C.ptr, err, errlen))
+        return -1;
+    if ((e = dv_timer_stop(tm))) return e;
+    if ((e = dv_sync())) return e;
+    *host_ms = (wk_now() - h0) * 1e3;
+    return dv_timer_ms(tm, ev_ms);
+}
+
+static bool wk_quiet_enough(const wk_samples *s, double *tmp, double target)
+{
+    memcpy(tmp, s->ev, (size_t)s->n * sizeof(double));
+    return st_summarize(tmp, (size_t)s->n).noise_pct <= target;
+}
+
+/* Repeat the solution's call and, when bs is given, cuBLAS's, in alternation: each round times
+ * cuBLAS first and the solution last, so both see the same clocks and temperature (a GPU that
+ * heats up over a second of work favours whichever is timed first), and C holds the solution's
+ * output when the loop ends. A cuBLAS refusal ends only cuBLAS's samples (berr says why).
+ * Returns 0 or a CUDA error (err says which). */
+static int wk_time_loop(wk_ctx *ctx, const pb_case *c, wk_data *d, dv_flusher *fl,
+                        wk_samples *ss, wk_samples *bs, char *err, size_t errlen, char *berr,
+                        size_t berrlen)
+{
+    const rn_timing_opts *o = &ctx->plan->timing;
     dv_timer tm = {0};
     int e = dv_timer_init(&tm);
     if (e) return e;
-    int n = 0;
     double t_begin = wk_now(), last_beat = t_begin;
     double *tmp = malloc((size_t)o->max_runs * sizeof(double));
     if (!tmp) {
         dv_timer_free(&tm);
         return 2;
     }
+    ss->n = 0;
+    if (bs) bs->n = 0;
     for (int i = -o->warmup; i < o->max_runs; i++) {
-        if ((e = dv_copy(d->C.ptr, d->Cinit.ptr, d->nc * d->esize))) break;
-        if (fl && (e = dv_flush(fl))) break;
-        if ((e = dv_sync())) break;
-        double h0 = wk_now();
-        if ((e = dv_timer_start(&tm))) break;
-        if (target == WK_TIME_SOLVE) {
-            wk_call(ctx, c, d);
-        } else if (dv_blas_baseline(ctx->blas, p->elem == PB_F16, d->s.m, d->s.n, d->s.k, alpha,
-                                    d->A.ptr, d->B.ptr, beta, d->C.ptr, err, errlen)) {
-            e = -1;
-            break;
+        double ms = 0.0, hms = 0.0;
+        if (bs) {
+            int be = wk_time_one(ctx, c, d, true, fl, &tm, &ms, &hms, berr, berrlen);
+            if (be > 0) { /* a CUDA error: the context may be gone, and the solution's timing too */
+                e = be;
+                break;
+            }
+            if (be < 0) {
+                bs = NULL; /* cuBLAS refused this case: keep timing the solution */
+            } else if (i >= 0) {
+                bs->ev[bs->n] = ms;
+                bs->host[bs->n] = hms;
+                bs->n++;
+            }
         }
-        if ((e = dv_timer_stop(&tm))) break;
-        if ((e = dv_sync())) break;
-        double h1 = wk_now(), ms;
-        if ((e = dv_timer_ms(&tm, &ms))) break;
+        if ((e = wk_time_one(ctx, c, d, false, fl, &tm, &ms, &hms, err, errlen))) break;
         wk_beat(ctx, &last_beat);
         if (i < 0) continue;
-        ev[n] = ms;
-        host[n] = (h1 - h0) * 1e3;
-        n++;
+        ss->ev[ss->n] = ms;
+        ss->host[ss->n] = hms;
+        ss->n++;
         double spent = wk_now() - t_begin;
-        if (n >= o->min_runs && n % 10 == 0 && o->noise_target_pct > 0) {
-            memcpy(tmp, ev, (size_t)n * sizeof(double));
-            st_summary s = st_summarize(tmp, (size_t)n);
-            if (s.noise_pct <= o->noise_target_pct && spent > 0.05) break;
-        }
-        if (spent >= o->max_time_s && n >= 3) break; /* slow solutions: fewer runs */
+        if (ss->n >= o->min_runs && ss->n % 10 == 0 && o->noise_target_pct > 0 && spent > 0.05 &&
+            wk_quiet_enough(ss, tmp, o->noise_target_pct) &&
+            (!bs || wk_quiet_enough(bs, tmp, o->noise_target_pct)))
+            break;
+        if (spent >= o->max_time_s && ss->n >= 3) break; /* slow solutions: fewer runs */
     }
     free(tmp);
     dv_timer_free(&tm);
-    *n_out = n;
     if (e > 0) snprintf(err, errlen, "%s", dv_error_string(e));
     return e;
 }
@@ -373,11 +408,12 @@ static void wk_time(wk_ctx *ctx, const rn_item *it, uint64_t seed, wk_data *d, r
     rs_timing *tt = &t->timing;
     tt->warmup = o->warmup;
     tt->flush_l2 = o->flush_l2;
-    double *ev = malloc((size_t)o->max_runs * sizeof(double));
-    double *host = malloc((size_t)o->max_runs * sizeof(double));
+    size_t bytes = (size_t)o->max_runs * sizeof(double);
+    wk_samples ss = {malloc(bytes), malloc(bytes), 0}, bs = {NULL, NULL, 0};
+    if (o->baseline) bs = (wk_samples){malloc(bytes), malloc(bytes), 0};
     dv_flusher fl = {0}, *flp = NULL;
-    char err[200] = "";
-    if (!ev || !host) {
+    char err[200] = "", berr[200] = "";
+    if (!ss.ev || !ss.host || (o->baseline && (!bs.ev || !bs.host))) {
         t->status = RS_ERROR;
         snprintf(t->detail, sizeof(t->detail), "harness: out of host memory for timing");
         goto out;
@@ -390,12 +426,27 @@ static void wk_time(wk_ctx *ctx, const rn_item *it, uint64_t seed, wk_data *d, r
         }
         flp = &fl;
     }
-    int n = 0;
-    int e = wk_time_loop(ctx, &it->c, d, WK_TIME_SOLVE, flp, ev, host, &n, err, sizeof(err));
+    int e = wk_time_loop(ctx, &it->c, d, flp, &ss, o->baseline ? &bs : NULL, err, sizeof(err),
+                         berr, sizeof(berr));
     if (e) {
         *sticky = wk_cuda_fail(t, e, "while timing");
         goto out;
     }
+    if (o->baseline) {
+        if (berr[0] || bs.n == 0) {
+            snprintf(tt->base_error, sizeof(tt->base_error), "%s",
+                     berr[0] ? berr : "cuBLAS was not timed");
+        } else {
+            st_summary sb = st_summarize(bs.ev, (size_t)bs.n);
+            tt->base_done = true;
+            tt->base_runs = bs.n;
+            tt->base_median_ms = sb.median;
+            tt->base_min_ms = sb.min;
+            tt->base_noise_pct = sb.noise_pct;
+        }
+    }
+    int n = ss.n;
+    double *ev = ss.ev, *host = ss.host;
     st_summary se = st_summarize(ev, (size_t)n), sh = st_summarize(host, (size_t)n);
     tt->done = true;
     tt->n_runs = n;
@@ -430,23 +481,12 @@ static void wk_time(wk_ctx *ctx, const rn_item *it, uint64_t seed, wk_data *d, r
     if (!wk_compare(p, d, t, sticky, "second input set in the same buffers (cached result?): "))
         goto out;
 
-    if (o->baseline) {
-        e = wk_time_loop(ctx, &it->c, d, WK_TIME_BASELINE, flp, ev, host, &n, err, sizeof(err));
-        if (e) {
-            snprintf(tt->base_error, sizeof(tt->base_error), "%s", err);
-        } else {
-            st_summary sb = st_summarize(ev, (size_t)n);
-            tt->base_done = true;
-            tt->base_runs = n;
-            tt->base_median_ms = sb.median;
-            tt->base_min_ms = sb.min;
-            tt->base_noise_pct = sb.noise_pct;
-        }
-    }
 out:
     if (flp) dv_flusher_free(flp);
-    free(ev);
-    free(host);
+    free(ss.ev);
+    free(ss.host);
+    free(bs.ev);
+    free(bs.host);
 }
 
 /* One test, start to verdict. Returns true when the context is unusable afterwards. */

@@ -31,7 +31,7 @@ for step in "$@"; do
             case "$line" in ''|'#'*) continue ;; esac
             n=$((n + 1))
             run "batch_$n" 150 bash -c "$line"
-            { echo "   \$ $line"; grep -E "Runtime:|cuBLAS:|Status:|✗|Judge tests:" "$OUT/logs/batch_$n.log" | sed 's/^/     /' | head -8; } | tee -a "$S"
+            { echo "   \$ $line"; grep -E "Runtime:|cuBLAS:|Status:|✗|Judge tests:|__|[Dd]uration|[Tt]ensor|[Ss]tall|[Tt]hroughput" "$OUT/logs/batch_$n.log" | sed 's/^/     /' | head -16; } | tee -a "$S"
         done < "${step#batch=}" ;;
     build) run build 300 make -j16 || { cat "$OUT/logs/build.log" | tail -40; } ;;
     full01) run full01 120 ./harness --baseline solutions/01_naive.cu ;;
