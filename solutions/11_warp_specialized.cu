@@ -33,7 +33,9 @@
 //   2.2907 ms (73.7%). The same kernel without clusters (GEMM_BIG_CLUSTER=1, timed as
 //   12_best's variant) ran 4096³ in 0.2142 ms (88.2% of cuBLAS), faster than 10: the fragment
 //   epilogue held, the multicast cluster path costs ~45% for a reason not yet profiled
-//   (suspect: the cross-CTA "empty" barrier puts the two CTAs in lockstep). Clusters are now
+//   (suspected then: the cross-CTA "empty" barrier puts the two CTAs in lockstep; found in run 9:
+//   the .release.cluster on every remote arrival, a cluster-scope fence, 31% membar stalls;
+//   12_best arrives with default semantics and its cluster path runs as fast as without). Clusters are now
 //   off by default and kept behind the macro for that profile. Run 4, clusters off: 8192³
 //   1.539 ms (714 TF/s; the cuBLAS run beside it took 1.640 ms, 1.07× ours, but cuBLAS itself
 //   ranged 1.46–1.66 ms across processes that run), 2048³ 0.0415 ms, 1000³ 0.0190 ms.

@@ -5,5 +5,5 @@ set -uo pipefail
 size=$1 sol=$2 flags=${3:-}
 M='gpu__time_duration.sum,sm__cycles_elapsed.avg.per_second,lts__throughput.avg.pct_of_peak_sustained_elapsed,lts__t_bytes.sum.per_second,lts__t_sector_hit_rate.pct,l1tex__m_xbar2l1tex_read_bytes.sum.per_second,dram__bytes_read.sum.per_second,regex:sm__pipe_tensor.*cycles_active\.avg\.pct_of_peak_sustained_active'
 HARNESS_PROFILER=ncu ncu --clock-control none --target-processes all --kernel-name regex:gemm --launch-count 1 \
-    --metrics "$M" ./build/harness --no-timing --no-constraints --rebuild --size "$size" \
+    --metrics "$M" ./build/harness --no-timing --timeout 120 --no-constraints --rebuild --size "$size" \
     ${flags:+--nvcc-flags "$flags"} "$sol" 2>&1 | grep -vE '^==PROF==|^\s*$' | tail -20
