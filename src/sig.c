@@ -8,11 +8,11 @@
 #include "sig.h"
 
 #include <ctype.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define SIG_MAX_TOKENS 8192
 
 typedef struct {
     const char *s;
@@ -86,11 +86,25 @@ static char *sig_strip(const char *src, size_t len)
     return out;
 }
 
-static int sig_tokenize(const char *s, size_t len, sig_tok *toks, int max)
+/* Tokens of s into a growing array (*out; NULL and -1 when out of memory): a solution of any
+ * length is read to its end (a fixed cap once hid the solve of a 50 KB stage). */
+static int sig_tokenize(const char *s, size_t len, sig_tok **out)
 {
-    int n = 0, line = 1;
+    int n = 0, line = 1, cap = 4096;
     size_t i = 0;
-    while (i < len && n < max) {
+    sig_tok *toks = malloc(sizeof(sig_tok) * (size_t)cap);
+    *out = NULL;
+    if (!toks) return -1;
+    while (i < len) {
+        if (n == cap) {
+            sig_tok *grown = cap < INT_MAX / 2 ? realloc(toks, sizeof(sig_tok) * (size_t)cap * 2) : NULL;
+            if (!grown) {
+                free(toks);
+                return -1;
+            }
+            toks = grown;
+            cap *= 2;
+        }
         char c = s[i];
         if (c == '\n') {
             line++;
@@ -117,6 +131,7 @@ static int sig_tokenize(const char *s, size_t len, sig_tok *toks, int max)
         }
         toks[n++] = (sig_tok){s + start, (int)(i - start), line};
     }
+    *out = toks;
     return n;
 }
 
@@ -184,13 +199,12 @@ void sig_read(const char *src, size_t len, sig_info *info)
 {
     memset(info, 0, sizeof(*info));
     char *clean = sig_strip(src, len);
-    sig_tok *t = malloc(sizeof(sig_tok) * SIG_MAX_TOKENS);
-    if (!clean || !t) {
+    sig_tok *t = NULL;
+    int n = clean ? sig_tokenize(clean, len, &t) : -1;
+    if (n < 0) {
         free(clean);
-        free(t);
         return;
     }
-    int n = sig_tokenize(clean, len, t, SIG_MAX_TOKENS);
     /* brace stack: 1 = extern "C" block or namespace (still file scope), 0 = anything else */
     char stack[256];
     int depth = 0, opaque = 0; /* opaque: how many non-file-scope braces are open */

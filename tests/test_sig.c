@@ -1,5 +1,7 @@
 /* The signature reader: whitespace, comments, __half, qualifiers, extern "C" forms. */
 #include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "problem.h"
@@ -88,4 +90,22 @@ Test(sig, format)
     char buf[256];
     sig_format(fp16_types, 8, buf, sizeof(buf));
     cr_expect_str_eq(buf, "void solve(const half*, const half*, half*, int, int, int, float, float)");
+}
+
+/* A long stage (50 KB of inline-asm operand lists) once hid its solve past a fixed token cap. */
+Test(sig, found_after_many_tokens)
+{
+    const char *tail = "extern \"C\" void solve(const half* A, const half* B, half* C, int M, "
+                       "int N, int K, float alpha, float beta) { }\n";
+    size_t reps = 40000, unit = strlen("int a%d, b, c, d;\n") + 8;
+    char *src = malloc(reps * unit + strlen(tail) + 1);
+    cr_assert_not_null(src);
+    size_t u = 0;
+    for (size_t i = 0; i < reps; i++) u += (size_t)sprintf(src + u, "int a%zu, b, c, d;\n", i);
+    strcpy(src + u, tail);
+    sig_info s = read_src(src);
+    free(src);
+    cr_assert(s.found, "solve after %zu tokens was not found", reps * 9);
+    cr_expect_eq(s.line, (int)reps + 1);
+    cr_expect_eq(sig_compare(&s, fp16_types, 8), SIG_MATCH, "got %s", s.text);
 }
