@@ -134,17 +134,28 @@ __device__ __forceinline__ void mbar_arrive(uint32_t bar) {
     asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(bar) : "memory");
 }
 
-// Wait until the phase with the given parity has completed.
+// Wait until the phase with the given parity has completed. CLUSTER: acquire at cluster scope,
+// for a phase completed by another CTA's stores (st.async into this CTA).
+template <bool CLUSTER = false>
 __device__ __forceinline__ void mbar_wait(uint32_t bar, uint32_t parity) {
     uint32_t done;
     do {
-        asm volatile(
-            "{\n.reg .pred p;\n"
-            "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
-            "selp.u32 %0, 1, 0, p;\n}\n"
-            : "=r"(done)
-            : "r"(bar), "r"(parity)
-            : "memory");
+        if constexpr (CLUSTER)
+            asm volatile(
+                "{\n.reg .pred p;\n"
+                "mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [%1], %2;\n"
+                "selp.u32 %0, 1, 0, p;\n}\n"
+                : "=r"(done)
+                : "r"(bar), "r"(parity)
+                : "memory");
+        else
+            asm volatile(
+                "{\n.reg .pred p;\n"
+                "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
+                "selp.u32 %0, 1, 0, p;\n}\n"
+                : "=r"(done)
+                : "r"(bar), "r"(parity)
+                : "memory");
     } while (!done);
 }
 
@@ -592,18 +603,6 @@ struct SplitCfg {
     static_assert(G::kThreads == 384, "1 producer + 2 consumer warpgroups");
 };
 
-__device__ __forceinline__ void mbar_wait_cluster(uint32_t bar, uint32_t parity) {
-    uint32_t done;
-    do {
-        asm volatile(
-            "{\n.reg .pred p;\n"
-            "mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [%1], %2;\n"
-            "selp.u32 %0, 1, 0, p;\n}\n"
-            : "=r"(done)
-            : "r"(bar), "r"(parity)
-            : "memory");
-    } while (!done);
-}
 
 // 16 bytes into a peer CTA's shared memory, counted as transaction bytes on its mbarrier.
 __device__ __forceinline__ void st_async_v4(uint32_t remote_addr, uint32_t remote_bar, float a, float b,
@@ -686,7 +685,7 @@ gemm_splitk(const __grid_constant__ CUtensorMap tmA, const __grid_constant__ CUt
                 st_async_v4(rbuf + (j * 128 + wtid) * 16, rbar, acc[4 * j], acc[4 * j + 1],
                             acc[4 * j + 2], acc[4 * j + 3]);
         } else {
-            mbar_wait_cluster(red_bar, 0);
+            mbar_wait<true>(red_bar, 0);
 #pragma unroll
             for (int j = 0; j < 16; ++j) {
                 float4 v;
@@ -841,40 +840,63 @@ int num_sms() {
 }
 
 
+// A launch of `ctas` CTAs in clusters of `cm` along x on the default stream. Not copyable: cfg
+// points at attr.
+struct ClusterLaunch {
+    cudaLaunchAttribute attr[1];
+    cudaLaunchConfig_t cfg;
+    ClusterLaunch(int ctas, int threads, int smem, int cm) : attr{}, cfg{} {
+        attr[0].id = cudaLaunchAttributeClusterDimension;
+        attr[0].val.clusterDim.x = static_cast<unsigned>(cm);
+        attr[0].val.clusterDim.y = 1;
+        attr[0].val.clusterDim.z = 1;
+        cfg.gridDim = dim3(static_cast<unsigned>(ctas));
+        cfg.blockDim = dim3(static_cast<unsigned>(threads));
+        cfg.dynamicSmemBytes = static_cast<size_t>(smem);
+        cfg.stream = 0;
+        cfg.attrs = attr;
+        cfg.numAttrs = 1;
+    }
+    ClusterLaunch(const ClusterLaunch&) = delete;
+    ClusterLaunch& operator=(const ClusterLaunch&) = delete;
+};
+
+// Raises the kernel's dynamic shared-memory limit and returns how many clusters of `cm` CTAs
+// can be resident at once (every SM when cm == 1); 0 if the kernel cannot be set up.
+template <class Kernel>
+int max_clusters(Kernel kernel, int threads, int smem, int cm) {
+    if (cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem) != cudaSuccess) {
+        cudaGetLastError();
+        return 0;
+    }
+    if (cm == 1) return num_sms();
+    ClusterLaunch l(cm * num_sms(), threads, smem, cm);
+    int c = 0;
+    if (cudaOccupancyMaxActiveClusters(&c, kernel, &l.cfg) != cudaSuccess) {
+        cudaGetLastError();
+        return 0;
+    }
+    return c > 0 ? c : 0;
+}
+
+// Launches kernel(args...) in clusters; false (the error cleared, so the caller's fallback
+// launch reports clean) if the launch was refused.
+template <class Kernel, class... Args>
+bool launch_clusters(Kernel kernel, int ctas, int threads, int smem, int cm, Args... args) {
+    ClusterLaunch l(ctas, threads, smem, cm);
+    if (cudaLaunchKernelEx(&l.cfg, kernel, args...) != cudaSuccess) {
+        cudaGetLastError();
+        return false;
+    }
+    return true;
+}
+
 // How many clusters of CM CTAs of this kernel can be resident at once (1 CTA per SM: the stage
-// ring takes most of the shared memory). 0 if the kernel cannot be set up. Asked once.
+// ring takes most of the shared memory). Asked once.
 template <int NCW, int BN, int STAGES, int CM>
 int resident_clusters() {
-    static int n = -1;
-    if (n >= 0) return n;
     using G = Cfg<NCW, BN, STAGES, CM>;
-    n = 0;
-    if (cudaFuncSetAttribute(gemm_ws<NCW, BN, STAGES, CM>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                             G::kSmemBytes) != cudaSuccess) {
-        cudaGetLastError();
-        return n;
-    }
-    if (CM == 1) {
-        n = num_sms();
-        return n;
-    }
-    cudaLaunchConfig_t cfg = {};
-    cudaLaunchAttribute attr[1];
-    attr[0].id = cudaLaunchAttributeClusterDimension;
-    attr[0].val.clusterDim.x = CM;
-    attr[0].val.clusterDim.y = 1;
-    attr[0].val.clusterDim.z = 1;
-    cfg.gridDim = dim3(CM * num_sms());
-    cfg.blockDim = dim3(G::kThreads);
-    cfg.dynamicSmemBytes = G::kSmemBytes;
-    cfg.attrs = attr;
-    cfg.numAttrs = 1;
-    int c = 0;
-    if (cudaOccupancyMaxActiveClusters(&c, gemm_ws<NCW, BN, STAGES, CM>, &cfg) != cudaSuccess) {
-        cudaGetLastError();
-        c = 0;
-    }
-    n = c > 0 ? c : 0;
+    static const int n = max_clusters(gemm_ws<NCW, BN, STAGES, CM>, G::kThreads, G::kSmemBytes, CM);
     return n;
 }
 
@@ -890,24 +912,8 @@ bool launch_ws(const half* A, const half* B, half* C, int M, int N, int K, float
         gemm_ws<NCW, BN, STAGES, CM><<<ctas, G::kThreads, G::kSmemBytes>>>(ta, tb, C, M, N, K, alpha, beta);
         return true;
     }
-    cudaLaunchConfig_t cfg = {};
-    cudaLaunchAttribute attr[1];
-    attr[0].id = cudaLaunchAttributeClusterDimension;
-    attr[0].val.clusterDim.x = CM;
-    attr[0].val.clusterDim.y = 1;
-    attr[0].val.clusterDim.z = 1;
-    cfg.gridDim = dim3(ctas);
-    cfg.blockDim = dim3(G::kThreads);
-    cfg.dynamicSmemBytes = G::kSmemBytes;
-    cfg.stream = 0;
-    cfg.attrs = attr;
-    cfg.numAttrs = 1;
-    if (cudaLaunchKernelEx(&cfg, gemm_ws<NCW, BN, STAGES, CM>, ta, tb, C, M, N, K, alpha, beta) !=
-        cudaSuccess) {
-        cudaGetLastError();  // not sticky: clear it so the caller's fallback launch reports clean
-        return false;
-    }
-    return true;
+    return launch_clusters(gemm_ws<NCW, BN, STAGES, CM>, ctas, G::kThreads, G::kSmemBytes, CM, ta, tb, C,
+                           M, N, K, alpha, beta);
 }
 
 // Picks clusters or not for one tile configuration and launches it. A cluster of 2 is used
@@ -936,64 +942,19 @@ bool launch_cfg(const half* A, const half* B, half* C, int M, int N, int K, floa
     return launch_ws<NCW, BN, STAGES, 1>(A, B, C, M, N, K, alpha, beta, static_cast<int>(ctas));
 }
 
-// The split-K kernel: clusters of 2 resident at once (asked once; 0 if it cannot be set up).
-template <int STAGES>
-int splitk_clusters() {
-    static int n = -1;
-    if (n >= 0) return n;
-    n = 0;
-    constexpr int kSmem = SplitCfg<STAGES>::kSmemBytes;
-    if (cudaFuncSetAttribute(gemm_splitk<STAGES>, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem) !=
-        cudaSuccess) {
-        cudaGetLastError();
-        return n;
-    }
-    cudaLaunchConfig_t cfg = {};
-    cudaLaunchAttribute attr[1];
-    attr[0].id = cudaLaunchAttributeClusterDimension;
-    attr[0].val.clusterDim.x = 2;
-    attr[0].val.clusterDim.y = 1;
-    attr[0].val.clusterDim.z = 1;
-    cfg.gridDim = dim3(2 * num_sms());
-    cfg.blockDim = dim3(384);
-    cfg.dynamicSmemBytes = kSmem;
-    cfg.attrs = attr;
-    cfg.numAttrs = 1;
-    int c = 0;
-    if (cudaOccupancyMaxActiveClusters(&c, gemm_splitk<STAGES>, &cfg) != cudaSuccess) {
-        cudaGetLastError();
-        c = 0;
-    }
-    n = c > 0 ? c : 0;
-    return n;
-}
-
 // One cluster per 128×128 tile, only when every tile's cluster is resident at once (one wave):
 // beyond that the persistent kernels do better. False when not launched.
 template <int STAGES>
 bool launch_splitk(const half* A, const half* B, half* C, int M, int N, int K, float alpha, float beta) {
+    constexpr int kSmem = SplitCfg<STAGES>::kSmemBytes;
+    static const int resident = max_clusters(gemm_splitk<STAGES>, 384, kSmem, 2);  // asked once
     const long long tiles = static_cast<long long>((M + 127) / 128) * ((N + 127) / 128);
-    if (tiles > splitk_clusters<STAGES>()) return false;
+    if (tiles > resident) return false;
     CUtensorMap ta, tb;
     if (!get_tensor_map(A, M, K, 128, &ta)) return false;  // A: M×K, box 128 × 64
     if (!get_tensor_map(B, K, N, kBK, &tb)) return false;  // B: K×N, box 64 × 64
-    cudaLaunchConfig_t cfg = {};
-    cudaLaunchAttribute attr[1];
-    attr[0].id = cudaLaunchAttributeClusterDimension;
-    attr[0].val.clusterDim.x = 2;
-    attr[0].val.clusterDim.y = 1;
-    attr[0].val.clusterDim.z = 1;
-    cfg.gridDim = dim3(static_cast<unsigned>(2 * tiles));
-    cfg.blockDim = dim3(384);
-    cfg.dynamicSmemBytes = SplitCfg<STAGES>::kSmemBytes;
-    cfg.stream = 0;
-    cfg.attrs = attr;
-    cfg.numAttrs = 1;
-    if (cudaLaunchKernelEx(&cfg, gemm_splitk<STAGES>, ta, tb, C, M, N, K, alpha, beta) != cudaSuccess) {
-        cudaGetLastError();
-        return false;
-    }
-    return true;
+    return launch_clusters(gemm_splitk<STAGES>, static_cast<int>(2 * tiles), 384, kSmem, 2, ta, tb, C, M, N,
+                           K, alpha, beta);
 }
 
 }  // namespace

@@ -803,6 +803,33 @@ static double in_bytes(const in_metric *m)
 }
 
 typedef struct {
+    const char *unit;
+    double scale;
+} in_unit;
+
+/* A rate in base units per second, whatever unit ncu printed it in: one of the units given, or
+ * one of them with an SI prefix (ncu scales by 1000); NAN for anything else. */
+static double in_rate(const in_metric *m, const in_unit *u, size_t n)
+{
+    static const in_unit pre[] = {{"K", 1e3}, {"k", 1e3}, {"M", 1e6}, {"G", 1e9}, {"T", 1e12}};
+    for (size_t i = 0; i < n; i++) {
+        if (strcmp(m->unit, u[i].unit) == 0) return m->value * u[i].scale;
+        for (size_t j = 0; j < sizeof(pre) / sizeof(pre[0]); j++)
+            if (m->unit[0] == pre[j].unit[0] && strcmp(m->unit + 1, u[i].unit) == 0)
+                return m->value * u[i].scale * pre[j].scale;
+    }
+    return NAN;
+}
+
+/* "label value unit" or "label n/a" */
+static void in_put(FILE *out, const char *label, double v, const char *fmt_unit)
+{
+    fprintf(out, "%s", label);
+    if (isnan(v)) fprintf(out, "n/a");
+    else fprintf(out, fmt_unit, v);
+}
+
+typedef struct {
     char reason[64];
     double v;
 } in_stall;
@@ -853,6 +880,18 @@ static void in_print_kernel_profile(FILE *out, const in_prof_kernel *k)
     if (!isnan(mem)) fprintf(out, "%.1f%%", mem);
     else fprintf(out, "n/a");
     fprintf(out, " of peak\n");
+
+    /* the clock the kernel ran at (a power-bound chip runs below its boost clock) and L2 */
+    static const in_unit hz[] = {{"hz", 1}, {"Hz", 1}, {"cycle/second", 1}, {"cycle/nsecond", 1e9}};
+    static const in_unit bps[] = {{"byte/second", 1}, {"byte/s", 1}, {"byte/nsecond", 1e9}};
+    const in_metric *clk = in_prof_metric(k, "sm__cycles_elapsed.avg.per_second");
+    const in_metric *x2l = in_prof_metric(k, "l1tex__m_xbar2l1tex_read_bytes.sum.per_second");
+    in_put(out, "    SM clock ", clk ? in_rate(clk, hz, 4) * 1e-9 : NAN, "%.2f GHz");
+    in_put(out, " · L2 throughput ", in_pv(k, "lts__throughput.avg.pct_of_peak_sustained_elapsed"),
+           "%.1f%% of peak");
+    in_put(out, ", to the SMs ", x2l ? in_rate(x2l, bps, 3) * 1e-12 : NAN, "%.2f TB/s");
+    in_put(out, ", hit rate ", in_pv(k, "lts__t_sector_hit_rate.pct"), "%.1f%%");
+    fputc('\n', out);
 
     /* tensor pipes: every sm__pipe_tensor*_cycles_active that ncu knows on this chip */
     fprintf(out, "    tensor pipes (active cycles, %% of peak):");
@@ -1529,6 +1568,8 @@ static int in_run_profile(in_ctx *cx, const char *ncu)
         "gpu__time_duration.sum,sm__warps_active.avg.pct_of_peak_sustained_active,"
         "sm__maximum_warps_per_active_cycle_pct,sm__throughput.avg.pct_of_peak_sustained_elapsed,"
         "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed,"
+        "sm__cycles_elapsed.avg.per_second,lts__throughput.avg.pct_of_peak_sustained_elapsed,"
+        "l1tex__m_xbar2l1tex_read_bytes.sum.per_second,lts__t_sector_hit_rate.pct,"
         "launch__registers_per_thread,launch__shared_mem_per_block_static,"
         "launch__shared_mem_per_block_dynamic,launch__occupancy_limit_registers,"
         "launch__occupancy_limit_shared_mem,launch__occupancy_limit_warps,"

@@ -314,9 +314,9 @@ typedef struct {
 } wk_samples;
 
 /* One timed call, C restored first: the solution's (base false) or cuBLAS's. 0, a CUDA error,
- * or -1 when cuBLAS refused (err says why). */
+ * or -1 when cuBLAS refused (berr says why). */
 static int wk_time_one(wk_ctx *ctx, const pb_case *c, wk_data *d, bool base, dv_flusher *fl,
-                       dv_timer *tm, double *ev_ms, double *host_ms, char *err, size_t errlen)
+                       dv_timer *tm, double *ev_ms, double *host_ms, char *berr, size_t berrlen)
 {
     const pb_problem *p = ctx->plan->problem;
     float alpha = p->has_alpha_beta ? c->alpha : 1.0f;
@@ -330,7 +330,7 @@ static int wk_time_one(wk_ctx *ctx, const pb_case *c, wk_data *d, bool base, dv_
     if (!base)
         wk_call(ctx, c, d);
     else if (dv_blas_baseline(ctx->blas, p->elem == PB_F16, d->s.m, d->s.n, d->s.k, alpha,
-                              d->A.ptr, d->B.ptr, beta, d->C.ptr, err, errlen))
+                              d->A.ptr, d->B.ptr, beta, d->C.ptr, berr, berrlen))
         return -1;
     if ((e = dv_timer_stop(tm))) return e;
     if ((e = dv_sync())) return e;
@@ -348,10 +348,9 @@ static bool wk_quiet_enough(const wk_samples *s, double *tmp, double target)
  * cuBLAS first and the solution last, so both see the same clocks and temperature (a GPU that
  * heats up over a second of work favours whichever is timed first), and C holds the solution's
  * output when the loop ends. A cuBLAS refusal ends only cuBLAS's samples (berr says why).
- * Returns 0 or a CUDA error (err says which). */
+ * Returns 0 or a CUDA error. */
 static int wk_time_loop(wk_ctx *ctx, const pb_case *c, wk_data *d, dv_flusher *fl,
-                        wk_samples *ss, wk_samples *bs, char *err, size_t errlen, char *berr,
-                        size_t berrlen)
+                        wk_samples *ss, wk_samples *bs, char *berr, size_t berrlen)
 {
     const rn_timing_opts *o = &ctx->plan->timing;
     dv_timer tm = {0};
@@ -381,7 +380,7 @@ static int wk_time_loop(wk_ctx *ctx, const pb_case *c, wk_data *d, dv_flusher *f
                 bs->n++;
             }
         }
-        if ((e = wk_time_one(ctx, c, d, false, fl, &tm, &ms, &hms, err, errlen))) break;
+        if ((e = wk_time_one(ctx, c, d, false, fl, &tm, &ms, &hms, berr, berrlen))) break;
         wk_beat(ctx, &last_beat);
         if (i < 0) continue;
         ss->ev[ss->n] = ms;
@@ -396,7 +395,6 @@ static int wk_time_loop(wk_ctx *ctx, const pb_case *c, wk_data *d, dv_flusher *f
     }
     free(tmp);
     dv_timer_free(&tm);
-    if (e > 0) snprintf(err, errlen, "%s", dv_error_string(e));
     return e;
 }
 
@@ -412,7 +410,7 @@ static void wk_time(wk_ctx *ctx, const rn_item *it, uint64_t seed, wk_data *d, r
     wk_samples ss = {malloc(bytes), malloc(bytes), 0}, bs = {NULL, NULL, 0};
     if (o->baseline) bs = (wk_samples){malloc(bytes), malloc(bytes), 0};
     dv_flusher fl = {0}, *flp = NULL;
-    char err[200] = "", berr[200] = "";
+    char berr[200] = "";
     if (!ss.ev || !ss.host || (o->baseline && (!bs.ev || !bs.host))) {
         t->status = RS_ERROR;
         snprintf(t->detail, sizeof(t->detail), "harness: out of host memory for timing");
@@ -426,8 +424,7 @@ static void wk_time(wk_ctx *ctx, const rn_item *it, uint64_t seed, wk_data *d, r
         }
         flp = &fl;
     }
-    int e = wk_time_loop(ctx, &it->c, d, flp, &ss, o->baseline ? &bs : NULL, err, sizeof(err),
-                         berr, sizeof(berr));
+    int e = wk_time_loop(ctx, &it->c, d, flp, &ss, o->baseline ? &bs : NULL, berr, sizeof(berr));
     if (e) {
         *sticky = wk_cuda_fail(t, e, "while timing");
         goto out;
@@ -445,11 +442,9 @@ static void wk_time(wk_ctx *ctx, const rn_item *it, uint64_t seed, wk_data *d, r
             tt->base_noise_pct = sb.noise_pct;
         }
     }
-    int n = ss.n;
-    double *ev = ss.ev, *host = ss.host;
-    st_summary se = st_summarize(ev, (size_t)n), sh = st_summarize(host, (size_t)n);
+    st_summary se = st_summarize(ss.ev, (size_t)ss.n), sh = st_summarize(ss.host, (size_t)ss.n);
     tt->done = true;
-    tt->n_runs = n;
+    tt->n_runs = ss.n;
     tt->median_ms = se.median;
     tt->min_ms = se.min;
     tt->max_ms = se.max;
