@@ -663,3 +663,50 @@ Test(profile, recorded_h200_csv)
     free(buf);
     in_profile_free(&p);
 }
+
+/* A real ncu CSV from the H200 (run 13, 12_best at 4096³): the clock comes in hz and the L2→SM
+ * rate in byte/s with thousands separators; the summary prints them scaled. */
+Test(profile, recorded_h200_csv_clock_and_l2)
+{
+    char *text = tu_slurp(SOURCE_DIR "/tests/samples/ncu_h200_12_best_4096.csv");
+    cr_assert_not_null(text);
+    in_profile p;
+    cr_assert(in_parse_ncu_csv(text, &p));
+    free(text);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    in_print_profile(f, &p);
+    fclose(f);
+    cr_expect(strstr(buf, "duration 213.63 us"), "%s", buf);
+    cr_expect(strstr(buf, "SM clock 1.59 GHz · L2 throughput 58.5% of peak, to the SMs 7.70 TB/s, "
+                          "hit rate 79.0%"),
+              "%s", buf);
+    cr_expect(strstr(buf, "tensor 79.8%"), "%s", buf);
+    cr_expect(!strstr(buf, "nan"), "%s", buf);
+    free(buf);
+    in_profile_free(&p);
+}
+
+/* Units ncu may print for a rate: base, SI-prefixed, or unknown (n/a, never a wrong number). */
+Test(profile, clock_units)
+{
+    static const char csv[] =
+        "\"ID\",\"Process ID\",\"Kernel Name\",\"Metric Name\",\"Metric Unit\",\"Metric Value\"\n"
+        "\"0\",\"1\",\"k\",\"sm__cycles_elapsed.avg.per_second\",\"Ghz\",\"1.98\"\n"
+        "\"0\",\"1\",\"k\",\"l1tex__m_xbar2l1tex_read_bytes.sum.per_second\",\"Tbyte/s\",\"1.43\"\n"
+        "\"1\",\"1\",\"k\",\"sm__cycles_elapsed.avg.per_second\",\"furlong\",\"3\"\n";
+    in_profile p;
+    cr_assert(in_parse_ncu_csv(csv, &p));
+    cr_assert_eq(p.n, 2);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    in_print_profile(f, &p);
+    fclose(f);
+    cr_expect(strstr(buf, "SM clock 1.98 GHz"), "%s", buf);
+    cr_expect(strstr(buf, "to the SMs 1.43 TB/s"), "%s", buf);
+    cr_expect(strstr(buf, "SM clock n/a"), "%s", buf);
+    free(buf);
+    in_profile_free(&p);
+}
