@@ -58,7 +58,7 @@ static void hm_usage(FILE *out)
         "      --sanitize[=T]   run the tests under compute-sanitizer T (memcheck, racecheck,\n"
         "                       synccheck, initcheck); a finding is an error (exit 11)\n"
         "      --profile        the performance case once under Nsight Compute: duration,\n"
-        "                       occupancy, throughput, tensor pipes, top stalls\n"
+        "                       occupancy, throughput, SM clock, L2, tensor pipes, top stalls\n"
         "  new NAME [--problem P] [--dir DIR]   the starter as the next stage file, header to fill in\n"
         "\n"
         "exit codes:\n"
