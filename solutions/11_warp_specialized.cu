@@ -1,4 +1,4 @@
-// 11_warp_specialized — 1 TMA producer warpgroup + wgmma consumer warpgroups (setmaxnreg), persistent grouped tiles, fragment epilogue (sm_90a only)
+// 11_warp_specialized — 1 TMA producer warpgroup + wgmma consumer warpgroups (setmaxnreg), persistent grouped tiles, TMA-store epilogue (sm_90a only)
 //
 // Changed from 10: in 10 the thread that feeds the copy engine sits in math warp 0, so warpgroup 0
 //   stalls whenever that thread waits for a free stage, and every block pays a cold pipeline
@@ -18,10 +18,18 @@
 //   64-column chunks and the copy engine multicasts them into both, halving B's L2→SM traffic
 //   (the "empty" barrier then counts the consumer warps of both CTAs; consumers arrive on both
 //   through mapa'd cluster addresses); (c) the tensor maps are prefetched.
+//   Third version (12_best's epilogue, ported after it measured better there): each consumer
+//   thread loads its fragments' old C before the K loop; after it, each warp rounds
+//   alpha·acc + beta·C once, writes 64 columns at a time into one of two 2 KB 128B-swizzled
+//   shared-memory boxes with stmatrix, and one lane hands the box to a TMA store that the warp
+//   does not wait for. The fragment stores (each instruction on 8 rows: 8 L1 wavefronts per
+//   128 bytes) took ~9 µs of every 128×256 tile at 4096³ (probe_trace, run 15); this ~1.9 µs.
 // Prediction (before measuring): first version: 4096³ ≈ 0.22 ms, 8192³ ≈ 1.8 ms.
 //   Second version: 4096³ ≈ 0.195 ms (~705 TF/s, ~1.0× cuBLAS): 4 rounds of ~48 µs tiles (main
 //   loop ~46 µs at ~80% of the per-SM tensor peak, epilogue ~1–2 µs instead of ~10); 8192³
 //   ≈ 1.52 ms (~725 TF/s); 1024³ ≈ 0.012 ms (64×128 tiles, no cluster: the epilogue change only).
+//   Third version: as 12_best's 128×256 path, which it now matches kernel for kernel: 4096³
+//   within the noise of 12_best, ~5% faster than the second version at the same clocks.
 // Measured (H200, harness): first version: 1024³ 0.0143 ms; 4096³ 0.2374 ms = 85.3% of cuBLAS,
 //   SLOWER than 10 (0.2184 ms). Why (analysis, not yet confirmed by a profile): its epilogue
 //   ran 8 serial passes of 64×32 per warpgroup, each a smem write, a named barrier, a 16-byte
@@ -66,14 +74,12 @@
 #ifndef GEMM_SMALL_CLUSTER
 #define GEMM_SMALL_CLUSTER 1
 #endif
-#ifndef GEMM_EPI_CHUNK
-#define GEMM_EPI_CHUNK 16      // 8-column groups of C loaded per round trip in the epilogue
-#endif
 
 namespace {
 
 constexpr int kBK = 64;        // 64 halves = 128 bytes: one row of the 128-byte swizzle atom
 constexpr int kGroupM = 16;    // grouped tile order: 16 M-tiles (16 / CM clusters) per sweep over N
+constexpr int kEpiWarpBytes = 2 * 16 * 128;  // epilogue: two 16-row × 64-column fp16 boxes per warp
 constexpr int kProducerRegs = 40;
 constexpr int kConsumerRegs = 232;
 
@@ -91,7 +97,8 @@ struct Cfg {
     static constexpr int kBBytes = kBChunks * kBChunk;    // one stage of B: BN/64 chunks
     static constexpr int kStageBytes = kABytes + kBBytes; // expect_tx per stage (per CTA)
     static constexpr int kPipeBytes = STAGES * kStageBytes;
-    static constexpr int kSmemBytes = 1024 + kPipeBytes + 2 * STAGES * 8;
+    static constexpr int kEpiBytes = NCW * 4 * kEpiWarpBytes;  // two C boxes per consumer warp
+    static constexpr int kSmemBytes = 1024 + kPipeBytes + kEpiBytes + 2 * STAGES * 8;
     static constexpr int kEmptyArrivals = CM * NCW * 4;   // every consumer warp of the cluster
     static_assert(NCW == 1 || NCW == 2, "one or two consumer warpgroups");
     static_assert(BN == 128 || BN == 256, "wgmma wrappers exist for n128 and n256");
@@ -292,6 +299,137 @@ __device__ __forceinline__ void prefetch_l2(const void* p, uint32_t bytes) {
                  : "memory");
 }
 
+// Four 8×8 b16 matrices from the accumulator fragment layout into shared memory: lane l gives
+// the address of row l%8 of matrix l/8; register i holds this lane's pair of matrix i.
+__device__ __forceinline__ void stmatrix_x4(uint32_t addr, uint32_t r0, uint32_t r1, uint32_t r2, uint32_t r3) {
+    asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};" ::"r"(addr), "r"(r0),
+                 "r"(r1), "r"(r2), "r"(r3)
+                 : "memory");
+}
+// Ordinary shared-memory writes made visible to the copy engine (the async proxy).
+__device__ __forceinline__ void fence_proxy_async() {
+    asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+}
+// 2D tiled TMA store of the box at smem src to (c0 = column, c1 = row); rows and columns past
+// the tensor's edge are not written.
+__device__ __forceinline__ void tma_store_2d(const CUtensorMap* map, uint32_t src, int c0, int c1) {
+    asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%1, %2}], [%3];" ::"l"(
+                     reinterpret_cast<uint64_t>(map)),
+                 "r"(c0), "r"(c1), "r"(src)
+                 : "memory");
+}
+__device__ __forceinline__ void bulk_commit() { asm volatile("cp.async.bulk.commit_group;" ::: "memory"); }
+// Wait until at most N of this thread's bulk groups are still reading their shared memory.
+template <int N>
+__device__ __forceinline__ void bulk_wait_read() {
+    asm volatile("cp.async.bulk.wait_group.read %0;" ::"n"(N) : "memory");
+}
+__device__ __forceinline__ void bulk_wait_all() { asm volatile("cp.async.bulk.wait_group 0;" ::: "memory"); }
+
+// Old C for one consumer thread's part of a warpgroup's 64×BN block, in the accumulator
+// fragment layout: register d[4c + 2h + e] is row 16*warp + lane/4 + 8h, column
+// 8c + 2*(lane%4) + e of the block. Loaded (half2 pairs) by the constructor, before the K loop,
+// while the load unit has nothing else to do, so the epilogue never waits for it. beta == 0:
+// never read (C may hold NaN).
+template <int BN>
+struct OldC {
+    static constexpr int kGroups = BN / 8;
+    uint32_t old0[kGroups], old1[kGroups];  // rows lane/4 and lane/4 + 8
+    bool read_c;
+
+    __device__ __forceinline__ OldC(const half* C, int M, int N, int block_row, int n0, int warp, int lane,
+                                    bool rc) {
+        read_c = rc;
+        const int r0 = block_row + warp * 16 + lane / 4, cb = n0 + 2 * (lane % 4);
+        const bool ok0 = r0 < M, ok1 = r0 + 8 < M;
+        const half* row0 = C + static_cast<size_t>(ok0 ? r0 : 0) * N;
+        const half* row1 = C + static_cast<size_t>(ok1 ? r0 + 8 : 0) * N;
+#pragma unroll
+        for (int c = 0; c < kGroups; ++c) {
+            const int col = cb + 8 * c;
+            old0[c] = old1[c] = 0u;
+            if (read_c && col < N) {  // N even, col even: col < N covers the pair
+                if (ok0) old0[c] = *reinterpret_cast<const uint32_t*>(row0 + col);
+                if (ok1) old1[c] = *reinterpret_cast<const uint32_t*>(row1 + col);
+            }
+        }
+    }
+    // alpha * acc + beta * C_old for group c, row half h, rounded once to a half2.
+    __device__ __forceinline__ uint32_t combine(const float (&acc)[BN / 2], int c, int h, float alpha,
+                                                float beta) const {
+        const int i = 4 * c + 2 * h;
+        float x = alpha * acc[i], y = alpha * acc[i + 1];
+        if (read_c) {
+            const uint32_t o = h ? old1[c] : old0[c];
+            const float2 f = __half22float2(*reinterpret_cast<const __half2*>(&o));
+            x += beta * f.x;
+            y += beta * f.y;
+        }
+        const __half2 r = __floats2half2_rn(x, y);
+        return *reinterpret_cast<const uint32_t*>(&r);
+    }
+};
+
+// One consumer warp's 16 rows × BN columns of C, stored by the copy engine. The results are
+// rounded once in the fragment layout (OldC::combine), written 64 columns at a time into a 2 KB
+// box with stmatrix (4 instructions of 512 bytes), 128B-swizzled as the C tensor map expects
+// (conflict-free: the 8 rows of a matrix land in 8 different 16-byte units), and one lane hands
+// the box to a TMA store. The warp does not wait for its stores: it alternates between two
+// boxes and, before rewriting one, waits only until the copy engine has read it (the store
+// issued two boxes earlier). TMA clips the stores at C's edges.
+// Why (probe_trace, runs 15–18, 128×256 tiles at 4096³): half2 stores straight from the
+// fragments put each instruction's 32 lanes on 8 rows, 8 L1 wavefronts per 128 bytes, and with
+// the old C read the same way the epilogue took ~9 µs a tile (35 µs of a CTA's 215); staging
+// through shared memory as fp32 with 16-byte row accesses took ~4.9 µs; this takes ~1.9 µs.
+template <int BN>
+struct TmaEpilogue : OldC<BN> {
+    static constexpr int kChunks = BN / 64;
+    static constexpr int kBoxBytes = 16 * 128;  // 16 rows × 64 halves
+    static_assert(kChunks % 2 == 0, "boxes alternate: an even count per tile keeps the order across tiles");
+    static_assert(2 * kBoxBytes <= kEpiWarpBytes, "two boxes per warp");
+    uint32_t boxes;  // this warp's two boxes (1024-byte aligned: the swizzle pattern's period)
+    int row, col0;   // the warp's first row and the block's first column
+
+    __device__ __forceinline__ TmaEpilogue(const half* C, int M, int N, int block_row, int n0, int warp,
+                                           int lane, bool rc, uint32_t boxes_)
+        : OldC<BN>(C, M, N, block_row, n0, warp, lane, rc) {
+        boxes = boxes_;
+        row = block_row + 16 * warp;
+        col0 = n0;
+    }
+    __device__ __forceinline__ void store(const float (&acc)[BN / 2], float alpha, float beta,
+                                          const CUtensorMap* tmC) const {
+        const int lane = threadIdx.x % 32;
+#pragma unroll
+        for (int k = 0; k < kChunks; ++k) {
+            const uint32_t box = boxes + (k & 1) * kBoxBytes;
+            if (lane == 0) bulk_wait_read<1>();  // the store that last read this box is done with it
+            __syncwarp();
+#pragma unroll
+            for (int j = 0; j < 4; ++j) {
+                // matrices (group 2j, rows 0-7), (2j, rows 8-15), (2j+1, rows 0-7), (2j+1, rows 8-15)
+                // of the chunk; lane l addresses row l%8 of matrix l/8
+                const int m = lane / 8, c = 2 * j + (m >> 1), r = 8 * (m & 1) + lane % 8;
+                const int g = 8 * k + 2 * j;
+                stmatrix_x4(box + r * 128 + ((c ^ (r & 7)) << 4), this->combine(acc, g, 0, alpha, beta),
+                            this->combine(acc, g, 1, alpha, beta), this->combine(acc, g + 1, 0, alpha, beta),
+                            this->combine(acc, g + 1, 1, alpha, beta));
+            }
+            fence_proxy_async();  // each lane's stmatrix writes, before the copy engine reads them
+            __syncwarp();
+            if (lane == 0) {
+                tma_store_2d(tmC, box, col0 + 64 * k, row);
+                bulk_commit();
+            }
+        }
+    }
+    // Before the CTA ends: this warp's stores have completed.
+    static __device__ __forceinline__ void drain() {
+        if (threadIdx.x % 32 == 0) bulk_wait_all();
+    }
+};
+
+
 // Grouped order over cluster tiles ("super tiles" of CM×1 tiles): consecutive ids walk
 // kGroupM / CM super-rows before moving along N, so a wave's A and B slices stay in L2.
 template <int CM>
@@ -335,7 +473,8 @@ __device__ __forceinline__ void super_coords(int t, int super_m, int tiles_n, in
 template <int NCW, int BN, int STAGES, int CM>
 __global__ void __launch_bounds__(Cfg<NCW, BN, STAGES, CM>::kThreads, 1)
 gemm_ws(const __grid_constant__ CUtensorMap tmA, const __grid_constant__ CUtensorMap tmB,
-        half* __restrict__ C, int M, int N, int K, float alpha, float beta) {
+        const __grid_constant__ CUtensorMap tmC, half* __restrict__ C, int M, int N, int K, float alpha,
+        float beta) {
     using G = Cfg<NCW, BN, STAGES, CM>;
     constexpr int BM = G::BM;
     extern __shared__ __align__(16) unsigned char smem_raw[];
@@ -344,7 +483,8 @@ gemm_ws(const __grid_constant__ CUtensorMap tmA, const __grid_constant__ CUtenso
     const uint32_t base = (raw + 1023u) & ~1023u;  // same offset in every CTA (same kernel)
     const uint32_t sA = base;
     const uint32_t sB = base + STAGES * G::kABytes;
-    const uint32_t full_bar = base + G::kPipeBytes;
+    const uint32_t epi = base + G::kPipeBytes;  // kEpiWarpBytes per consumer warp
+    const uint32_t full_bar = epi + G::kEpiBytes;
     const uint32_t empty_bar = full_bar + STAGES * 8;
 
     const int tid = threadIdx.x;
@@ -444,6 +584,8 @@ gemm_ws(const __grid_constant__ CUtensorMap tmA, const __grid_constant__ CUtenso
             const int m0 = (sm * CM + static_cast<int>(rank)) * BM;
             const int n0 = tn * BN;
 
+            TmaEpilogue<BN> epilogue(C, M, N, m0 + cw * 64, n0, warp, lane, read_c,
+                                     epi + (cw * 4 + warp) * kEpiWarpBytes);  // loads old C now
             float acc[BN / 2];
 #pragma unroll
             for (int i = 0; i < BN / 2; ++i) acc[i] = 0.0f;
@@ -467,50 +609,9 @@ gemm_ws(const __grid_constant__ CUtensorMap tmA, const __grid_constant__ CUtenso
             fence_acc(acc);
             release((it - 1) % STAGES);
 
-            // Epilogue from the fragments: d[4c + 2h + e] is row 16*warp + lane/4 + 8h,
-            // column 8c + 2*(lane%4) + e of this warpgroup's 64×BN block.
-            const int r0 = m0 + cw * 64 + warp * 16 + lane / 4;
-            const int cb = n0 + 2 * (lane % 4);
-            const bool ok0 = r0 < M, ok1 = r0 + 8 < M;
-            half* row0 = C + static_cast<size_t>(ok0 ? r0 : 0) * N;
-            half* row1 = C + static_cast<size_t>(ok1 ? r0 + 8 : 0) * N;
-            constexpr int kChunk = (BN / 8) < GEMM_EPI_CHUNK ? (BN / 8) : GEMM_EPI_CHUNK;
-#pragma unroll
-            for (int q = 0; q < BN / 8; q += kChunk) {
-                uint32_t old0[kChunk], old1[kChunk];
-#pragma unroll
-                for (int c = 0; c < kChunk; ++c) old0[c] = old1[c] = 0u;
-                if (read_c) {  // beta == 0: C is never read (it may hold NaN)
-#pragma unroll
-                    for (int c = 0; c < kChunk; ++c) {
-                        const int col = cb + 8 * (q + c);
-                        if (col < N) {  // N even, col even: col < N covers the pair
-                            if (ok0) old0[c] = *reinterpret_cast<const uint32_t*>(row0 + col);
-                            if (ok1) old1[c] = *reinterpret_cast<const uint32_t*>(row1 + col);
-                        }
-                    }
-                }
-#pragma unroll
-                for (int c = 0; c < kChunk; ++c) {
-                    const int col = cb + 8 * (q + c);
-                    const int i = 4 * (q + c);
-                    float o0x = alpha * acc[i + 0], o0y = alpha * acc[i + 1];
-                    float o1x = alpha * acc[i + 2], o1y = alpha * acc[i + 3];
-                    if (read_c) {
-                        const float2 f0 = __half22float2(*reinterpret_cast<const __half2*>(&old0[c]));
-                        const float2 f1 = __half22float2(*reinterpret_cast<const __half2*>(&old1[c]));
-                        o0x += beta * f0.x;
-                        o0y += beta * f0.y;
-                        o1x += beta * f1.x;
-                        o1y += beta * f1.y;
-                    }
-                    if (col < N) {
-                        if (ok0) *reinterpret_cast<__half2*>(row0 + col) = __floats2half2_rn(o0x, o0y);
-                        if (ok1) *reinterpret_cast<__half2*>(row1 + col) = __floats2half2_rn(o1x, o1y);
-                    }
-                }
-            }
+            epilogue.store(acc, alpha, beta, &tmC);
         }
+        TmaEpilogue<BN>::drain();  // the C stores complete before the CTA ends
     }
     // No CTA may leave while a peer can still arrive on its barriers or multicast into it.
     if constexpr (CM > 1) cluster_sync_all();
@@ -695,10 +796,12 @@ bool launch_ws(const half* A, const half* B, half* C, int M, int N, int K, float
                int ctas) {
     using G = Cfg<NCW, BN, STAGES, CM>;
     CUtensorMap ta, tb;
+    CUtensorMap tc;
     if (!get_tensor_map(A, M, K, G::BM, &ta)) return false;  // A: M×K, box BM × 64
     if (!get_tensor_map(B, K, N, kBK, &tb)) return false;    // B: K×N, box 64 × 64
+    if (!get_tensor_map(C, M, N, 16, &tc)) return false;     // C: M×N, box 16 × 64 (a warp's store)
     if (CM == 1) {
-        gemm_ws<NCW, BN, STAGES, CM><<<ctas, G::kThreads, G::kSmemBytes>>>(ta, tb, C, M, N, K, alpha, beta);
+        gemm_ws<NCW, BN, STAGES, CM><<<ctas, G::kThreads, G::kSmemBytes>>>(ta, tb, tc, C, M, N, K, alpha, beta);
         return true;
     }
     cudaLaunchConfig_t cfg = {};
@@ -713,7 +816,7 @@ bool launch_ws(const half* A, const half* B, half* C, int M, int N, int K, float
     cfg.stream = 0;
     cfg.attrs = attr;
     cfg.numAttrs = 1;
-    if (cudaLaunchKernelEx(&cfg, gemm_ws<NCW, BN, STAGES, CM>, ta, tb, C, M, N, K, alpha, beta) !=
+    if (cudaLaunchKernelEx(&cfg, gemm_ws<NCW, BN, STAGES, CM>, ta, tb, tc, C, M, N, K, alpha, beta) !=
         cudaSuccess) {
         cudaGetLastError();  // not sticky: clear it so the caller's fallback launch reports clean
         return false;

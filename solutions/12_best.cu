@@ -1,27 +1,36 @@
-// 12_best — one kernel per call, picked by shape: persistent warp-specialized TMA/wgmma (128×256 tiles), split-K over 2-CTA clusters for small C, fragment epilogue
+// 12_best — one kernel per call, picked by shape: persistent warp-specialized TMA/wgmma (128×256 tiles), split-K over 2-CTA clusters for small C, TMA-store epilogue
 //
 // Changed from 11: the file a user would submit. Same kernel family as 11 (1 TMA producer
-//   warpgroup + wgmma consumer warpgroups, persistent grouped tiles, epilogue straight from the
-//   accumulator fragments with C prefetched into L2), with the shape dispatch tuned:
+//   warpgroup + wgmma consumer warpgroups, persistent grouped tiles, old C loaded before the
+//   K loop, epilogue through shared memory and TMA stores), with the shape dispatch tuned:
 //   - 128×256 tiles (2 consumers, 4 stages) when they make ≥ 3/4 of a wave;
 //   - otherwise, when one wave of 128×128 tiles covers C (the judge's 1024³: 64 tiles), split-K
 //     over clusters of 2 CTAs: both CTAs of a cluster compute the same tile over half of K each
 //     (128 SMs busy instead of 64, 2 consumer warpgroups per SM instead of 1 on 64×128 tiles,
 //     and 2/3 of the L2→SM bytes per MMA), and the halves are added in shared memory: one
-//     warpgroup of each CTA pushes its 32 KB fp32 partial into the peer with st.async;
-//   - otherwise 64×128 tiles (1 consumer, 8 stages);
-//   - and the finishing warpgroup of a 64×128 or split-K tile loads its old C before the K loop.
+//     warpgroup of each CTA pushes its 32 KB fp32 partial into the peer with st.async; each CTA
+//     starts loading before it waits on the cluster barrier;
+//   - otherwise 64×128 tiles (1 consumer, 8 stages).
+//   Epilogue (run 16–19 rework): each consumer thread loads its fragments' old C before the K
+//   loop; after it, each warp rounds alpha·acc + beta·C once, writes 64 columns at a time into
+//   one of two 2 KB 128B-swizzled boxes with stmatrix and hands the box to a TMA store, without
+//   waiting for it. probe_trace (tools/probe_trace.cu, per-CTA clocks) measured why: at 4096³
+//   the half2 fragment stores and 4-byte old-C loads (8 L1 wavefronts per 128 bytes) took
+//   ~9 µs of every 128×256 tile (35 of a CTA's 215 µs); fp32 staging through shared memory
+//   with 16-byte row accesses ~4.9 µs; this epilogue ~1.9 µs.
 //   Clusters of 2 along M with B multicast exist behind GEMM_*_CLUSTER; they ran 45% slower until
 //   run 9 found why: the remote "empty" arrivals were .release.cluster, a cluster-scope fence
 //   each (ncu: membar stalls 31% of cycles). With default semantics (as CUTLASS does) they run
-//   as fast as without clusters (run 10: 4096³ 0.2134 against 0.2140 ms), no faster, so they
-//   stay off. Host work per call: two cached tensor-map look-ups and one launch; occupancy
-//   queries and shared-memory attributes run once per configuration.
+//   as fast as without clusters (run 10: 4096³ 0.2134 against 0.2140 ms; run 20 with this
+//   epilogue: 98.6% and 96.7% of cuBLAS against 99.1% and 95.8%), no faster, so they stay off.
+//   Host work per call: three cached tensor-map look-ups and one launch; occupancy queries and
+//   shared-memory attributes run once per configuration.
 //   Small/odd shapes (K % 8, N % 8, misaligned pointers) go to a CUDA-core fallback.
 // Prediction (before measuring): first version (run 3): 1024³ ≈ 0.011 ms (≈ 0.7× cuBLAS's time),
 //   2048³ ≈ 0.030 ms, 4096³ ≈ 0.195 ms (≈ 1.0× cuBLAS), 8192³ ≈ 1.52 ms. Split-K and early C
 //   (run 10): 1024³ ≈ 0.0135 ms: the K loop ~1.5 µs shorter (2 consumers, a third fewer bytes),
 //   the C read off the critical path (run 9: beta = 0 saved ~3 µs), ~0.5 µs for the exchange.
+//   TMA-store epilogue (run 16): ~1 µs a tile instead of ~9, so 4096³ ≈ 0.195 ms (≈ cuBLAS).
 // Measured (H200, harness, cuBLAS timed beside it; every judge and extra test passing):
 //   run 3, clusters on: 4096³ 0.3068 ms (61.7% of cuBLAS): the fence above. Run 4, clusters off:
 //   8192³ 1.771 ms, 2048³ 0.0416, 1000³ 0.0190; 1024×1024×64 takes 0.0099 ms, so a call's fixed
@@ -29,11 +38,22 @@
 //   0.0147 ms against 0.0168 without. Run 10 (split-K, cuBLAS alternated call by call): 1024³
 //   0.0151 and 0.0149 ms (0.91× and 0.87× cuBLAS's time), 0.0141 with 4 split stages (0.98×:
 //   cuBLAS itself ran 0.0144–0.0172 ms across processes); without split-K 0.0145 (0.99×).
-//   The prediction did not hold: split-K is within the noise of the 64×128 kernel; under ncu
-//   the kernel takes 10.8 µs with tensor pipes active 26% of it: fixed costs, not the K loop,
-//   dominate. 4096³ 0.2140 ms (90.1%), 8192³ 1.757 ms (98.6%), 2048³ 0.0402, 1000³ 0.0168.
-//   Targets not reached: 1024³ ≤ 0.8× cuBLAS, 4096³/8192³ ≥ 1.05× cuBLAS; 4096³ has tensor
-//   pipes active 80% of the time (run 9): the gap is the non-overlapped epilogue and the tail.
+//   The split-K prediction did not hold: it is within the noise of the 64×128 kernel; its K
+//   loop is bound by what one SM can take in from L2 (~41 bytes a clock: 256 KB per CTA in
+//   ~3.4 µs, run 17's trace). 4096³ 0.2140 ms (90.1%), 8192³ 1.757 ms (98.6%) before the
+//   epilogue rework. With it (runs 18–19, ≥ 1000 calls per process, cuBLAS alternated):
+//   4096³ 0.2253–0.2298 ms at 95.4–101.3% of cuBLAS (the fragment epilogue, same processes:
+//   0.2363 and 0.2399 ms, 99.3% and 90.0%), 8192³ 1.7365 ms (98.6%), 2048³ 0.0334 (102.5%),
+//   1000³ 0.0163 (108.4%), 1024³ 0.0129–0.0131 ms (0.89–0.92× cuBLAS's time). The chip was
+//   slower in those runs (cuBLAS 4096³ 0.217–0.235 ms against 0.193 in run 14): compare ratios.
+//   The epilogue prediction held for the tile (1.9 µs), not for the whole: the trace shows the
+//   kernel's cycles at 4096³ unchanged (the K loop took the cycles back: its data waits are
+//   ~10% of it) and the clock falls as the tensor pipes are kept busier (1.47–1.54 GHz).
+//   Targets not reached: 1024³ ≤ 0.8× cuBLAS, 4096³/8192³ ≥ 1.05× cuBLAS. cuBLAS's 4096³ kernel
+//   (ncu, run 17: nvjet 256×128×64, 4 stages, clusters of 2, 132 persistent CTAs) keeps the
+//   tensor pipes busy 94% of the time at the same 1.54 GHz; ours ~80%: the gap is the K loop's
+//   waits for data, not the epilogue any more. An L2 prefetch of the k-step 4 or 8 ahead made
+//   it much worse (0.317 ms: the prefetches doubled L2 requests, run 20).
 // Tiles: big BM=128 BN=256 BK=64 stages=4 (GEMM_BIG_STAGES), 1 producer + 2 consumer warpgroups,
 //   no cluster (GEMM_BIG_CLUSTER); split-K BM=128 BN=128 BK=64 stages=4 (GEMM_SPLIT_STAGES),
 //   1 + 2 warpgroups, clusters of 2 along K (GEMM_SPLITK); small BM=64 BN=128 BK=64 stages=8
@@ -67,23 +87,23 @@
 #ifndef GEMM_SPLIT_STAGES
 #define GEMM_SPLIT_STAGES 4    // 128×128×64 stages are 32 KB (6 fit beside the exchange buffer)
 #endif
-#ifndef GEMM_C_EARLY
-#define GEMM_C_EARLY 1         // 64×128 tiles load their old C before the K loop (2: 64×256 too;
-                               // 0: none). Run 9, 1024³: 0.0147 ms against 0.0168 without
-#endif
-#ifndef GEMM_EPI_CHUNK
-#define GEMM_EPI_CHUNK 16      // 8-column groups of C loaded per round trip in the epilogue
+
+// Inspection hooks: tools/probe_trace.cu defines these before including this file, to time a
+// call's phases per CTA (cycles waiting on barriers, in the K loop, in the epilogue). Here they
+// compile to nothing.
+#ifndef GEMM_TRACE_SET
+#define GEMM_TRACE_SET(slot) ((void)0)
+#define GEMM_TRACE_ADD(slot, cycles) ((void)(cycles))
+#define GEMM_TRACE_CLOCK() 0ll
 #endif
 
 namespace {
 
 constexpr int kBK = 64;        // 64 halves = 128 bytes: one row of the 128-byte swizzle atom
 constexpr int kGroupM = 16;    // grouped tile order: 16 M-tiles (16 / CM clusters) per sweep over N
+constexpr int kEpiWarpBytes = 2 * 16 * 128;  // epilogue: two 16-row × 64-column fp16 boxes per warp
 constexpr int kProducerRegs = 40;
 constexpr int kConsumerRegs = 232;
-// Old C loaded before the K loop (GEMM_C_EARLY): 64×128 blocks always, 64×256 with =2.
-template <int BN>
-constexpr bool kEarlyC = GEMM_C_EARLY > 1 || (GEMM_C_EARLY == 1 && BN == 128);
 
 // 1 producer warpgroup + NCW consumer warpgroups; each consumer computes 64×BN of a 64·NCW × BN
 // tile. CM = CTAs per cluster along M (1 or 2): the CM CTAs of a cluster compute vertically
@@ -99,7 +119,8 @@ struct Cfg {
     static constexpr int kBBytes = kBChunks * kBChunk;    // one stage of B: BN/64 chunks
     static constexpr int kStageBytes = kABytes + kBBytes; // expect_tx per stage (per CTA)
     static constexpr int kPipeBytes = STAGES * kStageBytes;
-    static constexpr int kSmemBytes = 1024 + kPipeBytes + 2 * STAGES * 8;
+    static constexpr int kEpiBytes = NCW * 4 * kEpiWarpBytes;  // two C boxes per consumer warp
+    static constexpr int kSmemBytes = 1024 + kPipeBytes + kEpiBytes + 2 * STAGES * 8;
     static constexpr int kEmptyArrivals = CM * NCW * 4;   // every consumer warp of the cluster
     static_assert(NCW == 1 || NCW == 2, "one or two consumer warpgroups");
     static_assert(BN == 128 || BN == 256, "wgmma wrappers exist for n128 and n256");
@@ -281,6 +302,9 @@ __device__ __forceinline__ uint32_t cluster_ctarank() {
 __device__ __forceinline__ void cluster_sync_all() {
     asm volatile("barrier.cluster.arrive.release;\n\tbarrier.cluster.wait.acquire;" ::: "memory");
 }
+// The two halves of cluster_sync_all, for a thread that has work to do in between.
+__device__ __forceinline__ void cluster_arrive() { asm volatile("barrier.cluster.arrive.release;" ::: "memory"); }
+__device__ __forceinline__ void cluster_wait() { asm volatile("barrier.cluster.wait.acquire;" ::: "memory"); }
 // The shared::cluster address of the same shared-memory offset in CTA `rank` of the cluster.
 __device__ __forceinline__ uint32_t mapa_shared(uint32_t addr, uint32_t rank) {
     uint32_t r;
@@ -314,78 +338,133 @@ __device__ __forceinline__ void prefetch_l2(const void* p, uint32_t bytes) {
                  : "memory");
 }
 
-// One consumer thread's part of a warpgroup's 64×BN block of C: fragment register
-// d[4c + 2h + e] is row 16*warp + lane/4 + 8h, column 8c + 2*(lane%4) + e of the block.
-// Old C pairs are loaded into registers (beta == 0: never read, C may hold NaN); EARLY: all of
-// them before the K loop, so their latency hides behind it; otherwise in chunks of
-// GEMM_EPI_CHUNK column groups whose loads are in flight at once (one round trip per chunk).
-template <int BN, bool EARLY>
-struct FragC {
-    static constexpr int kGroups = BN / 8;
-    half* row0;
-    half* row1;
-    int cb, N;
-    bool ok0, ok1, read_c;
-    uint32_t early0[EARLY ? kGroups : 1], early1[EARLY ? kGroups : 1];
+// Four 8×8 b16 matrices from the accumulator fragment layout into shared memory: lane l gives
+// the address of row l%8 of matrix l/8; register i holds this lane's pair of matrix i.
+__device__ __forceinline__ void stmatrix_x4(uint32_t addr, uint32_t r0, uint32_t r1, uint32_t r2, uint32_t r3) {
+    asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};" ::"r"(addr), "r"(r0),
+                 "r"(r1), "r"(r2), "r"(r3)
+                 : "memory");
+}
+// Ordinary shared-memory writes made visible to the copy engine (the async proxy).
+__device__ __forceinline__ void fence_proxy_async() {
+    asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+}
+// 2D tiled TMA store of the box at smem src to (c0 = column, c1 = row); rows and columns past
+// the tensor's edge are not written.
+__device__ __forceinline__ void tma_store_2d(const CUtensorMap* map, uint32_t src, int c0, int c1) {
+    asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%1, %2}], [%3];" ::"l"(
+                     reinterpret_cast<uint64_t>(map)),
+                 "r"(c0), "r"(c1), "r"(src)
+                 : "memory");
+}
+__device__ __forceinline__ void bulk_commit() { asm volatile("cp.async.bulk.commit_group;" ::: "memory"); }
+// Wait until at most N of this thread's bulk groups are still reading their shared memory.
+template <int N>
+__device__ __forceinline__ void bulk_wait_read() {
+    asm volatile("cp.async.bulk.wait_group.read %0;" ::"n"(N) : "memory");
+}
+__device__ __forceinline__ void bulk_wait_all() { asm volatile("cp.async.bulk.wait_group 0;" ::: "memory"); }
 
-    __device__ __forceinline__ FragC(half* C, int M, int n, int block_row, int n0, int warp, int lane,
-                                     bool rc) {
-        const int r0 = block_row + warp * 16 + lane / 4;
-        N = n;
-        cb = n0 + 2 * (lane % 4);
-        ok0 = r0 < M;
-        ok1 = r0 + 8 < M;
+// Old C for one consumer thread's part of a warpgroup's 64×BN block, in the accumulator
+// fragment layout: register d[4c + 2h + e] is row 16*warp + lane/4 + 8h, column
+// 8c + 2*(lane%4) + e of the block. Loaded (half2 pairs) by the constructor, before the K loop,
+// while the load unit has nothing else to do, so the epilogue never waits for it. beta == 0:
+// never read (C may hold NaN).
+template <int BN>
+struct OldC {
+    static constexpr int kGroups = BN / 8;
+    uint32_t old0[kGroups], old1[kGroups];  // rows lane/4 and lane/4 + 8
+    bool read_c;
+
+    __device__ __forceinline__ OldC(const half* C, int M, int N, int block_row, int n0, int warp, int lane,
+                                    bool rc) {
         read_c = rc;
-        row0 = C + static_cast<size_t>(ok0 ? r0 : 0) * N;
-        row1 = C + static_cast<size_t>(ok1 ? r0 + 8 : 0) * N;
-        if constexpr (EARLY) {
+        const int r0 = block_row + warp * 16 + lane / 4, cb = n0 + 2 * (lane % 4);
+        const bool ok0 = r0 < M, ok1 = r0 + 8 < M;
+        const half* row0 = C + static_cast<size_t>(ok0 ? r0 : 0) * N;
+        const half* row1 = C + static_cast<size_t>(ok1 ? r0 + 8 : 0) * N;
 #pragma unroll
-            for (int c = 0; c < kGroups; ++c) load_old(c, early0[c], early1[c]);
-        }
-    }
-    __device__ __forceinline__ void load_old(int c, uint32_t& o0, uint32_t& o1) const {
-        o0 = o1 = 0u;
-        const int col = cb + 8 * c;
-        if (read_c && col < N) {  // N even, col even: col < N covers the pair
-            if (ok0) o0 = *reinterpret_cast<const uint32_t*>(row0 + col);
-            if (ok1) o1 = *reinterpret_cast<const uint32_t*>(row1 + col);
-        }
-    }
-    // C = alpha * acc + beta * C_old, as half2 pairs.
-    __device__ __forceinline__ void store(const float (&acc)[BN / 2], float alpha, float beta) {
-        constexpr int kChunk = kGroups < GEMM_EPI_CHUNK ? kGroups : GEMM_EPI_CHUNK;
-#pragma unroll
-        for (int q = 0; q < kGroups; q += kChunk) {
-            uint32_t old0[kChunk], old1[kChunk];
-#pragma unroll
-            for (int c = 0; c < kChunk; ++c) {
-                if constexpr (EARLY) {
-                    old0[c] = early0[q + c];
-                    old1[c] = early1[q + c];
-                } else {
-                    load_old(q + c, old0[c], old1[c]);
-                }
-            }
-#pragma unroll
-            for (int c = 0; c < kChunk; ++c) {
-                const int col = cb + 8 * (q + c);
-                const int i = 4 * (q + c);
-                float o0x = alpha * acc[i + 0], o0y = alpha * acc[i + 1];
-                float o1x = alpha * acc[i + 2], o1y = alpha * acc[i + 3];
-                if (read_c) {
-                    const float2 f0 = __half22float2(*reinterpret_cast<const __half2*>(&old0[c]));
-                    const float2 f1 = __half22float2(*reinterpret_cast<const __half2*>(&old1[c]));
-                    o0x += beta * f0.x;
-                    o0y += beta * f0.y;
-                    o1x += beta * f1.x;
-                    o1y += beta * f1.y;
-                }
-                if (col < N) {
-                    if (ok0) *reinterpret_cast<__half2*>(row0 + col) = __floats2half2_rn(o0x, o0y);
-                    if (ok1) *reinterpret_cast<__half2*>(row1 + col) = __floats2half2_rn(o1x, o1y);
-                }
+        for (int c = 0; c < kGroups; ++c) {
+            const int col = cb + 8 * c;
+            old0[c] = old1[c] = 0u;
+            if (read_c && col < N) {  // N even, col even: col < N covers the pair
+                if (ok0) old0[c] = *reinterpret_cast<const uint32_t*>(row0 + col);
+                if (ok1) old1[c] = *reinterpret_cast<const uint32_t*>(row1 + col);
             }
         }
+    }
+    // alpha * acc + beta * C_old for group c, row half h, rounded once to a half2.
+    __device__ __forceinline__ uint32_t combine(const float (&acc)[BN / 2], int c, int h, float alpha,
+                                                float beta) const {
+        const int i = 4 * c + 2 * h;
+        float x = alpha * acc[i], y = alpha * acc[i + 1];
+        if (read_c) {
+            const uint32_t o = h ? old1[c] : old0[c];
+            const float2 f = __half22float2(*reinterpret_cast<const __half2*>(&o));
+            x += beta * f.x;
+            y += beta * f.y;
+        }
+        const __half2 r = __floats2half2_rn(x, y);
+        return *reinterpret_cast<const uint32_t*>(&r);
+    }
+};
+
+// One consumer warp's 16 rows × BN columns of C, stored by the copy engine. The results are
+// rounded once in the fragment layout (OldC::combine), written 64 columns at a time into a 2 KB
+// box with stmatrix (4 instructions of 512 bytes), 128B-swizzled as the C tensor map expects
+// (conflict-free: the 8 rows of a matrix land in 8 different 16-byte units), and one lane hands
+// the box to a TMA store. The warp does not wait for its stores: it alternates between two
+// boxes and, before rewriting one, waits only until the copy engine has read it (the store
+// issued two boxes earlier). TMA clips the stores at C's edges.
+// Why (probe_trace, runs 15–18, 128×256 tiles at 4096³): half2 stores straight from the
+// fragments put each instruction's 32 lanes on 8 rows, 8 L1 wavefronts per 128 bytes, and with
+// the old C read the same way the epilogue took ~9 µs a tile (35 µs of a CTA's 215); staging
+// through shared memory as fp32 with 16-byte row accesses took ~4.9 µs; this takes ~1.9 µs.
+template <int BN>
+struct TmaEpilogue : OldC<BN> {
+    static constexpr int kChunks = BN / 64;
+    static constexpr int kBoxBytes = 16 * 128;  // 16 rows × 64 halves
+    static_assert(kChunks % 2 == 0, "boxes alternate: an even count per tile keeps the order across tiles");
+    static_assert(2 * kBoxBytes <= kEpiWarpBytes, "two boxes per warp");
+    uint32_t boxes;  // this warp's two boxes (1024-byte aligned: the swizzle pattern's period)
+    int row, col0;   // the warp's first row and the block's first column
+
+    __device__ __forceinline__ TmaEpilogue(const half* C, int M, int N, int block_row, int n0, int warp,
+                                           int lane, bool rc, uint32_t boxes_)
+        : OldC<BN>(C, M, N, block_row, n0, warp, lane, rc) {
+        boxes = boxes_;
+        row = block_row + 16 * warp;
+        col0 = n0;
+    }
+    __device__ __forceinline__ void store(const float (&acc)[BN / 2], float alpha, float beta,
+                                          const CUtensorMap* tmC) const {
+        const int lane = threadIdx.x % 32;
+#pragma unroll
+        for (int k = 0; k < kChunks; ++k) {
+            const uint32_t box = boxes + (k & 1) * kBoxBytes;
+            if (lane == 0) bulk_wait_read<1>();  // the store that last read this box is done with it
+            __syncwarp();
+#pragma unroll
+            for (int j = 0; j < 4; ++j) {
+                // matrices (group 2j, rows 0-7), (2j, rows 8-15), (2j+1, rows 0-7), (2j+1, rows 8-15)
+                // of the chunk; lane l addresses row l%8 of matrix l/8
+                const int m = lane / 8, c = 2 * j + (m >> 1), r = 8 * (m & 1) + lane % 8;
+                const int g = 8 * k + 2 * j;
+                stmatrix_x4(box + r * 128 + ((c ^ (r & 7)) << 4), this->combine(acc, g, 0, alpha, beta),
+                            this->combine(acc, g, 1, alpha, beta), this->combine(acc, g + 1, 0, alpha, beta),
+                            this->combine(acc, g + 1, 1, alpha, beta));
+            }
+            fence_proxy_async();  // each lane's stmatrix writes, before the copy engine reads them
+            __syncwarp();
+            if (lane == 0) {
+                tma_store_2d(tmC, box, col0 + 64 * k, row);
+                bulk_commit();
+            }
+        }
+    }
+    // Before the CTA ends: this warp's stores have completed.
+    static __device__ __forceinline__ void drain() {
+        if (threadIdx.x % 32 == 0) bulk_wait_all();
     }
 };
 
@@ -399,7 +478,9 @@ __device__ __forceinline__ void consume_k(float (&acc)[BN / 2], uint32_t& it, in
     for (int i = 0; i < BN / 2; ++i) acc[i] = 0.0f;
     for (int kt = 0; kt < n_k; ++kt, ++it) {
         const uint32_t s = it % STAGES;
+        const long long w0 = GEMM_TRACE_CLOCK();
         mbar_wait(full_bar + 8 * s, (it / STAGES) & 1);
+        GEMM_TRACE_ADD(kt == 0 ? 8 : 2, GEMM_TRACE_CLOCK() - w0);  // first fill / later fills
         const uint64_t da = make_desc(sA + s * ABYTES + cw * 64 * 128, 16, 1024);
         const uint64_t db = make_desc(sB + s * BBYTES, BCHUNK, 1024);
         fence_acc(acc);
@@ -433,7 +514,7 @@ __device__ __forceinline__ void super_coords(int t, int super_m, int tiles_n, in
 // ---------------------------------------------------------------------------------------------
 // Fast path: warp-specialized, persistent, optionally clustered. Block = 1 producer warpgroup
 // (wg 0) + NCW consumer warpgroups. Shared memory (1024-aligned):
-//   [A stage 0..S-1][B stage 0..S-1][full bars][empty bars]
+//   [A stage 0..S-1][B stage 0..S-1][C boxes, 4 KB per consumer warp][full bars][empty bars]
 //   A stage: BM rows × 64 halves, 128B-swizzled = K-major SW128: SBO = 1024, LBO unused.
 //   B stage: BN/64 chunks of 64 K-rows × 64 N-columns = MN-major SW128: LBO = 8192, SBO = 1024.
 // Work: "super tiles" of CM vertically adjacent BM×BN tiles; cluster c takes super tiles
@@ -451,16 +532,17 @@ __device__ __forceinline__ void super_coords(int t, int super_m, int tiles_n, in
 //   for that fill; the tx-count goes negative meanwhile, and the phase cannot complete before
 //   the local arrival, so this is safe (fill n has completed locally: the peer waited for our
 //   consumers to release it, and they did so only after our full[s] phase n had completed).
-// Epilogue: straight from the accumulator fragments. The producer warp prefetches the tile's
-//   rows of C into L2 (cp.async.bulk.prefetch) early in the tile, so the consumers' C loads
-//   hit L2; each thread loads its fragment's C pairs (all of a chunk at once: one round trip),
-//   and stores half2 pairs. No shared memory, no named barriers; the consumers go back to the
-//   main loop of the next tile, whose first stages are already loaded.
+// Epilogue: the producer warp prefetches the tile's rows of C into L2 (cp.async.bulk.prefetch)
+//   early in the tile; each consumer thread loads its fragments' old C before the K loop
+//   (OldC) and, after it, each warp stores its 16 rows through its two shared-memory boxes
+//   and TMA (TmaEpilogue). No named barriers; the consumers go back to the main loop of the
+//   next tile, whose first stages are already loaded, while the copy engine writes C.
 // ---------------------------------------------------------------------------------------------
 template <int NCW, int BN, int STAGES, int CM>
 __global__ void __launch_bounds__(Cfg<NCW, BN, STAGES, CM>::kThreads, 1)
 gemm_ws(const __grid_constant__ CUtensorMap tmA, const __grid_constant__ CUtensorMap tmB,
-        half* __restrict__ C, int M, int N, int K, float alpha, float beta) {
+        const __grid_constant__ CUtensorMap tmC, half* __restrict__ C, int M, int N, int K, float alpha,
+        float beta) {
     using G = Cfg<NCW, BN, STAGES, CM>;
     constexpr int BM = G::BM;
     extern __shared__ __align__(16) unsigned char smem_raw[];
@@ -469,7 +551,8 @@ gemm_ws(const __grid_constant__ CUtensorMap tmA, const __grid_constant__ CUtenso
     const uint32_t base = (raw + 1023u) & ~1023u;  // same offset in every CTA (same kernel)
     const uint32_t sA = base;
     const uint32_t sB = base + STAGES * G::kABytes;
-    const uint32_t full_bar = base + G::kPipeBytes;
+    const uint32_t epi = base + G::kPipeBytes;  // kEpiWarpBytes per consumer warp
+    const uint32_t full_bar = epi + G::kEpiBytes;
     const uint32_t empty_bar = full_bar + STAGES * 8;
 
     const int tid = threadIdx.x;
@@ -487,6 +570,7 @@ gemm_ws(const __grid_constant__ CUtensorMap tmA, const __grid_constant__ CUtenso
     const int first_t = blockIdx.x / CM;  // cluster id (clusters are consecutive block ids)
     const int stride_t = gridDim.x / CM;  // number of clusters (grid is a multiple of CM)
     const bool read_c = (beta != 0.0f);
+    GEMM_TRACE_SET(0);
 
     if (tid == 0) {
         for (int s = 0; s < STAGES; ++s) {
@@ -498,6 +582,7 @@ gemm_ws(const __grid_constant__ CUtensorMap tmA, const __grid_constant__ CUtenso
     // Barriers initialised before anyone (peer CTAs included) can arrive on them.
     if constexpr (CM > 1) cluster_sync_all();
     else __syncthreads();
+    GEMM_TRACE_SET(1);
 
     if (wg == 0) {
         // ------------------------------ producer ------------------------------
@@ -516,7 +601,9 @@ gemm_ws(const __grid_constant__ CUtensorMap tmA, const __grid_constant__ CUtenso
                 const int n0 = tn * BN;
                 auto issue = [&](int kt) {
                     const uint32_t s = it % STAGES;
+                    const long long w0 = GEMM_TRACE_CLOCK();
                     mbar_wait(empty_bar + 8 * s, ((it / STAGES) & 1) ^ 1);
+                    GEMM_TRACE_ADD(2, GEMM_TRACE_CLOCK() - w0);
                     const uint32_t fb = full_bar + 8 * s;
                     mbar_arrive_expect_tx(fb, G::kStageBytes);
                     tma_load_2d(sA + s * G::kABytes, &tmA, fb, kt * kBK, m0);
@@ -569,15 +656,23 @@ gemm_ws(const __grid_constant__ CUtensorMap tmA, const __grid_constant__ CUtenso
             const int m0 = (sm * CM + static_cast<int>(rank)) * BM;
             const int n0 = tn * BN;
 
-            FragC<BN, kEarlyC<BN>> frag(C, M, N, m0 + cw * 64, n0, warp, lane, read_c);
+            const long long t0 = GEMM_TRACE_CLOCK();
+            TmaEpilogue<BN> frag(C, M, N, m0 + cw * 64, n0, warp, lane, read_c,
+                                            epi + (cw * 4 + warp) * kEpiWarpBytes);
             float acc[BN / 2];
             consume_k<BN, STAGES, G::kABytes, G::kBBytes, G::kBChunk>(acc, it, num_k, sA, sB,
                                                                      full_bar, cw, release);
-            frag.store(acc, alpha, beta);
+            const long long t1 = GEMM_TRACE_CLOCK();
+            frag.store(acc, alpha, beta, &tmC);
+            GEMM_TRACE_ADD(3, t1 - t0);
+            GEMM_TRACE_ADD(4, GEMM_TRACE_CLOCK() - t1);
+            GEMM_TRACE_ADD(9, 1);
         }
+        TmaEpilogue<BN>::drain();  // the C stores complete before the CTA ends
     }
     // No CTA may leave while a peer can still arrive on its barriers or multicast into it.
     if constexpr (CM > 1) cluster_sync_all();
+    GEMM_TRACE_SET(5);
 }
 
 
@@ -592,13 +687,14 @@ gemm_ws(const __grid_constant__ CUtensorMap tmA, const __grid_constant__ CUtenso
 // `red` mbarrier (armed with expect_tx before the cluster starts), and the receiving warpgroup
 // adds them to its own accumulators. Thread t of the sender holds the same fragment positions
 // as thread t of the receiver, so the exchange is a straight copy: 16-byte word j·128 + t.
-//   [A stage 0..S-1][B stage 0..S-1][red 32 KB][full bars][empty bars][red bar]
+//   [A stage 0..S-1][B stage 0..S-1][red 32 KB][C boxes 4 × 4 KB][full bars][empty bars][red bar]
 // ---------------------------------------------------------------------------------------------
 template <int STAGES>
 struct SplitCfg {
     using G = Cfg<2, 128, STAGES, 1>;
     static constexpr int kRedBytes = 64 * 128 * 4;
-    static constexpr int kSmemBytes = 1024 + G::kPipeBytes + kRedBytes + (2 * STAGES + 1) * 8;
+    static constexpr int kEpiBytes = 4 * kEpiWarpBytes;  // the finishing warpgroup's C boxes
+    static constexpr int kSmemBytes = 1024 + G::kPipeBytes + kRedBytes + kEpiBytes + (2 * STAGES + 1) * 8;
     static_assert(kSmemBytes <= 227 * 1024, "227 KB dynamic shared memory per block");
     static_assert(G::kThreads == 384, "1 producer + 2 consumer warpgroups");
 };
@@ -617,7 +713,8 @@ __device__ __forceinline__ void st_async_v4(uint32_t remote_addr, uint32_t remot
 template <int STAGES>
 __global__ void __launch_bounds__(384, 1)
 gemm_splitk(const __grid_constant__ CUtensorMap tmA, const __grid_constant__ CUtensorMap tmB,
-            half* __restrict__ C, int M, int N, int K, float alpha, float beta) {
+            const __grid_constant__ CUtensorMap tmC, half* __restrict__ C, int M, int N, int K, float alpha,
+            float beta) {
     using G = typename SplitCfg<STAGES>::G;
     constexpr int kRed = SplitCfg<STAGES>::kRedBytes;
     extern __shared__ __align__(16) unsigned char smem_raw[];
@@ -625,7 +722,8 @@ gemm_splitk(const __grid_constant__ CUtensorMap tmA, const __grid_constant__ CUt
     const uint32_t sA = base;
     const uint32_t sB = base + STAGES * G::kABytes;
     const uint32_t red = base + G::kPipeBytes;
-    const uint32_t full_bar = red + kRed;
+    const uint32_t epi = red + kRed;
+    const uint32_t full_bar = epi + SplitCfg<STAGES>::kEpiBytes;
     const uint32_t empty_bar = full_bar + STAGES * 8;
     const uint32_t red_bar = empty_bar + STAGES * 8;
 
@@ -648,7 +746,14 @@ gemm_splitk(const __grid_constant__ CUtensorMap tmA, const __grid_constant__ CUt
         asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
         mbar_arrive_expect_tx(red_bar, kRed);  // completes when the peer's 32 KB have landed
     }
-    cluster_sync_all();  // the peer may store into `red` only after it is armed
+    GEMM_TRACE_SET(0);
+    // The peer may store into `red` only after it is armed, but this CTA's own loads need only its
+    // own barriers: arrive on the cluster barrier now, and wait for the peer only before the first
+    // store into it (the set-up's ~0.4 µs then overlaps the first loads; run 17's trace).
+    cluster_arrive();
+    __syncthreads();
+    bool waited = false;  // this thread's cluster_wait for the arrival above
+    GEMM_TRACE_SET(1);
 
     if (wg == 0) {
         setmaxnreg_dec<kProducerRegs>();
@@ -658,7 +763,9 @@ gemm_splitk(const __grid_constant__ CUtensorMap tmA, const __grid_constant__ CUt
             for (int i = 0; i < n_k; ++i) {
                 const uint32_t s = i % STAGES;
                 const int kc = (k_begin + i) * kBK;
+                const long long w0 = GEMM_TRACE_CLOCK();
                 mbar_wait(empty_bar + 8 * s, ((i / STAGES) & 1) ^ 1);
+                GEMM_TRACE_ADD(2, GEMM_TRACE_CLOCK() - w0);
                 const uint32_t fb = full_bar + 8 * s;
                 mbar_arrive_expect_tx(fb, G::kStageBytes);
                 tma_load_2d(sA + s * G::kABytes, &tmA, fb, kc, m0);
@@ -670,14 +777,20 @@ gemm_splitk(const __grid_constant__ CUtensorMap tmA, const __grid_constant__ CUt
         setmaxnreg_inc<kConsumerRegs>();
         const int cw = wg - 1;                             // rows cw*64.. of the tile
         const bool finisher = cw == static_cast<int>(rank);  // else: send the partial to the peer
-        FragC<128, true> frag(C, M, N, m0 + cw * 64, n0, warp, lane, finisher && beta != 0.0f);
+        TmaEpilogue<128> frag(C, M, N, m0 + cw * 64, n0, warp, lane, finisher && beta != 0.0f,
+                                  epi + warp * kEpiWarpBytes);
         float acc[64];
         uint32_t it = 0;
+        const long long t0 = GEMM_TRACE_CLOCK();
         consume_k<128, STAGES, G::kABytes, G::kBBytes, G::kBChunk>(
             acc, it, n_k, sA, sB, full_bar, cw, [&](uint32_t s) {
                 if (lane == 0) mbar_arrive(empty_bar + 8 * s);
             });
+        const long long t1 = GEMM_TRACE_CLOCK();
+        GEMM_TRACE_ADD(3, t1 - t0);
         if (!finisher) {
+            cluster_wait();  // the peer's `red` is armed
+            waited = true;
             const uint32_t peer = rank ^ 1u;
             const uint32_t rbuf = mapa_shared(red, peer), rbar = mapa_shared(red_bar, peer);
 #pragma unroll
@@ -685,7 +798,9 @@ gemm_splitk(const __grid_constant__ CUtensorMap tmA, const __grid_constant__ CUt
                 st_async_v4(rbuf + (j * 128 + wtid) * 16, rbar, acc[4 * j], acc[4 * j + 1],
                             acc[4 * j + 2], acc[4 * j + 3]);
         } else {
+            const long long w0 = GEMM_TRACE_CLOCK();
             mbar_wait<true>(red_bar, 0);
+            GEMM_TRACE_ADD(10, GEMM_TRACE_CLOCK() - w0);  // waiting for the peer's partial
 #pragma unroll
             for (int j = 0; j < 16; ++j) {
                 float4 v;
@@ -697,11 +812,16 @@ gemm_splitk(const __grid_constant__ CUtensorMap tmA, const __grid_constant__ CUt
                 acc[4 * j + 2] += v.z;
                 acc[4 * j + 3] += v.w;
             }
-            frag.store(acc, alpha, beta);
+            frag.store(acc, alpha, beta, &tmC);
+            TmaEpilogue<128>::drain();
         }
+        GEMM_TRACE_ADD(4, GEMM_TRACE_CLOCK() - t1);
+        GEMM_TRACE_ADD(9, 1);
     }
     // Neither CTA leaves while the other may still store into it.
+    if (!waited) cluster_wait();
     cluster_sync_all();
+    GEMM_TRACE_SET(5);
 }
 
 
@@ -906,13 +1026,15 @@ bool launch_ws(const half* A, const half* B, half* C, int M, int N, int K, float
                int ctas) {
     using G = Cfg<NCW, BN, STAGES, CM>;
     CUtensorMap ta, tb;
+    CUtensorMap tc;
     if (!get_tensor_map(A, M, K, G::BM, &ta)) return false;  // A: M×K, box BM × 64
     if (!get_tensor_map(B, K, N, kBK, &tb)) return false;    // B: K×N, box 64 × 64
+    if (!get_tensor_map(C, M, N, 16, &tc)) return false;     // C: M×N, box 16 × 64 (a warp's store)
     if (CM == 1) {
-        gemm_ws<NCW, BN, STAGES, CM><<<ctas, G::kThreads, G::kSmemBytes>>>(ta, tb, C, M, N, K, alpha, beta);
+        gemm_ws<NCW, BN, STAGES, CM><<<ctas, G::kThreads, G::kSmemBytes>>>(ta, tb, tc, C, M, N, K, alpha, beta);
         return true;
     }
-    return launch_clusters(gemm_ws<NCW, BN, STAGES, CM>, ctas, G::kThreads, G::kSmemBytes, CM, ta, tb, C,
+    return launch_clusters(gemm_ws<NCW, BN, STAGES, CM>, ctas, G::kThreads, G::kSmemBytes, CM, ta, tb, tc, C,
                            M, N, K, alpha, beta);
 }
 
@@ -951,10 +1073,12 @@ bool launch_splitk(const half* A, const half* B, half* C, int M, int N, int K, f
     const long long tiles = static_cast<long long>((M + 127) / 128) * ((N + 127) / 128);
     if (tiles > resident) return false;
     CUtensorMap ta, tb;
+    CUtensorMap tc;
     if (!get_tensor_map(A, M, K, 128, &ta)) return false;  // A: M×K, box 128 × 64
     if (!get_tensor_map(B, K, N, kBK, &tb)) return false;  // B: K×N, box 64 × 64
-    return launch_clusters(gemm_splitk<STAGES>, static_cast<int>(2 * tiles), 384, kSmem, 2, ta, tb, C, M, N,
-                           K, alpha, beta);
+    if (!get_tensor_map(C, M, N, 16, &tc)) return false;   // C: M×N, box 16 × 64
+    return launch_clusters(gemm_splitk<STAGES>, static_cast<int>(2 * tiles), 384, kSmem, 2, ta, tb, tc, C, M,
+                           N, K, alpha, beta);
 }
 
 }  // namespace
