@@ -46,14 +46,18 @@
 //   0.2363 and 0.2399 ms, 99.3% and 90.0%), 8192³ 1.7365 ms (98.6%), 2048³ 0.0334 (102.5%),
 //   1000³ 0.0163 (108.4%), 1024³ 0.0129–0.0131 ms (0.89–0.92× cuBLAS's time). The chip was
 //   slower in those runs (cuBLAS 4096³ 0.217–0.235 ms against 0.193 in run 14): compare ratios.
-//   The epilogue prediction held for the tile (1.9 µs), not for the whole: the trace shows the
-//   kernel's cycles at 4096³ unchanged (the K loop took the cycles back: its data waits are
-//   ~10% of it) and the clock falls as the tensor pipes are kept busier (1.47–1.54 GHz).
-//   Targets not reached: 1024³ ≤ 0.8× cuBLAS, 4096³/8192³ ≥ 1.05× cuBLAS. cuBLAS's 4096³ kernel
-//   (ncu, run 17: nvjet 256×128×64, 4 stages, clusters of 2, 132 persistent CTAs) keeps the
-//   tensor pipes busy 94% of the time at the same 1.54 GHz; ours ~80%: the gap is the K loop's
-//   waits for data, not the epilogue any more. An L2 prefetch of the k-step 4 or 8 ahead made
-//   it much worse (0.317 ms: the prefetches doubled L2 requests, run 20).
+//   Run 21 (the committed leaderboard's run, then ≥ 1000 calls or 3 s per size): 1024³ 0.0138
+//   and 0.0140 ms (0.82× and 0.79× cuBLAS's time), 2048³ 0.0333 (104.8%), 4096³ 0.1969 and
+//   0.2198 (97.8% and 99.3%), 8192³ 1.6967 (99.7%), 1000³ 0.0162 (101.8%).
+//   The epilogue prediction held for the tile (1.9 µs) and came short for the whole: under ncu
+//   the 4096³ kernel runs 195.3 µs (213.6 before) with the tensor pipes active 86.9% of the
+//   time (79.8% before) at 1.58 GHz; the trace shows its data waits in the K loop at ~10%.
+//   Targets not reached: 1024³ ≤ 0.8× cuBLAS (met in some processes, not in others: cuBLAS
+//   itself runs 0.014–0.019 ms from one process to the next), 4096³/8192³ ≥ 1.05× cuBLAS.
+//   cuBLAS's 4096³ kernel (ncu, run 17: nvjet 256×128×64, 4 stages, clusters of 2, 132
+//   persistent CTAs) runs 184.7 µs with the tensor pipes busy 94% of the time at 1.54 GHz: the
+//   gap is now the K loop's waits for data, not the epilogue. An L2 prefetch of the k-step 4 or
+//   8 ahead made it much worse (0.317 ms: the prefetches doubled L2 requests, run 20).
 // Tiles: big BM=128 BN=256 BK=64 stages=4 (GEMM_BIG_STAGES), 1 producer + 2 consumer warpgroups,
 //   no cluster (GEMM_BIG_CLUSTER); split-K BM=128 BN=128 BK=64 stages=4 (GEMM_SPLIT_STAGES),
 //   1 + 2 warpgroups, clusters of 2 along K (GEMM_SPLITK); small BM=64 BN=128 BK=64 stages=8
