@@ -642,6 +642,20 @@ Test(inspect_gpu, resources_sass_and_profile_of_stage_07)
     cr_expect(strstr(out, "duration ") && strstr(out, "achieved occupancy "), "%s", out);
 }
 
+/* The profile summary in_print_profile writes for this ncu CSV text (caller frees); p is filled
+ * and must be freed by the caller too. */
+static char *profile_text(const char *csv, in_profile *p)
+{
+    cr_assert(in_parse_ncu_csv(csv, p));
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    cr_assert_not_null(f);
+    in_print_profile(f, p);
+    fclose(f);
+    return buf;
+}
+
 /* A real ncu CSV from the H200 (run 4): sizes come per block ("byte/block"), with thousands
  * separators; the summary must print numbers, never "nan". */
 Test(profile, recorded_h200_csv)
@@ -649,13 +663,8 @@ Test(profile, recorded_h200_csv)
     char *text = tu_slurp(SOURCE_DIR "/tests/samples/ncu_h200_07_wmma_tiled.csv");
     cr_assert_not_null(text);
     in_profile p;
-    cr_assert(in_parse_ncu_csv(text, &p));
+    char *buf = profile_text(text, &p);
     free(text);
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    in_print_profile(f, &p);
-    fclose(f);
     cr_expect(strstr(buf, "gemm_wmma_tiled"), "%s", buf);
     cr_expect(strstr(buf, "duration 18.72 us"), "%s", buf);
     cr_expect(!strstr(buf, "nan"), "%s", buf);
@@ -671,13 +680,8 @@ Test(profile, recorded_h200_csv_clock_and_l2)
     char *text = tu_slurp(SOURCE_DIR "/tests/samples/ncu_h200_12_best_4096.csv");
     cr_assert_not_null(text);
     in_profile p;
-    cr_assert(in_parse_ncu_csv(text, &p));
+    char *buf = profile_text(text, &p);
     free(text);
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    in_print_profile(f, &p);
-    fclose(f);
     cr_expect(strstr(buf, "duration 213.63 us"), "%s", buf);
     cr_expect(strstr(buf, "SM clock 1.59 GHz · L2 throughput 58.5% of peak, to the SMs 7.70 TB/s, "
                           "hit rate 79.0%"),
@@ -697,13 +701,8 @@ Test(profile, clock_units)
         "\"0\",\"1\",\"k\",\"l1tex__m_xbar2l1tex_read_bytes.sum.per_second\",\"Tbyte/s\",\"1.43\"\n"
         "\"1\",\"1\",\"k\",\"sm__cycles_elapsed.avg.per_second\",\"furlong\",\"3\"\n";
     in_profile p;
-    cr_assert(in_parse_ncu_csv(csv, &p));
+    char *buf = profile_text(csv, &p);
     cr_assert_eq(p.n, 2);
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    in_print_profile(f, &p);
-    fclose(f);
     cr_expect(strstr(buf, "SM clock 1.98 GHz"), "%s", buf);
     cr_expect(strstr(buf, "to the SMs 1.43 TB/s"), "%s", buf);
     cr_expect(strstr(buf, "SM clock n/a"), "%s", buf);

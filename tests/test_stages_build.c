@@ -68,3 +68,22 @@ static void build_dir(const char *dir)
 Test(stages, gemm_fp16_build, .timeout = 1800) { build_dir(SOURCE_DIR "/solutions"); }
 Test(stages, sgemm_build, .timeout = 1800) { build_dir(SOURCE_DIR "/solutions/sgemm"); }
 Test(stages, matmul_fp32_build, .timeout = 1800) { build_dir(SOURCE_DIR "/solutions/matmul_fp32"); }
+
+/* The probes in tools/ build as their header comments say (probe_trace includes 12_best with its
+ * trace hooks defined, so a change to those hooks is caught here). */
+Test(stages, probes_build, .timeout = 600)
+{
+    char nvcc[4096];
+    cr_assert(ld_find_nvcc(nvcc, sizeof(nvcc)), "nvcc not found");
+    static const char *probes[] = {"probe_launch", "probe_trace"};
+    mkdir(SCRATCH, 0755);
+    for (size_t i = 0; i < sizeof(probes) / sizeof(probes[0]); i++) {
+        char cmd[8192], out[1 << 15];
+        snprintf(cmd, sizeof(cmd),
+                 "'%s' -O2 -std=c++17 -gencode=arch=compute_90a,code=sm_90a -o '%s/%s' '%s/tools/%s.cu' 2>&1",
+                 nvcc, SCRATCH, probes[i], SOURCE_DIR, probes[i]);
+        int code = tu_run_shell(out, sizeof(out), cmd);
+        cr_expect_eq(code, 0, "tools/%s.cu failed to build:\n%s", probes[i], out);
+        cr_expect(!strstr(out, "warning"), "tools/%s.cu builds with warnings:\n%s", probes[i], out);
+    }
+}

@@ -46,15 +46,7 @@ __device__ __forceinline__ unsigned long long gtimer() {
 
 #include "../solutions/12_best.cu"
 
-#define CHECK(x)                                                                           \
-    do {                                                                                   \
-        cudaError_t e_ = (x);                                                              \
-        if (e_ != cudaSuccess) {                                                           \
-            std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x,                \
-                         cudaGetErrorString(e_));                                          \
-            std::exit(1);                                                                  \
-        }                                                                                  \
-    } while (0)
+#include "probe_check.h"
 
 using Trace = unsigned long long[probe::kMaxCtas][probe::kRoles][probe::kSlots];
 
