@@ -744,7 +744,19 @@ gemm_splitk(const __grid_constant__ CUtensorMap tmA, const __grid_constant__ CUt
     const int k_begin = rank ? h : 0;
     const int n_k = (rank ? num_k : h) - k_begin;  // 0 for rank 1 when K fits one k-tile
 
+    // Fill i of the ring (k-tile k_begin + i), issued by thread 0, the producer.
+    auto fill = [&](int i) {
+        const uint32_t s = i % STAGES;
+        const int kc = (k_begin + i) * kBK;
+        const uint32_t fb = full_bar + 8 * s;
+        mbar_arrive_expect_tx(fb, G::kStageBytes);
+        tma_load_2d(sA + s * G::kABytes, &tmA, fb, kc, m0);
+        tma_load_2d(sB + s * G::kBBytes, &tmB, fb, n0, kc);
+        tma_load_2d(sB + s * G::kBBytes + G::kBChunk, &tmB, fb, n0 + 64, kc);
+    };
     if (tid == 0) {
+        prefetch_tensormap(&tmA);
+        prefetch_tensormap(&tmB);
         for (int s = 0; s < STAGES; ++s) {
             mbar_init(full_bar + 8 * s, 1);
             mbar_init(empty_bar + 8 * s, G::kEmptyArrivals);  // the 8 consumer warps of this CTA
@@ -765,20 +777,14 @@ gemm_splitk(const __grid_constant__ CUtensorMap tmA, const __grid_constant__ CUt
 
     if (wg == 0) {
         setmaxnreg_dec<kProducerRegs>();
-        if (warp == 0 && lane == 0) {
-            prefetch_tensormap(&tmA);
-            prefetch_tensormap(&tmB);
+        if (warp == 0 && lane == 0) {  // thread 0
+            // (Issuing the first fills before the block-wide barrier, run 23, made the set-up
+            // 2.0 µs instead of 0.4 and the call ~1 µs slower.)
             for (int i = 0; i < n_k; ++i) {
-                const uint32_t s = i % STAGES;
-                const int kc = (k_begin + i) * kBK;
                 const long long w0 = GEMM_TRACE_CLOCK();
-                mbar_wait(empty_bar + 8 * s, ((i / STAGES) & 1) ^ 1);
+                mbar_wait(empty_bar + 8 * (i % STAGES), ((i / STAGES) & 1) ^ 1);
                 GEMM_TRACE_ADD(2, GEMM_TRACE_CLOCK() - w0);
-                const uint32_t fb = full_bar + 8 * s;
-                mbar_arrive_expect_tx(fb, G::kStageBytes);
-                tma_load_2d(sA + s * G::kABytes, &tmA, fb, kc, m0);
-                tma_load_2d(sB + s * G::kBBytes, &tmB, fb, n0, kc);
-                tma_load_2d(sB + s * G::kBBytes + G::kBChunk, &tmB, fb, n0 + 64, kc);
+                fill(i);
             }
         }
     } else {
