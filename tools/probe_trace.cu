@@ -3,7 +3,7 @@
 // each CTA records its clock at entry, after the set-up barrier and at exit, and adds up the
 // cycles it spends waiting on barriers, in K loops and in epilogues. Calls are timed the
 // harness's way (C restored, device synchronized, CUDA events around solve).
-//   nvcc -O2 -std=c++17 -gencode=arch=compute_90a,code=sm_90a -o build/probe_trace tools/probe_trace.cu -lcuda
+//   nvcc -O2 -std=c++17 -gencode=arch=compute_90a,code=sm_90a -o build/probe_trace tools/probe_trace.cu
 //   build/probe_trace 1024x1024x1024 4096x4096x4096 ...
 #include <cuda_runtime.h>
 
@@ -87,7 +87,7 @@ static void run_case(int M, int N, int K) {
     const float last = ms.back();
     std::vector<float> sorted = ms;
     std::sort(sorted.begin(), sorted.end());
-    static Trace host;  // the last call's trace
+    static Trace host;  // the last call's trace (static: 384 KB is too much for the stack)
     CHECK(cudaMemcpy(host, tr, sizeof(Trace), cudaMemcpyDeviceToHost));
 
     // clock rate from the CTAs' own clock and globaltimer spans (role 0 runs entry to exit)
