@@ -92,9 +92,6 @@
 #ifndef GEMM_SPLITK
 #define GEMM_SPLITK 1          // C of one wave of 128×128 tiles or less: K split over 2-CTA clusters
 #endif
-#ifndef GEMM_OLDC_QUEUED
-#define GEMM_OLDC_QUEUED 1     // old C loaded right after the first wgmma of a tile (0: before the K loop)
-#endif
 #ifndef GEMM_SPLIT_STAGES
 #define GEMM_SPLIT_STAGES 4    // 128×128×64 stages are 32 KB (6 fit beside the exchange buffer)
 #endif
@@ -378,33 +375,22 @@ __device__ __forceinline__ void bulk_wait_all() { asm volatile("cp.async.bulk.wa
 
 // Old C for one consumer thread's part of a warpgroup's 64×BN block, in the accumulator
 // fragment layout: register d[4c + 2h + e] is row 16*warp + lane/4 + 8h, column
-// 8c + 2*(lane%4) + e of the block. Loaded (half2 pairs) by load() early in the K loop, while
-// the load unit has nothing else to do, so the epilogue never waits for it. beta == 0: never
-// read (C may hold NaN).
+// 8c + 2*(lane%4) + e of the block. Loaded (half2 pairs) by the constructor, before the K loop,
+// while the load unit has nothing else to do, so the epilogue never waits for it. beta == 0:
+// never read (C may hold NaN).
 template <int BN>
 struct OldC {
     static constexpr int kGroups = BN / 8;
     uint32_t old0[kGroups], old1[kGroups];  // rows lane/4 and lane/4 + 8
-    const half* row0;
-    const half* row1;
-    int cb, N;
-    bool ok0, ok1, read_c;
+    bool read_c;
 
-    __device__ __forceinline__ OldC(const half* C, int M, int n, int block_row, int n0, int warp, int lane,
+    __device__ __forceinline__ OldC(const half* C, int M, int N, int block_row, int n0, int warp, int lane,
                                     bool rc) {
         read_c = rc;
-        N = n;
-        const int r0 = block_row + warp * 16 + lane / 4;
-        cb = n0 + 2 * (lane % 4);
-        ok0 = r0 < M;
-        ok1 = r0 + 8 < M;
-        row0 = C + static_cast<size_t>(ok0 ? r0 : 0) * N;
-        row1 = C + static_cast<size_t>(ok1 ? r0 + 8 : 0) * N;
-    }
-    // Issued by consume_k once the first k-tile's wgmma are queued: 2·BN/8 4-byte loads a thread
-    // fill the load queue (ncu, run 26: 5% of the consumers' stall samples on these LDGs when
-    // they were issued before the K loop, with the tensor pipe then idle).
-    __device__ __forceinline__ void load() {
+        const int r0 = block_row + warp * 16 + lane / 4, cb = n0 + 2 * (lane % 4);
+        const bool ok0 = r0 < M, ok1 = r0 + 8 < M;
+        const half* row0 = C + static_cast<size_t>(ok0 ? r0 : 0) * N;
+        const half* row1 = C + static_cast<size_t>(ok1 ? r0 + 8 : 0) * N;
 #pragma unroll
         for (int c = 0; c < kGroups; ++c) {
             const int col = cb + 8 * c;
@@ -493,12 +479,9 @@ struct TmaEpilogue : OldC<BN> {
 // A consumer warpgroup's K loop over n_k filled stages of the ring, counter `it` (stage it % S,
 // phase (it / S) & 1) carried across tiles: wait for the fill, issue the 4 wgmma of the k-tile,
 // keep one group in flight, and hand each stage back once the wgmma reading it has retired.
-// queued() runs once, right after the first k-tile's wgmma are issued (or at the end when
-// n_k == 0): work for the load unit that should not delay the tensor cores.
-template <int BN, int STAGES, int ABYTES, int BBYTES, int BCHUNK, class Release, class Queued>
+template <int BN, int STAGES, int ABYTES, int BBYTES, int BCHUNK, class Release>
 __device__ __forceinline__ void consume_k(float (&acc)[BN / 2], uint32_t& it, int n_k, uint32_t sA,
-                                          uint32_t sB, uint32_t full_bar, int cw, Release release,
-                                          Queued queued) {
+                                          uint32_t sB, uint32_t full_bar, int cw, Release release) {
 #pragma unroll
     for (int i = 0; i < BN / 2; ++i) acc[i] = 0.0f;
     for (int kt = 0; kt < n_k; ++kt, ++it) {
@@ -514,12 +497,10 @@ __device__ __forceinline__ void consume_k(float (&acc)[BN / 2], uint32_t& it, in
         for (int kk = 0; kk < kBK / 16; ++kk)
             wgmma_tile<BN>(acc, da + 2 * kk, db + 128 * kk);  // +32 B in A, +2048 B in B
         wgmma_commit();
-        if (kt == 0) queued();
         wgmma_wait<1>();  // the previous fill has been read: hand it back
         fence_acc(acc);
         if (kt > 0) release((it - 1) % STAGES);
     }
-    if (n_k == 0) queued();
     wgmma_wait<0>();
     fence_acc(acc);
     if (n_k > 0) release((it - 1) % STAGES);
@@ -685,13 +666,10 @@ gemm_ws(const __grid_constant__ CUtensorMap tmA, const __grid_constant__ CUtenso
 
             const long long t0 = GEMM_TRACE_CLOCK();
             TmaEpilogue<BN> frag(C, M, N, m0 + cw * 64, n0, warp, lane, read_c,
-                                 epi + (cw * 4 + warp) * kEpiWarpBytes);
-            if (!GEMM_OLDC_QUEUED) frag.load();
+                                 epi + (cw * 4 + warp) * kEpiWarpBytes);  // loads old C now
             float acc[BN / 2];
-            consume_k<BN, STAGES, G::kABytes, G::kBBytes, G::kBChunk>(
-                acc, it, num_k, sA, sB, full_bar, cw, release, [&] {
-                    if (GEMM_OLDC_QUEUED) frag.load();  // old C, behind the first wgmma
-                });
+            consume_k<BN, STAGES, G::kABytes, G::kBBytes, G::kBChunk>(acc, it, num_k, sA, sB,
+                                                                     full_bar, cw, release);
             const long long t1 = GEMM_TRACE_CLOCK();
             frag.store(acc, alpha, beta, &tmC);
             GEMM_TRACE_ADD(3, t1 - t0);
@@ -819,14 +797,9 @@ gemm_splitk(const __grid_constant__ CUtensorMap tmA, const __grid_constant__ CUt
         float acc[64];
         uint32_t it = 0;
         const long long t0 = GEMM_TRACE_CLOCK();
-        if (!GEMM_OLDC_QUEUED) frag.load();
         consume_k<128, STAGES, G::kABytes, G::kBBytes, G::kBChunk>(
-            acc, it, n_k, sA, sB, full_bar, cw,
-            [&](uint32_t s) {
+            acc, it, n_k, sA, sB, full_bar, cw, [&](uint32_t s) {
                 if (lane == 0) mbar_arrive(empty_bar + 8 * s);
-            },
-            [&] {
-                if (GEMM_OLDC_QUEUED) frag.load();  // old C, behind the first wgmma
             });
         const long long t1 = GEMM_TRACE_CLOCK();
         GEMM_TRACE_ADD(3, t1 - t0);
