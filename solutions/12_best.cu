@@ -52,14 +52,16 @@
 //   file): 1024³ 0.0132 ms (0.92×), 4096³ 0.1988 (96.7%).
 //   The epilogue prediction held for the tile (1.9 µs) and came short for the whole: under ncu
 //   the 4096³ kernel runs 195.3 µs (213.6 before) with the tensor pipes active 86.9% of the
-//   time (79.8% before) at 1.58 GHz; the trace shows the consumers waiting for the next stage
-//   ~10% of the K loop (an upper bound on starvation: a wgmma group may still run meanwhile).
+//   time (79.8% before) at 1.58 GHz. Its stall samples per instruction (ncu, run 26): the
+//   consumers wait mostly on the tensor cores (wgmma.wait_group 42%, HGMMA issue throttled 22%),
+//   little on data (the full-stage wait ~3%), 5% on the old-C loads before the K loop (moving
+//   them behind the first wgmma gained ≤ 1%, within the noise: run 27).
 //   Targets not reached: 1024³ ≤ 0.8× cuBLAS (met in some processes, not in others: cuBLAS
 //   itself runs 0.014–0.019 ms from one process to the next), 4096³/8192³ ≥ 1.05× cuBLAS.
 //   cuBLAS's 4096³ kernel (ncu, run 17: nvjet 256×128×64, 4 stages, clusters of 2, 132
-//   persistent CTAs) runs 184.7 µs with the tensor pipes busy 94% of the time at 1.54 GHz: the
-//   gap is now in the K loop (pipes idle ~13% of ours, the epilogue ~4% of it), not the
-//   epilogue. An L2 prefetch of the k-step 4 or 8 ahead by every CTA made it much worse (0.317
+//   persistent CTAs) runs 184.7 µs with the tensor pipes busy 94% of the time at 1.54 GHz; ours
+//   are idle ~13% of the time, the epilogue ~4% of it: what keeps cuBLAS's pipes fuller is not
+//   found yet (its tile issues 2 × m64n128 per k16 and warpgroup; ours 1 × m64n256). An L2 prefetch of the k-step 4 or 8 ahead by every CTA made it much worse (0.317
 //   ms: the prefetches doubled L2 requests, run 20); by one CTA per shared panel, no change
 //   (run 22: 96.1% and 94.6% of cuBLAS against 95.5% and 96.1% without).
 // Tiles: big BM=128 BN=256 BK=64 stages=4 (GEMM_BIG_STAGES), 1 producer + 2 consumer warpgroups,
