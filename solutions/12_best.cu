@@ -91,10 +91,6 @@
 #ifndef GEMM_SMALL_CLUSTER
 #define GEMM_SMALL_CLUSTER 1   // 2: measured 0.0223 vs 0.0154 ms at 1024³ (run 3)
 #endif
-#ifndef GEMM_SMALL_C
-#define GEMM_SMALL_C 0         // C of less than 3/4 of a wave of 128×256 tiles: 0 split-K over
-                               // clusters (GEMM_SPLITK), 1 128×64 tiles, 2 consumers, 8 stages
-#endif
 #ifndef GEMM_SPLITK
 #define GEMM_SPLITK 1          // C of one wave of 128×128 tiles or less: K split over 2-CTA clusters
 #endif
@@ -137,7 +133,7 @@ struct Cfg {
     static constexpr int kSmemBytes = 1024 + kPipeBytes + kEpiBytes + 2 * STAGES * 8;
     static constexpr int kEmptyArrivals = CM * NCW * 4;   // every consumer warp of the cluster
     static_assert(NCW == 1 || NCW == 2, "one or two consumer warpgroups");
-    static_assert(BN == 64 || BN == 128 || BN == 256, "wgmma wrappers exist for n64, n128 and n256");
+    static_assert(BN == 128 || BN == 256, "wgmma wrappers exist for n128 and n256");
     static_assert(CM == 1 || CM == 2, "clusters of 1 or 2 CTAs along M");
     static_assert(kBChunks % CM == 0, "B chunks split evenly over the cluster");
     static_assert(kGroupM % CM == 0, "grouped order in whole clusters");
@@ -290,25 +286,9 @@ __device__ __forceinline__ void wgmma_m64n128k16(float (&d)[64], uint64_t da, ui
 }
 
 
-__device__ __forceinline__ void wgmma_m64n64k16(float (&d)[32], uint64_t da, uint64_t db) {
-    asm volatile(
-        "{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\n"
-        "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {"
-        "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
-        "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31"
-        "}, %32, %33, p, 1, 1, 0, 1;\n}\n"
-        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
-          "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
-          "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
-          "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
-        : "l"(da), "l"(db)
-        : "memory");
-}
-
 template <int BN>
 __device__ __forceinline__ void wgmma_tile(float (&d)[BN / 2], uint64_t da, uint64_t db) {
     if constexpr (BN == 256) wgmma_m64n256k16(d, da, db);
-    else if constexpr (BN == 64) wgmma_m64n64k16(d, da, db);
     else wgmma_m64n128k16(d, da, db);
 }
 
@@ -454,9 +434,7 @@ template <int BN>
 struct TmaEpilogue : OldC<BN> {
     static constexpr int kChunks = BN / 64;
     static constexpr int kBoxBytes = 16 * 128;  // 16 rows × 64 halves
-    // Boxes alternate when a tile has an even number of chunks (the order then holds across
-    // tiles); with one chunk (BN = 64) the warp reuses one box and waits for all its stores' reads.
-    static constexpr bool kAlternate = kChunks % 2 == 0;
+    static_assert(kChunks % 2 == 0, "boxes alternate: an even count per tile keeps the order across tiles");
     static_assert(2 * kBoxBytes <= kEpiWarpBytes, "two boxes per warp");
     uint32_t boxes;  // this warp's two boxes (1024-byte aligned: the swizzle pattern's period)
     int row, col0;   // the warp's first row and the block's first column
@@ -473,11 +451,8 @@ struct TmaEpilogue : OldC<BN> {
         const int lane = threadIdx.x % 32;
 #pragma unroll
         for (int k = 0; k < kChunks; ++k) {
-            const uint32_t box = boxes + (kAlternate ? (k & 1) * kBoxBytes : 0);
-            if (lane == 0) {  // the store that last read this box is done with it
-                if constexpr (kAlternate) bulk_wait_read<1>();
-                else bulk_wait_read<0>();
-            }
+            const uint32_t box = boxes + (k & 1) * kBoxBytes;
+            if (lane == 0) bulk_wait_read<1>();  // the store that last read this box is done with it
             __syncwarp();
 #pragma unroll
             for (int j = 0; j < 4; ++j) {
@@ -1140,10 +1115,6 @@ extern "C" void solve(const half* A, const half* B, half* C, int M, int N, int K
         const long long big_tiles = static_cast<long long>((M + 127) / 128) * ((N + 255) / 256);
         if (big_tiles * 4 >= 3LL * num_sms())
             launched = launch_cfg<2, 256, GEMM_BIG_STAGES, GEMM_BIG_CLUSTER>(A, B, C, M, N, K, alpha, beta);
-#if GEMM_SMALL_C == 1
-        if (!launched && big_tiles * 4 < 3LL * num_sms())
-            launched = launch_cfg<2, 64, 8, 1>(A, B, C, M, N, K, alpha, beta);
-#endif
         if (!launched && GEMM_SPLITK && big_tiles * 4 < 3LL * num_sms())
             launched = launch_splitk<GEMM_SPLIT_STAGES>(A, B, C, M, N, K, alpha, beta);
         if (!launched)
