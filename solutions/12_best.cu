@@ -40,7 +40,8 @@
 //   cuBLAS itself ran 0.0144–0.0172 ms across processes); without split-K 0.0145 (0.99×).
 //   The split-K prediction did not hold: it is within the noise of the 64×128 kernel; its K
 //   loop is bound by what one SM can take in from L2 (~41 bytes a clock: 256 KB per CTA in
-//   ~3.4 µs, run 17's trace). 4096³ 0.2140 ms (90.1%), 8192³ 1.757 ms (98.6%) before the
+//   ~3.4 µs, run 17's trace). cuBLAS's 1024³ shape, 128×64 tiles without split, ran slower
+//   here (run 28: 0.0166–0.0169 ms against 0.0134–0.0151; 384 KB per SM, and no multicast). 4096³ 0.2140 ms (90.1%), 8192³ 1.757 ms (98.6%) before the
 //   epilogue rework. With it (runs 18–19, ≥ 1000 calls per process, cuBLAS alternated):
 //   4096³ 0.2253–0.2298 ms at 95.4–101.3% of cuBLAS (the fragment epilogue, same processes:
 //   0.2363 and 0.2399 ms, 99.3% and 90.0%), 8192³ 1.7365 ms (98.6%), 2048³ 0.0334 (102.5%),
