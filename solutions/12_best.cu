@@ -11,10 +11,12 @@
 //     warpgroup of each CTA pushes its 32 KB fp32 partial into the peer with st.async; each CTA
 //     starts loading before it waits on the cluster barrier;
 //   - otherwise 64×128 tiles (1 consumer, 8 stages).
-//   Epilogue (run 16–19 rework): each consumer thread loads its fragments' old C before the K
-//   loop; after it, each warp rounds alpha·acc + beta·C once, writes 64 columns at a time into
-//   one of two 2 KB 128B-swizzled boxes with stmatrix and hands the box to a TMA store, without
-//   waiting for it. probe_trace (tools/probe_trace.cu, per-CTA clocks) measured why: at 4096³
+//   Epilogue (run 16–19 rework): after the K loop each warp rounds alpha·acc + beta·C once,
+//   writes 64 columns at a time into one of two 2 KB 128B-swizzled boxes with stmatrix and
+//   hands the box to a TMA store, without waiting for it. Old C (runs 35–39) comes in through
+//   the same boxes: TMA loads at the first k-step, ldmatrix into the fragment layout 4 k-steps
+//   later (split-K: loaded during the K loop, read after it), instead of 64 4-byte loads a
+//   thread before the K loop (8 rows per instruction: ~4.5k cycles a 128×256 tile). probe_trace (tools/probe_trace.cu, per-CTA clocks) measured why: at 4096³
 //   the half2 fragment stores and 4-byte old-C loads (8 L1 wavefronts per 128 bytes) took
 //   ~9 µs of every 128×256 tile (35 of a CTA's 215 µs); fp32 staging through shared memory
 //   with 16-byte row accesses ~4.9 µs; this epilogue ~1.9 µs.
@@ -31,6 +33,7 @@
 //   (run 10): 1024³ ≈ 0.0135 ms: the K loop ~1.5 µs shorter (2 consumers, a third fewer bytes),
 //   the C read off the critical path (run 9: beta = 0 saved ~3 µs), ~0.5 µs for the exchange.
 //   TMA-store epilogue (run 16): ~1 µs a tile instead of ~9, so 4096³ ≈ 0.195 ms (≈ cuBLAS).
+//   Old C by TMA (run 38): the ~4.5k cycles a tile off the K loop, so 4096³ ~5% faster.
 // Measured (H200, harness, cuBLAS timed beside it; every judge and extra test passing):
 //   run 3, clusters on: 4096³ 0.3068 ms (61.7% of cuBLAS): the fence above. Run 4, clusters off:
 //   8192³ 1.771 ms, 2048³ 0.0416, 1000³ 0.0190; 1024×1024×64 takes 0.0099 ms, so a call's fixed
@@ -57,6 +60,12 @@
 //   consumers wait mostly on the tensor cores (wgmma.wait_group 42%, HGMMA issue throttled 22%),
 //   little on data (the full-stage wait ~3%), 5% on the old-C loads before the K loop (moving
 //   them behind the first wgmma gained ≤ 1%, within the noise: run 27).
+//   Old C by TMA (runs 38–39, against the previous file in the same processes): 4096³ 0.2244,
+//   0.2240, 0.2255, 0.2230, 0.2249 ms against 0.2265, 0.2287, 0.2275, 0.2257, 0.2267; 8192³
+//   1.7193 / 1.7438 against 1.7364 / 1.7416; 1024³ the same. ~1%, not the predicted 5%: the
+//   probe's K loop still costs ~5k cycles a tile more with beta = 1 than with beta = 0, now as
+//   waits (first stage of each tile ~1.9 µs); prefetching the next tile's C or its first A/B
+//   stages into L2 did not remove it (runs 40–41).
 //   Targets not reached: 1024³ ≤ 0.8× cuBLAS (met in some processes, not in others: cuBLAS
 //   itself runs 0.014–0.019 ms from one process to the next), 4096³/8192³ ≥ 1.05× cuBLAS.
 //   cuBLAS's 4096³ kernel (ncu, run 17: nvjet 256×128×64, 4 stages, clusters of 2, 132
@@ -107,6 +116,21 @@
 #define GEMM_TRACE_ADD(slot, cycles) ((void)(cycles))
 #define GEMM_TRACE_CLOCK() 0ll
 #endif
+// probe_trace's diagnostic build defines this to skip the big kernel's loads after each tile's
+// first stages (wrong results by design: it times the K loop without data movement).
+#ifndef GEMM_TRACE_NO_LOAD
+#define GEMM_TRACE_NO_LOAD(kt) false
+#endif
+// ... and this one to have the big kernel's m64n256k16 read its B stage as K-major (no transpose;
+// wrong results by design: it times the wgmma without the transposed-B operand path).
+#ifndef GEMM_TRACE_B_KMAJOR
+#define GEMM_TRACE_B_KMAJOR 0
+#endif
+#if GEMM_TRACE_B_KMAJOR
+#define GEMM_N256_TRANS_B "0"
+#else
+#define GEMM_N256_TRANS_B "1"
+#endif
 
 namespace {
 
@@ -131,7 +155,7 @@ struct Cfg {
     static constexpr int kStageBytes = kABytes + kBBytes; // expect_tx per stage (per CTA)
     static constexpr int kPipeBytes = STAGES * kStageBytes;
     static constexpr int kEpiBytes = NCW * 4 * kEpiWarpBytes;  // two C boxes per consumer warp
-    static constexpr int kSmemBytes = 1024 + kPipeBytes + kEpiBytes + 2 * STAGES * 8;
+    static constexpr int kSmemBytes = 1024 + kPipeBytes + kEpiBytes + 2 * STAGES * 8 + NCW * 4 * 8;
     static constexpr int kEmptyArrivals = CM * NCW * 4;   // every consumer warp of the cluster
     static_assert(NCW == 1 || NCW == 2, "one or two consumer warpgroups");
     static_assert(BN == 128 || BN == 256, "wgmma wrappers exist for n128 and n256");
@@ -244,7 +268,7 @@ __device__ __forceinline__ void wgmma_m64n256k16(float (&d)[128], uint64_t da, u
         "%80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, "
         "%96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, "
         "%112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127"
-        "}, %128, %129, p, 1, 1, 0, 1;\n}\n"
+        "}, %128, %129, p, 1, 1, 0, " GEMM_N256_TRANS_B ";\n}\n"
         : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
           "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
           "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
@@ -357,7 +381,14 @@ __device__ __forceinline__ void stmatrix_x4(uint32_t addr, uint32_t r0, uint32_t
                  "r"(r1), "r"(r2), "r"(r3)
                  : "memory");
 }
-// Ordinary shared-memory writes made visible to the copy engine (the async proxy).
+// The inverse: four 8×8 b16 matrices from shared memory into the fragment layout.
+__device__ __forceinline__ void ldmatrix_x4(uint32_t addr, uint32_t& r0, uint32_t& r1, uint32_t& r2, uint32_t& r3) {
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];"
+                 : "=r"(r0), "=r"(r1), "=r"(r2), "=r"(r3)
+                 : "r"(addr)
+                 : "memory");
+}
+// Ordinary shared-memory accesses ordered with the copy engine's (the async proxy's).
 __device__ __forceinline__ void fence_proxy_async() {
     asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
 }
@@ -377,33 +408,99 @@ __device__ __forceinline__ void bulk_wait_read() {
 }
 __device__ __forceinline__ void bulk_wait_all() { asm volatile("cp.async.bulk.wait_group 0;" ::: "memory"); }
 
-// Old C for one consumer thread's part of a warpgroup's 64×BN block, in the accumulator
-// fragment layout: register d[4c + 2h + e] is row 16*warp + lane/4 + 8h, column
-// 8c + 2*(lane%4) + e of the block. Loaded (half2 pairs) by the constructor, before the K loop,
-// while the load unit has nothing else to do, so the epilogue never waits for it. beta == 0:
-// never read (C may hold NaN).
+// The 16-byte-unit address of row r, 16-byte column unit c of a 16 × 64-half box with the
+// 128-byte swizzle (the 8 rows of an 8×8 matrix land in 8 different units: conflict-free).
+__device__ __forceinline__ uint32_t box_addr(uint32_t box, int r, int c) {
+    return box + r * 128 + ((c ^ (r & 7)) << 4);
+}
+
+// Old C for one consumer warp's 16 rows × BN columns, in the accumulator fragment layout:
+// register d[4c + 2h + e] is row 16*warp + lane/4 + 8h, column 8c + 2*(lane%4) + e of the
+// warpgroup's block. The copy engine brings it into the warp's two epilogue boxes, two 16 × 64
+// chunks at a time (one TMA load each, counted on the warp's own mbarrier), and ldmatrix reads
+// the boxes straight into the fragment layout (the inverse of the epilogue's stmatrix). The
+// rounds run between the first k-steps' wgmma (step), or after a short K loop (finish), so the
+// epilogue never waits for C. Why (probe_trace, runs 35–37): 4-byte loads in the fragment layout
+// touch 8 rows per instruction; the 64 of them a thread took the load unit ~4.5k cycles a
+// 128×256 tile (~6% of a 4096³ K loop), before the K loop or spread over it alike.
+// beta == 0: never read (C may hold NaN).
 template <int BN>
 struct OldC {
     static constexpr int kGroups = BN / 8;
+    static constexpr int kChunks = BN / 64;      // 16 × 64 chunks of the warp's rows
+    static constexpr int kRounds = kChunks / 2;  // two boxes per round
+    static constexpr int kBoxBytes = 16 * 128;
+    static_assert(kRounds == 1 || kRounds == 2, "the step schedule below covers one or two rounds");
+    static_assert(2 * kBoxBytes <= kEpiWarpBytes, "two boxes per warp");
     uint32_t old0[kGroups], old1[kGroups];  // rows lane/4 and lane/4 + 8
+    uint32_t boxes;                         // this warp's two boxes (1024-byte aligned)
+    uint32_t cbar;                          // this warp's mbarrier for the loads
+    uint32_t* cphase;                       // its completed phases, carried across tiles
+    const CUtensorMap* map;
+    int row, col0;                          // the warp's first row and the block's first column
     bool read_c;
 
-    __device__ __forceinline__ OldC(const half* C, int M, int N, int block_row, int n0, int warp, int lane,
-                                    bool rc) {
+    __device__ __forceinline__ OldC(const CUtensorMap* tmC, int block_row, int n0, int warp, bool rc,
+                                    uint32_t boxes_, uint32_t cbar_, uint32_t* cphase_) {
+        map = tmC;
+        row = block_row + 16 * warp;
+        col0 = n0;
         read_c = rc;
-        const int r0 = block_row + warp * 16 + lane / 4, cb = n0 + 2 * (lane % 4);
-        const bool ok0 = r0 < M, ok1 = r0 + 8 < M;
-        const half* row0 = C + static_cast<size_t>(ok0 ? r0 : 0) * N;
-        const half* row1 = C + static_cast<size_t>(ok1 ? r0 + 8 : 0) * N;
+        boxes = boxes_;
+        cbar = cbar_;
+        cphase = cphase_;
 #pragma unroll
-        for (int c = 0; c < kGroups; ++c) {
-            const int col = cb + 8 * c;
-            old0[c] = old1[c] = 0u;
-            if (read_c && col < N) {  // N even, col even: col < N covers the pair
-                if (ok0) old0[c] = *reinterpret_cast<const uint32_t*>(row0 + col);
-                if (ok1) old1[c] = *reinterpret_cast<const uint32_t*>(row1 + col);
+        for (int c = 0; c < kGroups; ++c) old0[c] = old1[c] = 0u;  // defined on every path (beta == 0 too)
+    }
+    // Round r: lane 0 loads chunks 2r and 2r+1 into the two boxes.
+    __device__ __forceinline__ void issue(int r) const {
+        if (!read_c || threadIdx.x % 32 != 0) return;
+        if (r == 0) bulk_wait_read<0>();  // the last tile's stores are done reading the boxes
+        mbar_arrive_expect_tx(cbar, 2 * kBoxBytes);
+        tma_load_2d(boxes, map, cbar, col0 + 128 * r, row);
+        tma_load_2d(boxes + kBoxBytes, map, cbar, col0 + 128 * r + 64, row);
+    }
+    // Round r's chunks into registers, then the boxes are free for the copy engine again.
+    template <int R>
+    __device__ __forceinline__ void take() {
+        if (!read_c) return;
+        mbar_wait(cbar, *cphase & 1u);
+        ++*cphase;
+        const int lane = threadIdx.x % 32, m = lane / 8, rr = 8 * (m & 1) + lane % 8;
+#pragma unroll
+        for (int b = 0; b < 2; ++b)
+#pragma unroll
+            for (int j = 0; j < 4; ++j) {
+                const int g = 8 * (2 * R + b) + 2 * j;  // matrices as in TmaEpilogue::store
+                ldmatrix_x4(box_addr(boxes + b * kBoxBytes, rr, 2 * j + (m >> 1)), old0[g], old1[g],
+                            old0[g + 1], old1[g + 1]);
             }
+        fence_proxy_async();  // these reads before the copy engine's next writes into the boxes
+        __syncwarp();
+    }
+    // After the wgmma of k-step kt are issued: round 0 at k-step 0, taken at kGap (the loads
+    // have had kGap k-steps' time), round 1 issued then and taken at 2·kGap. (Or act<0>,
+    // act<1> called outside the K loop.)
+    template <int A>
+    __device__ __forceinline__ void act() {
+        if constexpr (A == 0) issue(0);
+        if constexpr (A == 1) {
+            take<0>();
+            if constexpr (kRounds > 1) issue(1);
         }
+        if constexpr (A == 2 && kRounds > 1) take<1>();
+    }
+    static constexpr int kGap = 4;  // k-steps between a round's loads and its reads (2: the same, run 39)
+    __device__ __forceinline__ void step(int kt) {
+        if (kt == 0) act<0>();
+        else if (kt == kGap) act<1>();
+        else if (kt == 2 * kGap) act<2>();
+    }
+    // The actions a K loop of n_k k-steps did not reach.
+    __device__ __forceinline__ void finish(int n_k) {
+        if (n_k <= 0) act<0>();
+        if (n_k <= kGap) act<1>();
+        if (n_k <= 2 * kGap) act<2>();
     }
     // alpha * acc + beta * C_old for group c, row half h, rounded once to a half2.
     __device__ __forceinline__ uint32_t combine(const float (&acc)[BN / 2], int c, int h, float alpha,
@@ -434,26 +531,19 @@ struct OldC {
 // through shared memory as fp32 with 16-byte row accesses took ~4.9 µs; this takes ~1.9 µs.
 template <int BN>
 struct TmaEpilogue : OldC<BN> {
-    static constexpr int kChunks = BN / 64;
-    static constexpr int kBoxBytes = 16 * 128;  // 16 rows × 64 halves
+    using OldC<BN>::kChunks;
+    using OldC<BN>::kBoxBytes;
     static_assert(kChunks % 2 == 0, "boxes alternate: an even count per tile keeps the order across tiles");
-    static_assert(2 * kBoxBytes <= kEpiWarpBytes, "two boxes per warp");
-    uint32_t boxes;  // this warp's two boxes (1024-byte aligned: the swizzle pattern's period)
-    int row, col0;   // the warp's first row and the block's first column
 
-    __device__ __forceinline__ TmaEpilogue(const half* C, int M, int N, int block_row, int n0, int warp,
-                                           int lane, bool rc, uint32_t boxes_)
-        : OldC<BN>(C, M, N, block_row, n0, warp, lane, rc) {
-        boxes = boxes_;
-        row = block_row + 16 * warp;
-        col0 = n0;
-    }
+    __device__ __forceinline__ TmaEpilogue(const CUtensorMap* tmC, int block_row, int n0, int warp, bool rc,
+                                           uint32_t boxes_, uint32_t cbar_, uint32_t* cphase_)
+        : OldC<BN>(tmC, block_row, n0, warp, rc, boxes_, cbar_, cphase_) {}
     __device__ __forceinline__ void store(const float (&acc)[BN / 2], float alpha, float beta,
                                           const CUtensorMap* tmC) const {
         const int lane = threadIdx.x % 32;
 #pragma unroll
         for (int k = 0; k < kChunks; ++k) {
-            const uint32_t box = boxes + (k & 1) * kBoxBytes;
+            const uint32_t box = this->boxes + (k & 1) * kBoxBytes;
             if (lane == 0) bulk_wait_read<1>();  // the store that last read this box is done with it
             __syncwarp();
 #pragma unroll
@@ -462,14 +552,14 @@ struct TmaEpilogue : OldC<BN> {
                 // of the chunk; lane l addresses row l%8 of matrix l/8
                 const int m = lane / 8, c = 2 * j + (m >> 1), r = 8 * (m & 1) + lane % 8;
                 const int g = 8 * k + 2 * j;
-                stmatrix_x4(box + r * 128 + ((c ^ (r & 7)) << 4), this->combine(acc, g, 0, alpha, beta),
+                stmatrix_x4(box_addr(box, r, c), this->combine(acc, g, 0, alpha, beta),
                             this->combine(acc, g, 1, alpha, beta), this->combine(acc, g + 1, 0, alpha, beta),
                             this->combine(acc, g + 1, 1, alpha, beta));
             }
             fence_proxy_async();  // each lane's stmatrix writes, before the copy engine reads them
             __syncwarp();
             if (lane == 0) {
-                tma_store_2d(tmC, box, col0 + 64 * k, row);
+                tma_store_2d(tmC, box, this->col0 + 64 * k, this->row);
                 bulk_commit();
             }
         }
@@ -483,9 +573,11 @@ struct TmaEpilogue : OldC<BN> {
 // A consumer warpgroup's K loop over n_k filled stages of the ring, counter `it` (stage it % S,
 // phase (it / S) & 1) carried across tiles: wait for the fill, issue the 4 wgmma of the k-tile,
 // keep one group in flight, and hand each stage back once the wgmma reading it has retired.
-template <int BN, int STAGES, int ABYTES, int BBYTES, int BCHUNK, class Release>
+// With STEP_C, the first k-steps also bring in the tile's old C while their wgmma run (OldC::step).
+template <int BN, int STAGES, int ABYTES, int BBYTES, int BCHUNK, bool STEP_C, class Release>
 __device__ __forceinline__ void consume_k(float (&acc)[BN / 2], uint32_t& it, int n_k, uint32_t sA,
-                                          uint32_t sB, uint32_t full_bar, int cw, Release release) {
+                                          uint32_t sB, uint32_t full_bar, int cw, OldC<BN>& oldc,
+                                          Release release) {
 #pragma unroll
     for (int i = 0; i < BN / 2; ++i) acc[i] = 0.0f;
     for (int kt = 0; kt < n_k; ++kt, ++it) {
@@ -498,13 +590,19 @@ __device__ __forceinline__ void consume_k(float (&acc)[BN / 2], uint32_t& it, in
         fence_acc(acc);
         wgmma_fence();
 #pragma unroll
-        for (int kk = 0; kk < kBK / 16; ++kk)
-            wgmma_tile<BN>(acc, da + 2 * kk, db + 128 * kk);  // +32 B in A, +2048 B in B
+        for (int kk = 0; kk < kBK / 16; ++kk) {
+            if constexpr (BN == 256 && GEMM_TRACE_B_KMAJOR)  // diagnostic: B read as K-major
+                wgmma_tile<BN>(acc, da + 2 * kk, make_desc(sB + s * BBYTES, 16, 1024) + 2 * kk);
+            else
+                wgmma_tile<BN>(acc, da + 2 * kk, db + 128 * kk);  // +32 B in A, +2048 B in B
+        }
         wgmma_commit();
+        if constexpr (STEP_C) oldc.step(kt);
         wgmma_wait<1>();  // the previous fill has been read: hand it back
         fence_acc(acc);
         if (kt > 0) release((it - 1) % STAGES);
     }
+    if constexpr (STEP_C) oldc.finish(n_k);
     wgmma_wait<0>();
     fence_acc(acc);
     if (n_k > 0) release((it - 1) % STAGES);
@@ -545,9 +643,9 @@ __device__ __forceinline__ void super_coords(int t, int super_m, int tiles_n, in
 //   the local arrival, so this is safe (fill n has completed locally: the peer waited for our
 //   consumers to release it, and they did so only after our full[s] phase n had completed).
 // Epilogue: the producer warp prefetches the tile's rows of C into L2 (cp.async.bulk.prefetch)
-//   early in the tile; each consumer thread loads its fragments' old C before the K loop
-//   (OldC) and, after it, each warp stores its 16 rows through its two shared-memory boxes
-//   and TMA (TmaEpilogue). No named barriers; the consumers go back to the main loop of the
+//   early in the tile; each consumer warp brings its rows of old C through its two
+//   shared-memory boxes into registers during the first k-steps (OldC: TMA load, ldmatrix) and,
+//   after the K loop, stores its 16 rows through the same boxes and TMA (TmaEpilogue). No named barriers; the consumers go back to the main loop of the
 //   next tile, whose first stages are already loaded, while the copy engine writes C.
 // ---------------------------------------------------------------------------------------------
 template <int NCW, int BN, int STAGES, int CM>
@@ -566,6 +664,7 @@ gemm_ws(const __grid_constant__ CUtensorMap tmA, const __grid_constant__ CUtenso
     const uint32_t epi = base + G::kPipeBytes;  // kEpiWarpBytes per consumer warp
     const uint32_t full_bar = epi + G::kEpiBytes;
     const uint32_t empty_bar = full_bar + STAGES * 8;
+    const uint32_t c_bar = empty_bar + STAGES * 8;  // one per consumer warp: its old-C loads
 
     const int tid = threadIdx.x;
     const int wg = tid / 128;
@@ -589,6 +688,7 @@ gemm_ws(const __grid_constant__ CUtensorMap tmA, const __grid_constant__ CUtenso
             mbar_init(full_bar + 8 * s, 1);
             mbar_init(empty_bar + 8 * s, G::kEmptyArrivals);
         }
+        for (int w = 0; w < NCW * 4; ++w) mbar_init(c_bar + 8 * w, 1);
         asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
     }
     // Barriers initialised before anyone (peer CTAs included) can arrive on them.
@@ -617,6 +717,11 @@ gemm_ws(const __grid_constant__ CUtensorMap tmA, const __grid_constant__ CUtenso
                     mbar_wait(empty_bar + 8 * s, ((it / STAGES) & 1) ^ 1);
                     GEMM_TRACE_ADD(2, GEMM_TRACE_CLOCK() - w0);
                     const uint32_t fb = full_bar + 8 * s;
+                    if (GEMM_TRACE_NO_LOAD(kt)) {
+                        mbar_arrive(fb);
+                        ++it;
+                        return;
+                    }
                     mbar_arrive_expect_tx(fb, G::kStageBytes);
                     tma_load_2d(sA + s * G::kABytes, &tmA, fb, kt * kBK, m0);
 #pragma unroll
@@ -662,6 +767,7 @@ gemm_ws(const __grid_constant__ CUtensorMap tmA, const __grid_constant__ CUtenso
             }
         };
         uint32_t it = 0;
+        uint32_t cphase = 0;  // this warp's old-C rounds so far
         for (int t = first_t; t < total; t += stride_t) {
             int sm, tn;
             super_coords<CM>(t, super_m, tiles_n, sm, tn);
@@ -669,11 +775,11 @@ gemm_ws(const __grid_constant__ CUtensorMap tmA, const __grid_constant__ CUtenso
             const int n0 = tn * BN;
 
             const long long t0 = GEMM_TRACE_CLOCK();
-            TmaEpilogue<BN> frag(C, M, N, m0 + cw * 64, n0, warp, lane, read_c,
-                                 epi + (cw * 4 + warp) * kEpiWarpBytes);  // loads old C now
+            TmaEpilogue<BN> frag(&tmC, m0 + cw * 64, n0, warp, read_c, epi + (cw * 4 + warp) * kEpiWarpBytes,
+                                 c_bar + 8 * (cw * 4 + warp), &cphase);
             float acc[BN / 2];
-            consume_k<BN, STAGES, G::kABytes, G::kBBytes, G::kBChunk>(acc, it, num_k, sA, sB,
-                                                                     full_bar, cw, release);
+            consume_k<BN, STAGES, G::kABytes, G::kBBytes, G::kBChunk, true>(acc, it, num_k, sA, sB,
+                                                                           full_bar, cw, frag, release);
             const long long t1 = GEMM_TRACE_CLOCK();
             frag.store(acc, alpha, beta, &tmC);
             GEMM_TRACE_ADD(3, t1 - t0);
@@ -706,7 +812,7 @@ struct SplitCfg {
     using G = Cfg<2, 128, STAGES, 1>;
     static constexpr int kRedBytes = 64 * 128 * 4;
     static constexpr int kEpiBytes = 4 * kEpiWarpBytes;  // the finishing warpgroup's C boxes
-    static constexpr int kSmemBytes = 1024 + G::kPipeBytes + kRedBytes + kEpiBytes + (2 * STAGES + 1) * 8;
+    static constexpr int kSmemBytes = 1024 + G::kPipeBytes + kRedBytes + kEpiBytes + (2 * STAGES + 1 + 4) * 8;
     static_assert(kSmemBytes <= 227 * 1024, "227 KB dynamic shared memory per block");
     static_assert(G::kThreads == 384, "1 producer + 2 consumer warpgroups");
 };
@@ -738,6 +844,7 @@ gemm_splitk(const __grid_constant__ CUtensorMap tmA, const __grid_constant__ CUt
     const uint32_t full_bar = epi + SplitCfg<STAGES>::kEpiBytes;
     const uint32_t empty_bar = full_bar + STAGES * 8;
     const uint32_t red_bar = empty_bar + STAGES * 8;
+    const uint32_t c_bar = red_bar + 8;  // the finishing warpgroup's old-C loads, one per warp
 
     const int tid = threadIdx.x, wg = tid / 128, wtid = tid % 128, warp = wtid / 32, lane = tid % 32;
     const uint32_t rank = cluster_ctarank();
@@ -767,6 +874,7 @@ gemm_splitk(const __grid_constant__ CUtensorMap tmA, const __grid_constant__ CUt
             mbar_init(empty_bar + 8 * s, G::kEmptyArrivals);  // the 8 consumer warps of this CTA
         }
         mbar_init(red_bar, 1);
+        for (int w = 0; w < 4; ++w) mbar_init(c_bar + 8 * w, 1);
         asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
         mbar_arrive_expect_tx(red_bar, kRed);  // completes when the peer's 32 KB have landed
     }
@@ -796,13 +904,17 @@ gemm_splitk(const __grid_constant__ CUtensorMap tmA, const __grid_constant__ CUt
         setmaxnreg_inc<kConsumerRegs>();
         const int cw = wg - 1;                             // rows cw*64.. of the tile
         const bool finisher = cw == static_cast<int>(rank);  // else: send the partial to the peer
-        TmaEpilogue<128> frag(C, M, N, m0 + cw * 64, n0, warp, lane, finisher && beta != 0.0f,
-                              epi + warp * kEpiWarpBytes);
+        uint32_t cphase = 0;
+        TmaEpilogue<128> frag(&tmC, m0 + cw * 64, n0, warp, finisher && beta != 0.0f, epi + warp * kEpiWarpBytes,
+                              c_bar + 8 * warp, &cphase);
         float acc[64];
         uint32_t it = 0;
         const long long t0 = GEMM_TRACE_CLOCK();
-        consume_k<128, STAGES, G::kABytes, G::kBBytes, G::kBChunk>(
-            acc, it, n_k, sA, sB, full_bar, cw, [&](uint32_t s) {
+        // Old C: loaded while the K loop runs, read after it (ptxas serializes the wgmma of this
+        // kernel when the ldmatrix sits inside its K loop: warning C7515).
+        frag.template act<0>();
+        consume_k<128, STAGES, G::kABytes, G::kBBytes, G::kBChunk, false>(
+            acc, it, n_k, sA, sB, full_bar, cw, frag, [&](uint32_t s) {
                 if (lane == 0) mbar_arrive(empty_bar + 8 * s);
             });
         const long long t1 = GEMM_TRACE_CLOCK();
@@ -817,6 +929,7 @@ gemm_splitk(const __grid_constant__ CUtensorMap tmA, const __grid_constant__ CUt
                 st_async_v4(rbuf + (j * 128 + wtid) * 16, rbar, acc[4 * j], acc[4 * j + 1],
                             acc[4 * j + 2], acc[4 * j + 3]);
         } else {
+            frag.template act<1>();  // old C into registers (loaded during the K loop)
             const long long w0 = GEMM_TRACE_CLOCK();
             mbar_wait<true>(red_bar, 0);
             GEMM_TRACE_ADD(10, GEMM_TRACE_CLOCK() - w0);  // waiting for the peer's partial

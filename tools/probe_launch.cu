@@ -3,7 +3,8 @@
 // the ways 12_best launches. The difference between these and 12_best at 1024×1024×64 is the
 // GEMM kernel's own fixed cost.
 //   nvcc -O2 -std=c++17 -gencode=arch=compute_90a,code=sm_90a -o build/probe_launch tools/probe_launch.cu
-//   build/probe_launch            (one table: median and min of 300 calls per row, in µs)
+//   build/probe_launch            (one table: median and min of 300 calls per row, in µs; then
+//                                  how many clusters of 1-16 such CTAs can be resident at once)
 #include <cuda.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
@@ -159,6 +160,32 @@ int main() {
                 prop.name);
     std::printf("| launch | median µs | min µs | host µs |\n|---|---:|---:|---:|\n");
     for (const Row& r : rows) std::printf("| %s | %.2f | %.2f | %.2f |\n", r.name, r.med, r.min, r.host);
+
+    // How many clusters of each size fit at once with one 384-thread, 197 KB CTA per SM: clusters
+    // live inside one GPC, so the count depends on how many SMs each GPC has, not only on 132.
+    std::printf("\n| cluster size | resident clusters (cudaOccupancyMaxActiveClusters) | CTAs |\n|---:|---:|---:|\n");
+    CHECK(cudaFuncSetAttribute(empty_params, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
+    for (int cs = 1; cs <= 16; cs *= 2) {
+        cudaLaunchAttribute attr[1] = {};
+        attr[0].id = cudaLaunchAttributeClusterDimension;
+        attr[0].val.clusterDim.x = static_cast<unsigned>(cs);
+        attr[0].val.clusterDim.y = 1;
+        attr[0].val.clusterDim.z = 1;
+        cudaLaunchConfig_t cfg = {};
+        cfg.gridDim = dim3(static_cast<unsigned>(cs * prop.multiProcessorCount));
+        cfg.blockDim = dim3(384);
+        cfg.dynamicSmemBytes = kSmem;
+        cfg.attrs = attr;
+        cfg.numAttrs = 1;
+        int n = 0;
+        const cudaError_t e = cudaOccupancyMaxActiveClusters(&n, empty_params, &cfg);
+        if (e != cudaSuccess) {
+            std::printf("| %d | refused: %s | – |\n", cs, cudaGetErrorString(e));
+            cudaGetLastError();
+            continue;
+        }
+        std::printf("| %d | %d | %d |\n", cs, n, n * cs);
+    }
     CHECK(cudaFree(C));
     CHECK(cudaFree(Cinit));
     return 0;

@@ -4,7 +4,8 @@
 // cycles it spends waiting on barriers, in K loops and in epilogues. Calls are timed the
 // harness's way (C restored, device synchronized, CUDA events around solve).
 //   nvcc -O2 -std=c++17 -gencode=arch=compute_90a,code=sm_90a -o build/probe_trace tools/probe_trace.cu
-//   build/probe_trace 1024x1024x1024 4096x4096x4096 ...
+//   build/probe_trace 1024x1024x1024 4096x4096x4096 ... [--beta B MxNxK ...]   (alpha = 1, beta = 1 until --beta)
+//   (-DPROBE_NO_LOADS, -DPROBE_B_KMAJOR: the diagnostic builds described below)
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -12,6 +13,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <random>
+#include <string>
 #include <vector>
 
 namespace probe {
@@ -44,13 +46,25 @@ __device__ __forceinline__ unsigned long long gtimer() {
             probe::trace[blockIdx.x][threadIdx.x / 128][slot] += (cycles);               \
     } while (0)
 
+// -DPROBE_NO_LOADS: the big kernel's producer loads only each tile's first STAGES k-tiles and
+// completes the other stages' barriers without data (results are wrong by design): the K loop
+// then shows what the wgmma issue alone costs, without TMA writes into shared memory or L2 reads.
+#ifdef PROBE_NO_LOADS
+#define GEMM_TRACE_NO_LOAD(kt) ((kt) >= STAGES)
+#endif
+// -DPROBE_B_KMAJOR: the big kernel's wgmma reads its B stage as if it were K-major (no transpose),
+// the same bytes; wrong results by design: the K loop without the transposed-B operand path.
+#ifdef PROBE_B_KMAJOR
+#define GEMM_TRACE_B_KMAJOR 1
+#endif
+
 #include "../solutions/12_best.cu"
 
 #include "probe_check.h"
 
 using Trace = unsigned long long[probe::kMaxCtas][probe::kRoles][probe::kSlots];
 
-static void run_case(int M, int N, int K) {
+static void run_case(int M, int N, int K, float beta) {
     const size_t na = static_cast<size_t>(M) * K, nb = static_cast<size_t>(K) * N,
                  nc = static_cast<size_t>(M) * N;
     std::vector<half> h(std::max(na, std::max(nb, nc)));
@@ -76,7 +90,7 @@ static void run_case(int M, int N, int K) {
         CHECK(cudaMemset(tr, 0, sizeof(Trace)));
         CHECK(cudaDeviceSynchronize());
         CHECK(cudaEventRecord(e0));
-        solve(A, B, C, M, N, K, 1.0f, 1.0f);
+        solve(A, B, C, M, N, K, 1.0f, beta);
         CHECK(cudaGetLastError());
         CHECK(cudaEventRecord(e1));
         CHECK(cudaEventSynchronize(e1));
@@ -163,13 +177,27 @@ int main(int argc, char** argv) {
     CHECK(cudaGetDeviceProperties(&prop, 0));
     std::printf("probe_trace on %s: 12_best with trace hooks; per role, the mean over CTAs of the "
                 "last call's phases (cycles converted at the measured SM clock)\n", prop.name);
+#ifdef PROBE_NO_LOADS
+    std::printf("DIAGNOSTIC BUILD (PROBE_NO_LOADS): the big kernel loads only each tile's first stages; "
+                "its results are wrong by design\n");
+#endif
+#ifdef PROBE_B_KMAJOR
+    std::printf("DIAGNOSTIC BUILD (PROBE_B_KMAJOR): the big kernel reads B as K-major; its results are "
+                "wrong by design\n");
+#endif
+    float beta = 1.0f;  // alpha = 1; --beta B applies to the sizes after it
     for (int i = 1; i < argc; ++i) {
+        if (std::string(argv[i]) == "--beta" && i + 1 < argc) {
+            beta = std::strtof(argv[++i], nullptr);
+            std::printf("\nbeta = %g from here on\n", beta);
+            continue;
+        }
         int M, N, K;
         if (std::sscanf(argv[i], "%dx%dx%d", &M, &N, &K) != 3) {
             std::fprintf(stderr, "probe_trace: sizes are MxNxK, got %s\n", argv[i]);
             return 2;
         }
-        run_case(M, N, K);
+        run_case(M, N, K, beta);
     }
     return 0;
 }
