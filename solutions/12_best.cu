@@ -16,7 +16,8 @@
 //   hands the box to a TMA store, without waiting for it. Old C (runs 35–39) comes in through
 //   the same boxes: TMA loads at the first k-step, ldmatrix into the fragment layout 4 k-steps
 //   later (split-K: loaded during the K loop, read after it), instead of 64 4-byte loads a
-//   thread before the K loop (8 rows per instruction: ~4.5k cycles a 128×256 tile). probe_trace (tools/probe_trace.cu, per-CTA clocks) measured why: at 4096³
+//   thread before the K loop (8 rows per instruction: ~4.5k cycles a 128×256 tile). For the
+//   stores, probe_trace (tools/probe_trace.cu, per-CTA clocks) measured why: at 4096³
 //   the half2 fragment stores and 4-byte old-C loads (8 L1 wavefronts per 128 bytes) took
 //   ~9 µs of every 128×256 tile (35 of a CTA's 215 µs); fp32 staging through shared memory
 //   with 16-byte row accesses ~4.9 µs; this epilogue ~1.9 µs.
@@ -52,8 +53,9 @@
 //   slower in those runs (cuBLAS 4096³ 0.217–0.235 ms against 0.193 in run 14): compare ratios.
 //   Run 21 (a leaderboard run, then ≥ 1000 calls or 3 s per size): 1024³ 0.0138 and 0.0140 ms
 //   (0.82× and 0.79× cuBLAS's time), 2048³ 0.0333 (104.8%), 4096³ 0.1969 and 0.2198 (97.8% and
-//   99.3%), 8192³ 1.6967 (99.7%), 1000³ 0.0162 (101.8%). Run 24 (the committed leaderboard, this
-//   file): 1024³ 0.0132 ms (0.92×), 4096³ 0.1988 (96.7%).
+//   99.3%), 8192³ 1.6967 (99.7%), 1000³ 0.0162 (101.8%). Run 24 (the previous file's leaderboard):
+//   1024³ 0.0132 ms (0.92×), 4096³ 0.1988 (96.7%). Run 42 (this file's): 1024³ 0.0125 ms
+//   (110.2% of cuBLAS's speed), 4096³ 0.2200 (95.3%).
 //   The epilogue prediction held for the tile (1.9 µs) and came short for the whole: under ncu
 //   the 4096³ kernel runs 195.3 µs (213.6 before) with the tensor pipes active 86.9% of the
 //   time (79.8% before) at 1.58 GHz. Its stall samples per instruction (ncu, run 26): the
@@ -64,16 +66,19 @@
 //   0.2240, 0.2255, 0.2230, 0.2249 ms against 0.2265, 0.2287, 0.2275, 0.2257, 0.2267; 8192³
 //   1.7193 / 1.7438 against 1.7364 / 1.7416; 1024³ the same. ~1%, not the predicted 5%: the
 //   probe's K loop still costs ~5k cycles a tile more with beta = 1 than with beta = 0, now as
-//   waits (first stage of each tile ~1.9 µs); prefetching the next tile's C or its first A/B
-//   stages into L2 did not remove it (runs 40–41).
+//   waits for the tiles' first stages (~1.9 µs a CTA); prefetching the next tile's C or its
+//   first A/B stages into L2 did not remove it (runs 40–41).
 //   Targets not reached: 1024³ ≤ 0.8× cuBLAS (met in some processes, not in others: cuBLAS
 //   itself runs 0.014–0.019 ms from one process to the next), 4096³/8192³ ≥ 1.05× cuBLAS.
 //   cuBLAS's 4096³ kernel (ncu, run 17: nvjet 256×128×64, 4 stages, clusters of 2, 132
 //   persistent CTAs) runs 184.7 µs with the tensor pipes busy 94% of the time at 1.54 GHz; ours
-//   are idle ~13% of the time, the epilogue ~4% of it: what keeps cuBLAS's pipes fuller is not
-//   found yet (its tile issues 2 × m64n128 per k16 and warpgroup; ours 1 × m64n256). An L2 prefetch of the k-step 4 or 8 ahead by every CTA made it much worse (0.317
-//   ms: the prefetches doubled L2 requests, run 20); by one CTA per shared panel, no change
-//   (run 22: 96.1% and 94.6% of cuBLAS against 95.5% and 96.1% without).
+//   are idle ~13% of the time, the epilogue ~4% of it. Where the rest goes (probe_trace, runs
+//   31–36): the K loop's steady state runs at 97% of the MMA rate (1053–1061 cycles a k-step for
+//   1024), with or without loads, with B transposed or not, as 1 × m64n256 or 2 × m64n128 per
+//   k16; the loss is a fixed ~6.6k cycles per tile (1.8–2.1k with beta = 0). An L2 prefetch of
+//   the k-step 4 or 8 ahead by every CTA made it much worse (0.317 ms: the prefetches doubled
+//   L2 requests, run 20); by one CTA per shared panel, no change (run 22: 96.1% and 94.6% of
+//   cuBLAS against 95.5% and 96.1% without).
 // Tiles: big BM=128 BN=256 BK=64 stages=4 (GEMM_BIG_STAGES), 1 producer + 2 consumer warpgroups,
 //   no cluster (GEMM_BIG_CLUSTER); split-K BM=128 BN=128 BK=64 stages=4 (GEMM_SPLIT_STAGES),
 //   1 + 2 warpgroups, clusters of 2 along K (GEMM_SPLITK); small BM=64 BN=128 BK=64 stages=8
@@ -450,7 +455,7 @@ struct OldC {
         cbar = cbar_;
         cphase = cphase_;
 #pragma unroll
-        for (int c = 0; c < kGroups; ++c) old0[c] = old1[c] = 0u;  // defined on every path (beta == 0 too)
+        for (int c = 0; c < kGroups; ++c) old0[c] = old1[c] = 0u;  // defined on every path (beta = 0)
     }
     // Round r: lane 0 loads chunks 2r and 2r+1 into the two boxes.
     __device__ __forceinline__ void issue(int r) const {
@@ -625,6 +630,7 @@ __device__ __forceinline__ void super_coords(int t, int super_m, int tiles_n, in
 // Fast path: warp-specialized, persistent, optionally clustered. Block = 1 producer warpgroup
 // (wg 0) + NCW consumer warpgroups. Shared memory (1024-aligned):
 //   [A stage 0..S-1][B stage 0..S-1][C boxes, 4 KB per consumer warp][full bars][empty bars]
+//   [old-C bars, one per consumer warp]
 //   A stage: BM rows × 64 halves, 128B-swizzled = K-major SW128: SBO = 1024, LBO unused.
 //   B stage: BN/64 chunks of 64 K-rows × 64 N-columns = MN-major SW128: LBO = 8192, SBO = 1024.
 // Work: "super tiles" of CM vertically adjacent BM×BN tiles; cluster c takes super tiles
@@ -645,8 +651,9 @@ __device__ __forceinline__ void super_coords(int t, int super_m, int tiles_n, in
 // Epilogue: the producer warp prefetches the tile's rows of C into L2 (cp.async.bulk.prefetch)
 //   early in the tile; each consumer warp brings its rows of old C through its two
 //   shared-memory boxes into registers during the first k-steps (OldC: TMA load, ldmatrix) and,
-//   after the K loop, stores its 16 rows through the same boxes and TMA (TmaEpilogue). No named barriers; the consumers go back to the main loop of the
-//   next tile, whose first stages are already loaded, while the copy engine writes C.
+//   after the K loop, stores its 16 rows through the same boxes and TMA (TmaEpilogue). No named
+//   barriers; the consumers go back to the main loop of the next tile, whose first stages are
+//   already loaded, while the copy engine writes C.
 // ---------------------------------------------------------------------------------------------
 template <int NCW, int BN, int STAGES, int CM>
 __global__ void __launch_bounds__(Cfg<NCW, BN, STAGES, CM>::kThreads, 1)
@@ -806,6 +813,7 @@ gemm_ws(const __grid_constant__ CUtensorMap tmA, const __grid_constant__ CUtenso
 // adds them to its own accumulators. Thread t of the sender holds the same fragment positions
 // as thread t of the receiver, so the exchange is a straight copy: 16-byte word j·128 + t.
 //   [A stage 0..S-1][B stage 0..S-1][red 32 KB][C boxes 4 × 4 KB][full bars][empty bars][red bar]
+//   [old-C bars × 4]
 // ---------------------------------------------------------------------------------------------
 template <int STAGES>
 struct SplitCfg {
@@ -905,13 +913,13 @@ gemm_splitk(const __grid_constant__ CUtensorMap tmA, const __grid_constant__ CUt
         const int cw = wg - 1;                             // rows cw*64.. of the tile
         const bool finisher = cw == static_cast<int>(rank);  // else: send the partial to the peer
         uint32_t cphase = 0;
-        TmaEpilogue<128> frag(&tmC, m0 + cw * 64, n0, warp, finisher && beta != 0.0f, epi + warp * kEpiWarpBytes,
-                              c_bar + 8 * warp, &cphase);
+        TmaEpilogue<128> frag(&tmC, m0 + cw * 64, n0, warp, finisher && beta != 0.0f,
+                              epi + warp * kEpiWarpBytes, c_bar + 8 * warp, &cphase);
         float acc[64];
         uint32_t it = 0;
         const long long t0 = GEMM_TRACE_CLOCK();
-        // Old C: loaded while the K loop runs, read after it (ptxas serializes the wgmma of this
-        // kernel when the ldmatrix sits inside its K loop: warning C7515).
+        // Old C: loaded while the K loop runs, read after it (with gemm_ws's schedule, rounds inside
+        // the K loop, ptxas serialized this kernel's wgmma: warning C7515).
         frag.template act<0>();
         consume_k<128, STAGES, G::kABytes, G::kBBytes, G::kBChunk, false>(
             acc, it, n_k, sA, sB, full_bar, cw, frag, [&](uint32_t s) {
