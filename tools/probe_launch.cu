@@ -104,6 +104,26 @@ Row measure(const char* name, half* C, const half* Cinit, size_t bytes, Launch l
     return {name, ev[ev.size() / 2], ev[0], host[host.size() / 2]};
 }
 
+// A launch configuration of `ctas` CTAs of 384 threads and kSmem bytes in clusters of `cs` along
+// x. Not copyable: cfg points at attr.
+struct ClusterCfg {
+    cudaLaunchAttribute attr[1];
+    cudaLaunchConfig_t cfg;
+    ClusterCfg(int ctas, int cs) : attr{}, cfg{} {
+        attr[0].id = cudaLaunchAttributeClusterDimension;
+        attr[0].val.clusterDim.x = static_cast<unsigned>(cs);
+        attr[0].val.clusterDim.y = 1;
+        attr[0].val.clusterDim.z = 1;
+        cfg.gridDim = dim3(static_cast<unsigned>(ctas));
+        cfg.blockDim = dim3(384);
+        cfg.dynamicSmemBytes = kSmem;
+        cfg.attrs = attr;
+        cfg.numAttrs = 1;
+    }
+    ClusterCfg(const ClusterCfg&) = delete;
+    ClusterCfg& operator=(const ClusterCfg&) = delete;
+};
+
 }  // namespace
 
 int main() {
@@ -121,18 +141,8 @@ int main() {
     CHECK(cudaFuncSetAttribute(store_only, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem));
 
     auto cluster_launch = [&](auto kernel) {
-        cudaLaunchAttribute attr[1] = {};
-        attr[0].id = cudaLaunchAttributeClusterDimension;
-        attr[0].val.clusterDim.x = 2;
-        attr[0].val.clusterDim.y = 1;
-        attr[0].val.clusterDim.z = 1;
-        cudaLaunchConfig_t cfg = {};
-        cfg.gridDim = dim3(128);
-        cfg.blockDim = dim3(384);
-        cfg.dynamicSmemBytes = kSmem;
-        cfg.attrs = attr;
-        cfg.numAttrs = 1;
-        CHECK(cudaLaunchKernelEx(&cfg, kernel, ta, tb, C, M, N, K, alpha, beta));
+        ClusterCfg l(128, 2);
+        CHECK(cudaLaunchKernelEx(&l.cfg, kernel, ta, tb, C, M, N, K, alpha, beta));
     };
 
     std::vector<Row> rows;
@@ -166,19 +176,9 @@ int main() {
     std::printf("\n| cluster size | resident clusters (cudaOccupancyMaxActiveClusters) | CTAs |\n|---:|---:|---:|\n");
     CHECK(cudaFuncSetAttribute(empty_params, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
     for (int cs = 1; cs <= 16; cs *= 2) {
-        cudaLaunchAttribute attr[1] = {};
-        attr[0].id = cudaLaunchAttributeClusterDimension;
-        attr[0].val.clusterDim.x = static_cast<unsigned>(cs);
-        attr[0].val.clusterDim.y = 1;
-        attr[0].val.clusterDim.z = 1;
-        cudaLaunchConfig_t cfg = {};
-        cfg.gridDim = dim3(static_cast<unsigned>(cs * prop.multiProcessorCount));
-        cfg.blockDim = dim3(384);
-        cfg.dynamicSmemBytes = kSmem;
-        cfg.attrs = attr;
-        cfg.numAttrs = 1;
+        ClusterCfg l(cs * prop.multiProcessorCount, cs);
         int n = 0;
-        const cudaError_t e = cudaOccupancyMaxActiveClusters(&n, empty_params, &cfg);
+        const cudaError_t e = cudaOccupancyMaxActiveClusters(&n, empty_params, &l.cfg);
         if (e != cudaSuccess) {
             std::printf("| %d | refused: %s | – |\n", cs, cudaGetErrorString(e));
             cudaGetLastError();
