@@ -100,6 +100,18 @@
 #ifndef GEMM_BIG_CLUSTER
 #define GEMM_BIG_CLUSTER 1     // 2: clusters with B multicast (measured 45% slower, run 3)
 #endif
+#ifndef GEMM_REDUCE_C
+#define GEMM_REDUCE_C 1        // beta == 1: C += alpha·AB by TMA reduce-add stores, old C never loaded
+#endif
+#ifndef GEMM_K_SERPENTINE
+#define GEMM_K_SERPENTINE 1    // a CTA's odd tiles walk K backwards (their first k-tiles are still in L2)
+#endif
+#ifndef GEMM_SPLIT_REDUCE
+#define GEMM_SPLIT_REDUCE 1    // split-K with beta == 1: both halves reduce-add into C, no exchange
+#endif
+#ifndef GEMM_DEFER_STORES
+#define GEMM_DEFER_STORES 1    // beta 0 or 1: a tile's C stores run during the next tile's first k-steps
+#endif
 #ifndef GEMM_SMALL_STAGES
 #define GEMM_SMALL_STAGES 8    // 64×128×64 stages are 24 KB
 #endif
@@ -142,7 +154,12 @@ namespace {
 constexpr int kBK = 64;        // 64 halves = 128 bytes: one row of the 128-byte swizzle atom
 constexpr int kGroupM = 16;    // grouped tile order: 16 M-tiles (16 / CM clusters) per sweep over N
 constexpr int kEpiWarpBytes = 2 * 16 * 128;  // epilogue: two 16-row × 64-column fp16 boxes per warp
+constexpr int kOldCGap = 4;  // k-steps between an old-C round's loads and its reads (2: the same, run 39)
 constexpr int kProducerRegs = 40;
+template <bool B>
+struct Flag {  // a compile-time bool for generic lambdas
+    static constexpr bool value = B;
+};
 constexpr int kConsumerRegs = 232;
 
 // 1 producer warpgroup + NCW consumer warpgroups; each consumer computes 64×BN of a 64·NCW × BN
@@ -372,13 +389,6 @@ __device__ __forceinline__ void mbar_arrive_cluster(uint32_t cluster_addr) {
 __device__ __forceinline__ void prefetch_tensormap(const CUtensorMap* map) {
     asm volatile("prefetch.tensormap [%0];" ::"l"(reinterpret_cast<uint64_t>(map)) : "memory");
 }
-// Bulk prefetch of `bytes` (multiple of 16, 16-byte aligned address) into L2.
-__device__ __forceinline__ void prefetch_l2(const void* p, uint32_t bytes) {
-    asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(reinterpret_cast<uint64_t>(p)),
-                 "r"(bytes)
-                 : "memory");
-}
-
 // Four 8×8 b16 matrices from the accumulator fragment layout into shared memory: lane l gives
 // the address of row l%8 of matrix l/8; register i holds this lane's pair of matrix i.
 __device__ __forceinline__ void stmatrix_x4(uint32_t addr, uint32_t r0, uint32_t r1, uint32_t r2, uint32_t r3) {
@@ -405,6 +415,13 @@ __device__ __forceinline__ void tma_store_2d(const CUtensorMap* map, uint32_t sr
                  "r"(c0), "r"(c1), "r"(src)
                  : "memory");
 }
+// The same, adding the box to what C holds (fp16 adds in L2, as atomic as each element's write).
+__device__ __forceinline__ void tma_reduce_add_2d(const CUtensorMap* map, uint32_t src, int c0, int c1) {
+    asm volatile("cp.reduce.async.bulk.tensor.2d.global.shared::cta.add.tile.bulk_group [%0, {%1, %2}], [%3];" ::"l"(
+                     reinterpret_cast<uint64_t>(map)),
+                 "r"(c0), "r"(c1), "r"(src)
+                 : "memory");
+}
 __device__ __forceinline__ void bulk_commit() { asm volatile("cp.async.bulk.commit_group;" ::: "memory"); }
 // Wait until at most N of this thread's bulk groups are still reading their shared memory.
 template <int N>
@@ -424,43 +441,43 @@ __device__ __forceinline__ uint32_t box_addr(uint32_t box, int r, int c) {
 // warpgroup's block. The copy engine brings it into the warp's two epilogue boxes, two 16 × 64
 // chunks at a time (one TMA load each, counted on the warp's own mbarrier), and ldmatrix reads
 // the boxes straight into the fragment layout (the inverse of the epilogue's stmatrix). The
-// rounds run between the first k-steps' wgmma (step), or after a short K loop (finish), so the
-// epilogue never waits for C. Why (probe_trace, runs 35–37): 4-byte loads in the fragment layout
-// touch 8 rows per instruction; the 64 of them a thread took the load unit ~4.5k cycles a
+// rounds run between early k-steps' wgmma (TmaEpilogue::step), or after a short K loop (finish),
+// so the epilogue never waits for C. Why (probe_trace, runs 35–37): 4-byte loads in the fragment
+// layout touch 8 rows per instruction; the 64 of them a thread took the load unit ~4.5k cycles a
 // 128×256 tile (~6% of a 4096³ K loop), before the K loop or spread over it alike.
-// beta == 0: never read (C may hold NaN).
-template <int BN>
+// beta == 0: never read (C may hold NaN); beta == 1: added by reduce-add stores instead.
+// MAY_READ = false: compiled without the loads (the registers free for TmaEpilogue's deferral).
+template <int BN, bool MAY_READ>
 struct OldC {
     static constexpr int kGroups = BN / 8;
     static constexpr int kChunks = BN / 64;      // 16 × 64 chunks of the warp's rows
     static constexpr int kRounds = kChunks / 2;  // two boxes per round
     static constexpr int kBoxBytes = 16 * 128;
-    static_assert(kRounds == 1 || kRounds == 2, "the step schedule below covers one or two rounds");
+    static_assert(kRounds == 1 || kRounds == 2, "the step schedule covers one or two rounds");
     static_assert(2 * kBoxBytes <= kEpiWarpBytes, "two boxes per warp");
     uint32_t old0[kGroups], old1[kGroups];  // rows lane/4 and lane/4 + 8
     uint32_t boxes;                         // this warp's two boxes (1024-byte aligned)
     uint32_t cbar;                          // this warp's mbarrier for the loads
-    uint32_t* cphase;                       // its completed phases, carried across tiles
+    uint32_t cphase;                        // its completed phases
     const CUtensorMap* map;
     int row, col0;                          // the warp's first row and the block's first column
+    int warp;
     bool read_c;
 
-    __device__ __forceinline__ OldC(const CUtensorMap* tmC, int block_row, int n0, int warp, bool rc,
-                                    uint32_t boxes_, uint32_t cbar_, uint32_t* cphase_) {
-        map = tmC;
-        row = block_row + 16 * warp;
-        col0 = n0;
-        read_c = rc;
-        boxes = boxes_;
-        cbar = cbar_;
-        cphase = cphase_;
+    __device__ __forceinline__ OldC(const CUtensorMap* tmC, int warp_, bool rc, uint32_t boxes_, uint32_t cbar_)
+        : boxes(boxes_), cbar(cbar_), cphase(0), map(tmC), row(0), col0(0), warp(warp_), read_c(rc) {
 #pragma unroll
         for (int c = 0; c < kGroups; ++c) old0[c] = old1[c] = 0u;  // defined on every path (beta = 0)
     }
+    // The block of C this warpgroup computes next: rows from block_row, columns from n0.
+    __device__ __forceinline__ void begin(int block_row, int n0) {
+        row = block_row + 16 * warp;
+        col0 = n0;
+    }
     // Round r: lane 0 loads chunks 2r and 2r+1 into the two boxes.
     __device__ __forceinline__ void issue(int r) const {
-        if (!read_c || threadIdx.x % 32 != 0) return;
-        if (r == 0) bulk_wait_read<0>();  // the last tile's stores are done reading the boxes
+        if (!MAY_READ || !read_c || threadIdx.x % 32 != 0) return;
+        if (r == 0) bulk_wait_read<0>();  // the stores before are done reading the boxes
         mbar_arrive_expect_tx(cbar, 2 * kBoxBytes);
         tma_load_2d(boxes, map, cbar, col0 + 128 * r, row);
         tma_load_2d(boxes + kBoxBytes, map, cbar, col0 + 128 * r + 64, row);
@@ -468,24 +485,23 @@ struct OldC {
     // Round r's chunks into registers, then the boxes are free for the copy engine again.
     template <int R>
     __device__ __forceinline__ void take() {
-        if (!read_c) return;
-        mbar_wait(cbar, *cphase & 1u);
-        ++*cphase;
+        if (!MAY_READ || !read_c) return;
+        mbar_wait(cbar, cphase & 1u);
+        ++cphase;
         const int lane = threadIdx.x % 32, m = lane / 8, rr = 8 * (m & 1) + lane % 8;
 #pragma unroll
         for (int b = 0; b < 2; ++b)
 #pragma unroll
             for (int j = 0; j < 4; ++j) {
-                const int g = 8 * (2 * R + b) + 2 * j;  // matrices as in TmaEpilogue::store
+                const int g = 8 * (2 * R + b) + 2 * j;  // matrices as in TmaEpilogue::put
                 ldmatrix_x4(box_addr(boxes + b * kBoxBytes, rr, 2 * j + (m >> 1)), old0[g], old1[g],
                             old0[g + 1], old1[g + 1]);
             }
         fence_proxy_async();  // these reads before the copy engine's next writes into the boxes
         __syncwarp();
     }
-    // After the wgmma of k-step kt are issued: round 0 at k-step 0, taken at kGap (the loads
-    // have had kGap k-steps' time), round 1 issued then and taken at 2·kGap. (Or act<0>,
-    // act<1> called outside the K loop.)
+    // Round 0's loads (A = 0); round 0 into registers and round 1's loads (A = 1); round 1 into
+    // registers (A = 2).
     template <int A>
     __device__ __forceinline__ void act() {
         if constexpr (A == 0) issue(0);
@@ -495,24 +511,12 @@ struct OldC {
         }
         if constexpr (A == 2 && kRounds > 1) take<1>();
     }
-    static constexpr int kGap = 4;  // k-steps between a round's loads and its reads (2: the same, run 39)
-    __device__ __forceinline__ void step(int kt) {
-        if (kt == 0) act<0>();
-        else if (kt == kGap) act<1>();
-        else if (kt == 2 * kGap) act<2>();
-    }
-    // The actions a K loop of n_k k-steps did not reach.
-    __device__ __forceinline__ void finish(int n_k) {
-        if (n_k <= 0) act<0>();
-        if (n_k <= kGap) act<1>();
-        if (n_k <= 2 * kGap) act<2>();
-    }
     // alpha * acc + beta * C_old for group c, row half h, rounded once to a half2.
     __device__ __forceinline__ uint32_t combine(const float (&acc)[BN / 2], int c, int h, float alpha,
                                                 float beta) const {
         const int i = 4 * c + 2 * h;
         float x = alpha * acc[i], y = alpha * acc[i + 1];
-        if (read_c) {
+        if (MAY_READ && read_c) {
             const uint32_t o = h ? old1[c] : old0[c];
             const float2 f = __half22float2(*reinterpret_cast<const __half2*>(&o));
             x += beta * f.x;
@@ -524,48 +528,116 @@ struct OldC {
 };
 
 // One consumer warp's 16 rows × BN columns of C, stored by the copy engine. The results are
-// rounded once in the fragment layout (OldC::combine), written 64 columns at a time into a 2 KB
-// box with stmatrix (4 instructions of 512 bytes), 128B-swizzled as the C tensor map expects
+// rounded once in the fragment layout (pack), written 64 columns at a time into a 2 KB box with
+// stmatrix (4 instructions of 512 bytes), 128B-swizzled as the C tensor map expects
 // (conflict-free: the 8 rows of a matrix land in 8 different 16-byte units), and one lane hands
-// the box to a TMA store. The warp does not wait for its stores: it alternates between two
-// boxes and, before rewriting one, waits only until the copy engine has read it (the store
-// issued two boxes earlier). TMA clips the stores at C's edges.
-// Why (probe_trace, runs 15–18, 128×256 tiles at 4096³): half2 stores straight from the
-// fragments put each instruction's 32 lanes on 8 rows, 8 L1 wavefronts per 128 bytes, and with
-// the old C read the same way the epilogue took ~9 µs a tile (35 µs of a CTA's 215); staging
-// through shared memory as fp32 with 16-byte row accesses took ~4.9 µs; this takes ~1.9 µs.
-template <int BN>
-struct TmaEpilogue : OldC<BN> {
-    using OldC<BN>::kChunks;
-    using OldC<BN>::kBoxBytes;
+// the box to a TMA store (beta == 1: a reduce-add, so old C is never loaded). The warp alternates
+// between two boxes and, before rewriting one, waits only until the copy engine has read it.
+// TMA clips the stores at C's edges.
+// Without old C to read (MAY_READ = false: beta 0 or 1) the persistent kernel defers a tile's
+// stores: its packed results (BN/4 registers) wait while the next tile's K loop starts, and its
+// first kChunks k-steps write one chunk each between their wgmma (step), so the tensor pipes do
+// not wait for the epilogue; the last tile is flushed after its K loop. (With old C the packed
+// results and old C would need 64 more registers than there are: stores follow the K loop.)
+// Why (probe_trace, runs 15–18, 128×256 tiles at 4096³): half2 stores straight from the fragments
+// put each instruction's 32 lanes on 8 rows, 8 L1 wavefronts per 128 bytes, and with the old C
+// read the same way the epilogue took ~9 µs a tile (35 µs of a CTA's 215); staging through shared
+// memory as fp32 with 16-byte row accesses took ~4.9 µs; the boxes ~1.9 µs, all of it with both
+// consumer warpgroups off the tensor pipes (runs 44–46: 2.3 µs a tile with reduce-add stores).
+template <int BN, bool MAY_READ>
+struct TmaEpilogue : OldC<BN, MAY_READ> {
+    using Base = OldC<BN, MAY_READ>;
+    using Base::kGroups;
+    using Base::kChunks;
+    using Base::kBoxBytes;
     static_assert(kChunks % 2 == 0, "boxes alternate: an even count per tile keeps the order across tiles");
+    uint32_t out0[kGroups], out1[kGroups];  // packed results, rows lane/4 and lane/4 + 8
+    int out_row, out_col0;                  // where they go
+    bool add_c;                             // stores add to C (beta == 1)
+    bool pending;                           // out0/out1 hold a block not yet stored
 
-    __device__ __forceinline__ TmaEpilogue(const CUtensorMap* tmC, int block_row, int n0, int warp, bool rc,
-                                           uint32_t boxes_, uint32_t cbar_, uint32_t* cphase_)
-        : OldC<BN>(tmC, block_row, n0, warp, rc, boxes_, cbar_, cphase_) {}
-    __device__ __forceinline__ void store(const float (&acc)[BN / 2], float alpha, float beta,
-                                          const CUtensorMap* tmC) const {
+    __device__ __forceinline__ TmaEpilogue(const CUtensorMap* tmC, int warp_, bool rc, bool add,
+                                           uint32_t boxes_, uint32_t cbar_)
+        : Base(tmC, warp_, rc, boxes_, cbar_), out_row(0), out_col0(0), add_c(add), pending(false) {}
+
+    // The finished block, rounded: alpha·acc (+ beta·old C), for put.
+    __device__ __forceinline__ void pack(const float (&acc)[BN / 2], float alpha, float beta) {
+#pragma unroll
+        for (int c = 0; c < kGroups; ++c) {
+            out0[c] = this->combine(acc, c, 0, alpha, beta);
+            out1[c] = this->combine(acc, c, 1, alpha, beta);
+        }
+        out_row = this->row;
+        out_col0 = this->col0;
+        pending = true;
+    }
+    // Chunk K (columns 64K..64K+63) of the packed block through box K % 2.
+    template <int K>
+    __device__ __forceinline__ void put() {
+        if (!pending) return;
         const int lane = threadIdx.x % 32;
+        const uint32_t box = this->boxes + (K & 1) * kBoxBytes;
+        if (lane == 0) bulk_wait_read<1>();  // the store that last read this box is done with it
+        __syncwarp();
 #pragma unroll
-        for (int k = 0; k < kChunks; ++k) {
-            const uint32_t box = this->boxes + (k & 1) * kBoxBytes;
-            if (lane == 0) bulk_wait_read<1>();  // the store that last read this box is done with it
-            __syncwarp();
-#pragma unroll
-            for (int j = 0; j < 4; ++j) {
-                // matrices (group 2j, rows 0-7), (2j, rows 8-15), (2j+1, rows 0-7), (2j+1, rows 8-15)
-                // of the chunk; lane l addresses row l%8 of matrix l/8
-                const int m = lane / 8, c = 2 * j + (m >> 1), r = 8 * (m & 1) + lane % 8;
-                const int g = 8 * k + 2 * j;
-                stmatrix_x4(box_addr(box, r, c), this->combine(acc, g, 0, alpha, beta),
-                            this->combine(acc, g, 1, alpha, beta), this->combine(acc, g + 1, 0, alpha, beta),
-                            this->combine(acc, g + 1, 1, alpha, beta));
+        for (int j = 0; j < 4; ++j) {
+            // matrices (group 2j, rows 0-7), (2j, rows 8-15), (2j+1, rows 0-7), (2j+1, rows 8-15)
+            // of the chunk; lane l addresses row l%8 of matrix l/8
+            const int m = lane / 8, c = 2 * j + (m >> 1), r = 8 * (m & 1) + lane % 8;
+            const int g = 8 * K + 2 * j;
+            stmatrix_x4(box_addr(box, r, c), out0[g], out1[g], out0[g + 1], out1[g + 1]);
+        }
+        fence_proxy_async();  // each lane's stmatrix writes, before the copy engine reads them
+        __syncwarp();
+        if (lane == 0) {
+            if (add_c) tma_reduce_add_2d(this->map, box, out_col0 + 64 * K, out_row);
+            else tma_store_2d(this->map, box, out_col0 + 64 * K, out_row);
+            bulk_commit();
+        }
+        if constexpr (K == kChunks - 1) pending = false;
+    }
+    // Every chunk not yet put.
+    __device__ __forceinline__ void flush() {
+        put<0>();
+        put<1>();
+        if constexpr (kChunks > 2) {
+            put<2>();
+            put<3>();
+        }
+    }
+    // pack and store now (a kernel without a next tile to hide the stores behind).
+    __device__ __forceinline__ void store(const float (&acc)[BN / 2], float alpha, float beta) {
+        pack(acc, alpha, beta);
+        flush();
+    }
+    // After the wgmma of k-step kt are issued. MAY_READ: this block's old-C rounds at k-steps 0,
+    // kOldCGap, 2·kOldCGap. Otherwise: the previous block's chunk kt (kt < kChunks).
+    __device__ __forceinline__ void step(int kt) {
+        if constexpr (MAY_READ) {
+            if (kt == 0) this->template act<0>();
+            else if (kt == kOldCGap) this->template act<1>();
+            else if (kt == 2 * kOldCGap) this->template act<2>();
+        } else {
+            if (kt == 0) put<0>();
+            else if (kt == 1) put<1>();
+            if constexpr (kChunks > 2) {
+                if (kt == 2) put<2>();
+                else if (kt == 3) put<3>();
             }
-            fence_proxy_async();  // each lane's stmatrix writes, before the copy engine reads them
-            __syncwarp();
-            if (lane == 0) {
-                tma_store_2d(tmC, box, this->col0 + 64 * k, this->row);
-                bulk_commit();
+        }
+    }
+    // What a K loop of n_k k-steps did not reach.
+    __device__ __forceinline__ void finish(int n_k) {
+        if constexpr (MAY_READ) {
+            if (n_k <= 0) this->template act<0>();
+            if (n_k <= kOldCGap) this->template act<1>();
+            if (n_k <= 2 * kOldCGap) this->template act<2>();
+        } else {
+            if (n_k < 1) put<0>();
+            if (n_k < 2) put<1>();
+            if constexpr (kChunks > 2) {
+                if (n_k < 3) put<2>();
+                if (n_k < 4) put<3>();
             }
         }
     }
@@ -578,10 +650,11 @@ struct TmaEpilogue : OldC<BN> {
 // A consumer warpgroup's K loop over n_k filled stages of the ring, counter `it` (stage it % S,
 // phase (it / S) & 1) carried across tiles: wait for the fill, issue the 4 wgmma of the k-tile,
 // keep one group in flight, and hand each stage back once the wgmma reading it has retired.
-// With STEP_C, the first k-steps also bring in the tile's old C while their wgmma run (OldC::step).
-template <int BN, int STAGES, int ABYTES, int BBYTES, int BCHUNK, bool STEP_C, class Release>
+// With STEP_C, the epilogue works between the first k-steps' wgmma (TmaEpilogue::step: old C in,
+// or the previous tile's stores out).
+template <int BN, int STAGES, int ABYTES, int BBYTES, int BCHUNK, bool STEP_C, class Epi, class Release>
 __device__ __forceinline__ void consume_k(float (&acc)[BN / 2], uint32_t& it, int n_k, uint32_t sA,
-                                          uint32_t sB, uint32_t full_bar, int cw, OldC<BN>& oldc,
+                                          uint32_t sB, uint32_t full_bar, int cw, Epi& epi,
                                           Release release) {
 #pragma unroll
     for (int i = 0; i < BN / 2; ++i) acc[i] = 0.0f;
@@ -602,12 +675,12 @@ __device__ __forceinline__ void consume_k(float (&acc)[BN / 2], uint32_t& it, in
                 wgmma_tile<BN>(acc, da + 2 * kk, db + 128 * kk);  // +32 B in A, +2048 B in B
         }
         wgmma_commit();
-        if constexpr (STEP_C) oldc.step(kt);
+        if constexpr (STEP_C) epi.step(kt);
         wgmma_wait<1>();  // the previous fill has been read: hand it back
         fence_acc(acc);
         if (kt > 0) release((it - 1) % STAGES);
     }
-    if constexpr (STEP_C) oldc.finish(n_k);
+    if constexpr (STEP_C) epi.finish(n_k);
     wgmma_wait<0>();
     fence_acc(acc);
     if (n_k > 0) release((it - 1) % STAGES);
@@ -658,8 +731,7 @@ __device__ __forceinline__ void super_coords(int t, int super_m, int tiles_n, in
 template <int NCW, int BN, int STAGES, int CM>
 __global__ void __launch_bounds__(Cfg<NCW, BN, STAGES, CM>::kThreads, 1)
 gemm_ws(const __grid_constant__ CUtensorMap tmA, const __grid_constant__ CUtensorMap tmB,
-        const __grid_constant__ CUtensorMap tmC, half* __restrict__ C, int M, int N, int K, float alpha,
-        float beta) {
+        const __grid_constant__ CUtensorMap tmC, int M, int N, int K, float alpha, float beta) {
     using G = Cfg<NCW, BN, STAGES, CM>;
     constexpr int BM = G::BM;
     extern __shared__ __align__(16) unsigned char smem_raw[];
@@ -687,7 +759,9 @@ gemm_ws(const __grid_constant__ CUtensorMap tmA, const __grid_constant__ CUtenso
     const uint32_t rank = (CM > 1) ? cluster_ctarank() : 0u;
     const int first_t = blockIdx.x / CM;  // cluster id (clusters are consecutive block ids)
     const int stride_t = gridDim.x / CM;  // number of clusters (grid is a multiple of CM)
-    const bool read_c = (beta != 0.0f);
+    // beta == 1: C += alpha·AB through reduce-add stores; other betas: old C read (OldC).
+    const bool add_c = GEMM_REDUCE_C && beta == 1.0f;
+    const bool read_c = beta != 0.0f && !add_c;
     GEMM_TRACE_SET(0);
 
     if (tid == 0) {
@@ -711,13 +785,16 @@ gemm_ws(const __grid_constant__ CUtensorMap tmA, const __grid_constant__ CUtenso
                 prefetch_tensormap(&tmA);
                 prefetch_tensormap(&tmB);
             }
-            const int npre = num_k < STAGES ? num_k : STAGES;
             uint32_t it = 0;  // used by lane 0 only
-            for (int t = first_t; t < total; t += stride_t) {
+            int j = 0;        // this CTA's tiles so far
+            for (int t = first_t; t < total; t += stride_t, ++j) {
                 int sm, tn;
                 super_coords<CM>(t, super_m, tiles_n, sm, tn);
                 const int m0 = (sm * CM + static_cast<int>(rank)) * BM;
                 const int n0 = tn * BN;
+                // Odd tiles walk K backwards: every CTA is on about the same tile, so the k-tiles a
+                // wave reads first are the ones the previous wave read last, still in L2.
+                const bool rev = GEMM_K_SERPENTINE && (j & 1);
                 auto issue = [&](int kt) {
                     const uint32_t s = it % STAGES;
                     const long long w0 = GEMM_TRACE_CLOCK();
@@ -730,30 +807,22 @@ gemm_ws(const __grid_constant__ CUtensorMap tmA, const __grid_constant__ CUtenso
                         return;
                     }
                     mbar_arrive_expect_tx(fb, G::kStageBytes);
-                    tma_load_2d(sA + s * G::kABytes, &tmA, fb, kt * kBK, m0);
+                    const int kc = (rev ? num_k - 1 - kt : kt) * kBK;
+                    tma_load_2d(sA + s * G::kABytes, &tmA, fb, kc, m0);
 #pragma unroll
-                    for (int j = 0; j < G::kBChunks; ++j) {
+                    for (int c = 0; c < G::kBChunks; ++c) {
                         if constexpr (CM == 1) {
-                            tma_load_2d(sB + s * G::kBBytes + j * G::kBChunk, &tmB, fb, n0 + 64 * j,
-                                        kt * kBK);
+                            tma_load_2d(sB + s * G::kBBytes + c * G::kBChunk, &tmB, fb, n0 + 64 * c, kc);
                         } else {
-                            if (j % CM == static_cast<int>(rank))
-                                tma_load_2d_mc(sB + s * G::kBBytes + j * G::kBChunk, &tmB, fb,
-                                               n0 + 64 * j, kt * kBK, (uint16_t)((1u << CM) - 1u));
+                            if (c % CM == static_cast<int>(rank))
+                                tma_load_2d_mc(sB + s * G::kBBytes + c * G::kBChunk, &tmB, fb,
+                                               n0 + 64 * c, kc, (uint16_t)((1u << CM) - 1u));
                         }
                     }
                     ++it;
                 };
                 if (lane == 0)
-                    for (int kt = 0; kt < npre; ++kt) issue(kt);
-                __syncwarp();
-                if (read_c) {  // this tile's rows of C into L2 (N % 8 == 0: 16-byte rows)
-                    const uint32_t bytes = static_cast<uint32_t>(min(BN, N - n0)) * 2u;
-                    for (int r = lane; r < BM; r += 32)
-                        if (m0 + r < M) prefetch_l2(C + static_cast<size_t>(m0 + r) * N + n0, bytes);
-                }
-                if (lane == 0)
-                    for (int kt = npre; kt < num_k; ++kt) issue(kt);
+                    for (int kt = 0; kt < num_k; ++kt) issue(kt);
                 __syncwarp();
             }
         }
@@ -774,26 +843,34 @@ gemm_ws(const __grid_constant__ CUtensorMap tmA, const __grid_constant__ CUtenso
             }
         };
         uint32_t it = 0;
-        uint32_t cphase = 0;  // this warp's old-C rounds so far
-        for (int t = first_t; t < total; t += stride_t) {
-            int sm, tn;
-            super_coords<CM>(t, super_m, tiles_n, sm, tn);
-            const int m0 = (sm * CM + static_cast<int>(rank)) * BM;
-            const int n0 = tn * BN;
+        // The tile loop, compiled with and without old-C loads (MAY_READ: beta other than 0 or 1).
+        auto tiles = [&](auto may_read) {
+            constexpr bool RC = decltype(may_read)::value;
+            TmaEpilogue<BN, RC> frag(&tmC, warp, read_c, add_c, epi + (cw * 4 + warp) * kEpiWarpBytes,
+                                     c_bar + 8 * (cw * 4 + warp));
+            for (int t = first_t; t < total; t += stride_t) {
+                int sm, tn;
+                super_coords<CM>(t, super_m, tiles_n, sm, tn);
+                const int m0 = (sm * CM + static_cast<int>(rank)) * BM;
+                const int n0 = tn * BN;
 
-            const long long t0 = GEMM_TRACE_CLOCK();
-            TmaEpilogue<BN> frag(&tmC, m0 + cw * 64, n0, warp, read_c, epi + (cw * 4 + warp) * kEpiWarpBytes,
-                                 c_bar + 8 * (cw * 4 + warp), &cphase);
-            float acc[BN / 2];
-            consume_k<BN, STAGES, G::kABytes, G::kBBytes, G::kBChunk, true>(acc, it, num_k, sA, sB,
-                                                                           full_bar, cw, frag, release);
-            const long long t1 = GEMM_TRACE_CLOCK();
-            frag.store(acc, alpha, beta, &tmC);
-            GEMM_TRACE_ADD(3, t1 - t0);
-            GEMM_TRACE_ADD(4, GEMM_TRACE_CLOCK() - t1);
-            GEMM_TRACE_ADD(9, 1);
-        }
-        TmaEpilogue<BN>::drain();  // the C stores complete before the CTA ends
+                const long long t0 = GEMM_TRACE_CLOCK();
+                frag.begin(m0 + cw * 64, n0);
+                float acc[BN / 2];
+                consume_k<BN, STAGES, G::kABytes, G::kBBytes, G::kBChunk, true>(acc, it, num_k, sA, sB,
+                                                                               full_bar, cw, frag, release);
+                const long long t1 = GEMM_TRACE_CLOCK();
+                if constexpr (RC || !GEMM_DEFER_STORES) frag.store(acc, alpha, beta);
+                else frag.pack(acc, alpha, beta);  // stored during the next tile's first k-steps
+                GEMM_TRACE_ADD(3, t1 - t0);
+                GEMM_TRACE_ADD(4, GEMM_TRACE_CLOCK() - t1);
+                GEMM_TRACE_ADD(9, 1);
+            }
+            frag.flush();  // the last tile's stores (nothing when they were stored already)
+            frag.drain();  // the C stores complete before the CTA ends
+        };
+        if (read_c) tiles(Flag<true>{});
+        else tiles(Flag<false>{});
     }
     // No CTA may leave while a peer can still arrive on its barriers or multicast into it.
     if constexpr (CM > 1) cluster_sync_all();
@@ -839,8 +916,7 @@ __device__ __forceinline__ void st_async_v4(uint32_t remote_addr, uint32_t remot
 template <int STAGES>
 __global__ void __launch_bounds__(384, 1)
 gemm_splitk(const __grid_constant__ CUtensorMap tmA, const __grid_constant__ CUtensorMap tmB,
-            const __grid_constant__ CUtensorMap tmC, half* __restrict__ C, int M, int N, int K, float alpha,
-            float beta) {
+            const __grid_constant__ CUtensorMap tmC, int M, int N, int K, float alpha, float beta) {
     using G = typename SplitCfg<STAGES>::G;
     constexpr int kRed = SplitCfg<STAGES>::kRedBytes;
     extern __shared__ __align__(16) unsigned char smem_raw[];
@@ -912,9 +988,13 @@ gemm_splitk(const __grid_constant__ CUtensorMap tmA, const __grid_constant__ CUt
         setmaxnreg_inc<kConsumerRegs>();
         const int cw = wg - 1;                             // rows cw*64.. of the tile
         const bool finisher = cw == static_cast<int>(rank);  // else: send the partial to the peer
-        uint32_t cphase = 0;
-        TmaEpilogue<128> frag(&tmC, m0 + cw * 64, n0, warp, finisher && beta != 0.0f,
-                              epi + warp * kEpiWarpBytes, c_bar + 8 * warp, &cphase);
+        const bool add_c = GEMM_REDUCE_C && beta == 1.0f;  // as in gemm_ws
+        // beta == 1 (GEMM_SPLIT_REDUCE): no exchange; every warpgroup of both CTAs reduce-adds its
+        // partial into C (the other warpgroup's boxes in the unused `red` buffer).
+        const bool both_add = GEMM_SPLIT_REDUCE && add_c;
+        TmaEpilogue<128, true> frag(&tmC, warp, finisher && beta != 0.0f && !add_c, add_c,
+                                    (finisher ? epi : red) + warp * kEpiWarpBytes, c_bar + 8 * warp);
+        frag.begin(m0 + cw * 64, n0);
         float acc[64];
         uint32_t it = 0;
         const long long t0 = GEMM_TRACE_CLOCK();
@@ -927,7 +1007,10 @@ gemm_splitk(const __grid_constant__ CUtensorMap tmA, const __grid_constant__ CUt
             });
         const long long t1 = GEMM_TRACE_CLOCK();
         GEMM_TRACE_ADD(3, t1 - t0);
-        if (!finisher) {
+        if (both_add) {
+            frag.store(acc, alpha, beta);
+            frag.drain();
+        } else if (!finisher) {
             cluster_wait();  // the peer's `red` is armed
             waited = true;
             const uint32_t peer = rank ^ 1u;
@@ -952,8 +1035,8 @@ gemm_splitk(const __grid_constant__ CUtensorMap tmA, const __grid_constant__ CUt
                 acc[4 * j + 2] += v.z;
                 acc[4 * j + 3] += v.w;
             }
-            frag.store(acc, alpha, beta, &tmC);
-            TmaEpilogue<128>::drain();
+            frag.store(acc, alpha, beta);
+            frag.drain();
         }
         GEMM_TRACE_ADD(4, GEMM_TRACE_CLOCK() - t1);
         GEMM_TRACE_ADD(9, 1);
@@ -1171,10 +1254,10 @@ bool launch_ws(const half* A, const half* B, half* C, int M, int N, int K, float
     if (!get_tensor_map(B, K, N, kBK, &tb)) return false;    // B: K×N, box 64 × 64
     if (!get_tensor_map(C, M, N, 16, &tc)) return false;     // C: M×N, box 16 × 64 (a warp's store)
     if (CM == 1) {
-        gemm_ws<NCW, BN, STAGES, CM><<<ctas, G::kThreads, G::kSmemBytes>>>(ta, tb, tc, C, M, N, K, alpha, beta);
+        gemm_ws<NCW, BN, STAGES, CM><<<ctas, G::kThreads, G::kSmemBytes>>>(ta, tb, tc, M, N, K, alpha, beta);
         return true;
     }
-    return launch_clusters(gemm_ws<NCW, BN, STAGES, CM>, ctas, G::kThreads, G::kSmemBytes, CM, ta, tb, tc, C,
+    return launch_clusters(gemm_ws<NCW, BN, STAGES, CM>, ctas, G::kThreads, G::kSmemBytes, CM, ta, tb, tc,
                            M, N, K, alpha, beta);
 }
 
@@ -1217,7 +1300,7 @@ bool launch_splitk(const half* A, const half* B, half* C, int M, int N, int K, f
     if (!get_tensor_map(A, M, K, 128, &ta)) return false;  // A: M×K, box 128 × 64
     if (!get_tensor_map(B, K, N, kBK, &tb)) return false;  // B: K×N, box 64 × 64
     if (!get_tensor_map(C, M, N, 16, &tc)) return false;   // C: M×N, box 16 × 64
-    return launch_clusters(gemm_splitk<STAGES>, static_cast<int>(2 * tiles), 384, kSmem, 2, ta, tb, tc, C, M,
+    return launch_clusters(gemm_splitk<STAGES>, static_cast<int>(2 * tiles), 384, kSmem, 2, ta, tb, tc, M,
                            N, K, alpha, beta);
 }
 
