@@ -112,6 +112,9 @@
 #ifndef GEMM_DEFER_STORES
 #define GEMM_DEFER_STORES 1    // beta 0 or 1: a tile's C stores run during the next tile's first k-steps
 #endif
+#ifndef GEMM_STREAMK
+#define GEMM_STREAMK 1         // beta == 1: the partial last wave's tiles split by k-tiles over all CTAs
+#endif
 #ifndef GEMM_SMALL_STAGES
 #define GEMM_SMALL_STAGES 8    // 64×128×64 stages are 24 KB
 #endif
@@ -699,6 +702,40 @@ __device__ __forceinline__ void super_coords(int t, int super_m, int tiles_n, in
     tn = r / gm;
 }
 
+// A CTA's work: whole tiles t = first, first + stride, ... below dp_end (data-parallel), then its
+// share of the stream-K tail: the last sk_tiles tiles' k-tiles, flattened (tile-major) and cut
+// into gridDim-many equal ranges, so no SM idles through a partial last wave. A range covers
+// the ends of one or two tiles; each piece's partial sum is reduce-added into C (beta == 1 only:
+// C += alpha·AB in any order). The producer and the consumers walk the same list.
+struct WorkList {
+    int t, stride, dp_end, num_k;
+    long long u, u_end;  // this CTA's stream-K units (tile·num_k + k-tile) not yet handed out
+    __device__ __forceinline__ WorkList(int first, int stride_, int total, int sk_tiles, int num_k_)
+        : t(first), stride(stride_), dp_end(total - sk_tiles), num_k(num_k_) {
+        const long long units = static_cast<long long>(sk_tiles) * num_k;
+        u = units * first / stride;
+        u_end = units * (first + 1) / stride;
+    }
+    // The next piece: tile `tile`, k-tiles [kb, ke); false when there is none.
+    __device__ __forceinline__ bool next(int& tile, int& kb, int& ke) {
+        if (t < dp_end) {
+            tile = t;
+            kb = 0;
+            ke = num_k;
+            t += stride;
+            return true;
+        }
+        if (u >= u_end) return false;
+        const long long tl = u / num_k;
+        const long long e = min(u_end, (tl + 1) * num_k);
+        tile = dp_end + static_cast<int>(tl);
+        kb = static_cast<int>(u - tl * num_k);
+        ke = kb + static_cast<int>(e - u);
+        u = e;
+        return true;
+    }
+};
+
 // ---------------------------------------------------------------------------------------------
 // Fast path: warp-specialized, persistent, optionally clustered. Block = 1 producer warpgroup
 // (wg 0) + NCW consumer warpgroups. Shared memory (1024-aligned):
@@ -731,7 +768,7 @@ __device__ __forceinline__ void super_coords(int t, int super_m, int tiles_n, in
 template <int NCW, int BN, int STAGES, int CM>
 __global__ void __launch_bounds__(Cfg<NCW, BN, STAGES, CM>::kThreads, 1)
 gemm_ws(const __grid_constant__ CUtensorMap tmA, const __grid_constant__ CUtensorMap tmB,
-        const __grid_constant__ CUtensorMap tmC, int M, int N, int K, float alpha, float beta) {
+        const __grid_constant__ CUtensorMap tmC, int M, int N, int K, float alpha, float beta, int sk_tiles) {
     using G = Cfg<NCW, BN, STAGES, CM>;
     constexpr int BM = G::BM;
     extern __shared__ __align__(16) unsigned char smem_raw[];
@@ -786,8 +823,9 @@ gemm_ws(const __grid_constant__ CUtensorMap tmA, const __grid_constant__ CUtenso
                 prefetch_tensormap(&tmB);
             }
             uint32_t it = 0;  // used by lane 0 only
-            int j = 0;        // this CTA's tiles so far
-            for (int t = first_t; t < total; t += stride_t, ++j) {
+            WorkList work(first_t, stride_t, total, sk_tiles, num_k);
+            int t, kb, ke;
+            for (int j = 0; work.next(t, kb, ke); ++j) {
                 int sm, tn;
                 super_coords<CM>(t, super_m, tiles_n, sm, tn);
                 const int m0 = (sm * CM + static_cast<int>(rank)) * BM;
@@ -807,7 +845,7 @@ gemm_ws(const __grid_constant__ CUtensorMap tmA, const __grid_constant__ CUtenso
                         return;
                     }
                     mbar_arrive_expect_tx(fb, G::kStageBytes);
-                    const int kc = (rev ? num_k - 1 - kt : kt) * kBK;
+                    const int kc = (rev ? ke - 1 - kt : kb + kt) * kBK;
                     tma_load_2d(sA + s * G::kABytes, &tmA, fb, kc, m0);
 #pragma unroll
                     for (int c = 0; c < G::kBChunks; ++c) {
@@ -822,7 +860,7 @@ gemm_ws(const __grid_constant__ CUtensorMap tmA, const __grid_constant__ CUtenso
                     ++it;
                 };
                 if (lane == 0)
-                    for (int kt = 0; kt < num_k; ++kt) issue(kt);
+                    for (int kt = 0; kt < ke - kb; ++kt) issue(kt);
                 __syncwarp();
             }
         }
@@ -848,7 +886,9 @@ gemm_ws(const __grid_constant__ CUtensorMap tmA, const __grid_constant__ CUtenso
             constexpr bool RC = decltype(may_read)::value;
             TmaEpilogue<BN, RC> frag(&tmC, warp, read_c, add_c, epi + (cw * 4 + warp) * kEpiWarpBytes,
                                      c_bar + 8 * (cw * 4 + warp));
-            for (int t = first_t; t < total; t += stride_t) {
+            WorkList work(first_t, stride_t, total, sk_tiles, num_k);
+            int t, kb, ke;
+            while (work.next(t, kb, ke)) {
                 int sm, tn;
                 super_coords<CM>(t, super_m, tiles_n, sm, tn);
                 const int m0 = (sm * CM + static_cast<int>(rank)) * BM;
@@ -857,7 +897,7 @@ gemm_ws(const __grid_constant__ CUtensorMap tmA, const __grid_constant__ CUtenso
                 const long long t0 = GEMM_TRACE_CLOCK();
                 frag.begin(m0 + cw * 64, n0);
                 float acc[BN / 2];
-                consume_k<BN, STAGES, G::kABytes, G::kBBytes, G::kBChunk, true>(acc, it, num_k, sA, sB,
+                consume_k<BN, STAGES, G::kABytes, G::kBBytes, G::kBChunk, true>(acc, it, ke - kb, sA, sB,
                                                                                full_bar, cw, frag, release);
                 const long long t1 = GEMM_TRACE_CLOCK();
                 if constexpr (RC || !GEMM_DEFER_STORES) frag.store(acc, alpha, beta);
@@ -1246,7 +1286,7 @@ int resident_clusters() {
 // Launch `ctas` CTAs (a multiple of CM, each cluster persistent over its super tiles).
 template <int NCW, int BN, int STAGES, int CM>
 bool launch_ws(const half* A, const half* B, half* C, int M, int N, int K, float alpha, float beta,
-               int ctas) {
+               int ctas, int sk_tiles) {
     using G = Cfg<NCW, BN, STAGES, CM>;
     CUtensorMap ta, tb;
     CUtensorMap tc;
@@ -1254,11 +1294,12 @@ bool launch_ws(const half* A, const half* B, half* C, int M, int N, int K, float
     if (!get_tensor_map(B, K, N, kBK, &tb)) return false;    // B: K×N, box 64 × 64
     if (!get_tensor_map(C, M, N, 16, &tc)) return false;     // C: M×N, box 16 × 64 (a warp's store)
     if (CM == 1) {
-        gemm_ws<NCW, BN, STAGES, CM><<<ctas, G::kThreads, G::kSmemBytes>>>(ta, tb, tc, M, N, K, alpha, beta);
+        gemm_ws<NCW, BN, STAGES, CM>
+            <<<ctas, G::kThreads, G::kSmemBytes>>>(ta, tb, tc, M, N, K, alpha, beta, sk_tiles);
         return true;
     }
     return launch_clusters(gemm_ws<NCW, BN, STAGES, CM>, ctas, G::kThreads, G::kSmemBytes, CM, ta, tb, tc,
-                           M, N, K, alpha, beta);
+                           M, N, K, alpha, beta, sk_tiles);
 }
 
 // Picks clusters or not for one tile configuration and launches it. A cluster of 2 is used
@@ -1277,14 +1318,24 @@ bool launch_cfg(const half* A, const half* B, half* C, int M, int N, int K, floa
             if (maxc > 0 && (super + maxc - 1) / maxc <= (tiles + sms - 1) / sms) {
                 const long long clusters = super < maxc ? super : maxc;
                 if (launch_ws<NCW, BN, STAGES, 2>(A, B, C, M, N, K, alpha, beta,
-                                                  static_cast<int>(2 * clusters)))
+                                                  static_cast<int>(2 * clusters), 0))
                     return true;
             }
         }
     }
     if (resident_clusters<NCW, BN, STAGES, 1>() <= 0) return false;
     const long long ctas = tiles < sms ? tiles : sms;
-    return launch_ws<NCW, BN, STAGES, 1>(A, B, C, M, N, K, alpha, beta, static_cast<int>(ctas));
+    // Stream-K tail (beta == 1, where pieces can be reduce-added): the partial last wave's tiles
+    // are shared out by k-tiles over every CTA (WorkList); when that is under 8 k-tiles a CTA, the
+    // last full wave joins them.
+    long long sk = 0;
+    const long long num_k = (K + kBK - 1) / kBK, rem = tiles % ctas;
+    if (GEMM_STREAMK && GEMM_REDUCE_C && beta == 1.0f && rem != 0) {
+        if (rem * num_k >= 8 * ctas) sk = rem;
+        else if (tiles >= rem + ctas) sk = rem + ctas;
+    }
+    return launch_ws<NCW, BN, STAGES, 1>(A, B, C, M, N, K, alpha, beta, static_cast<int>(ctas),
+                                         static_cast<int>(sk));
 }
 
 // One cluster per 128×128 tile, only when every tile's cluster is resident at once (one wave):
