@@ -115,6 +115,9 @@
 #ifndef GEMM_STREAMK
 #define GEMM_STREAMK 1         // beta == 1: the partial last wave's tiles split by k-tiles over all CTAs
 #endif
+#ifndef GEMM_SPLIT_PLAIN
+#define GEMM_SPLIT_PLAIN 1     // ... and then a plain launch, no cluster
+#endif
 #ifndef GEMM_SMALL_STAGES
 #define GEMM_SMALL_STAGES 8    // 64×128×64 stages are 24 KB
 #endif
@@ -953,7 +956,7 @@ __device__ __forceinline__ void st_async_v4(uint32_t remote_addr, uint32_t remot
         : "memory");
 }
 
-template <int STAGES>
+template <int STAGES, bool CLUSTER>
 __global__ void __launch_bounds__(384, 1)
 gemm_splitk(const __grid_constant__ CUtensorMap tmA, const __grid_constant__ CUtensorMap tmB,
             const __grid_constant__ CUtensorMap tmC, int M, int N, int K, float alpha, float beta) {
@@ -971,7 +974,8 @@ gemm_splitk(const __grid_constant__ CUtensorMap tmA, const __grid_constant__ CUt
     const uint32_t c_bar = red_bar + 8;  // the finishing warpgroup's old-C loads, one per warp
 
     const int tid = threadIdx.x, wg = tid / 128, wtid = tid % 128, warp = wtid / 32, lane = tid % 32;
-    const uint32_t rank = cluster_ctarank();
+    // CLUSTER = false (beta == 1, both halves reduce-added): a plain launch, no exchange.
+    const uint32_t rank = CLUSTER ? cluster_ctarank() : (blockIdx.x & 1u);
     const int tiles_m = (M + 127) / 128;
     const int t = blockIdx.x / 2;  // one tile per cluster, down the columns of tiles
     const int m0 = (t % tiles_m) * 128, n0 = (t / tiles_m) * 128;
@@ -1007,9 +1011,9 @@ gemm_splitk(const __grid_constant__ CUtensorMap tmA, const __grid_constant__ CUt
     // own barriers: arrive on the cluster barrier now, and wait for the peer only before the first
     // store into it, so the first loads need not wait for the peer's set-up (run 17's trace: a
     // set-up of ~0.4 µs; run 19's: 0.37 µs and the first fill no sooner, within the noise).
-    cluster_arrive();
+    if constexpr (CLUSTER) cluster_arrive();
     __syncthreads();
-    bool waited = false;  // this thread's cluster_wait for the arrival above
+    [[maybe_unused]] bool waited = false;  // this thread's cluster_wait for the arrival above
     GEMM_TRACE_SET(1);
 
     if (wg == 0) {
@@ -1031,7 +1035,7 @@ gemm_splitk(const __grid_constant__ CUtensorMap tmA, const __grid_constant__ CUt
         const bool add_c = GEMM_REDUCE_C && beta == 1.0f;  // as in gemm_ws
         // beta == 1 (GEMM_SPLIT_REDUCE): no exchange; every warpgroup of both CTAs reduce-adds its
         // partial into C (the other warpgroup's boxes in the unused `red` buffer).
-        const bool both_add = GEMM_SPLIT_REDUCE && add_c;
+        const bool both_add = !CLUSTER || (GEMM_SPLIT_REDUCE && add_c);
         TmaEpilogue<128, true> frag(&tmC, warp, finisher && beta != 0.0f && !add_c, add_c,
                                     (finisher ? epi : red) + warp * kEpiWarpBytes, c_bar + 8 * warp);
         frag.begin(m0 + cw * 64, n0);
@@ -1050,40 +1054,44 @@ gemm_splitk(const __grid_constant__ CUtensorMap tmA, const __grid_constant__ CUt
         if (both_add) {
             frag.store(acc, alpha, beta);
             frag.drain();
-        } else if (!finisher) {
-            cluster_wait();  // the peer's `red` is armed
-            waited = true;
-            const uint32_t peer = rank ^ 1u;
-            const uint32_t rbuf = mapa_shared(red, peer), rbar = mapa_shared(red_bar, peer);
+        } else if constexpr (CLUSTER) {
+            if (!finisher) {
+                cluster_wait();  // the peer's `red` is armed
+                waited = true;
+                const uint32_t peer = rank ^ 1u;
+                const uint32_t rbuf = mapa_shared(red, peer), rbar = mapa_shared(red_bar, peer);
 #pragma unroll
-            for (int j = 0; j < 16; ++j)
-                st_async_v4(rbuf + (j * 128 + wtid) * 16, rbar, acc[4 * j], acc[4 * j + 1],
-                            acc[4 * j + 2], acc[4 * j + 3]);
-        } else {
-            frag.template act<1>();  // old C into registers (loaded during the K loop)
-            const long long w0 = GEMM_TRACE_CLOCK();
-            mbar_wait<true>(red_bar, 0);
-            GEMM_TRACE_ADD(10, GEMM_TRACE_CLOCK() - w0);  // waiting for the peer's partial
+                for (int j = 0; j < 16; ++j)
+                    st_async_v4(rbuf + (j * 128 + wtid) * 16, rbar, acc[4 * j], acc[4 * j + 1],
+                                acc[4 * j + 2], acc[4 * j + 3]);
+            } else {
+                frag.template act<1>();  // old C into registers (loaded during the K loop)
+                const long long w0 = GEMM_TRACE_CLOCK();
+                mbar_wait<true>(red_bar, 0);
+                GEMM_TRACE_ADD(10, GEMM_TRACE_CLOCK() - w0);  // waiting for the peer's partial
 #pragma unroll
-            for (int j = 0; j < 16; ++j) {
-                float4 v;
-                asm volatile("ld.shared.v4.f32 {%0, %1, %2, %3}, [%4];"
-                             : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w)
-                             : "r"(red + (j * 128 + wtid) * 16));
-                acc[4 * j] += v.x;
-                acc[4 * j + 1] += v.y;
-                acc[4 * j + 2] += v.z;
-                acc[4 * j + 3] += v.w;
+                for (int j = 0; j < 16; ++j) {
+                    float4 v;
+                    asm volatile("ld.shared.v4.f32 {%0, %1, %2, %3}, [%4];"
+                                 : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w)
+                                 : "r"(red + (j * 128 + wtid) * 16));
+                    acc[4 * j] += v.x;
+                    acc[4 * j + 1] += v.y;
+                    acc[4 * j + 2] += v.z;
+                    acc[4 * j + 3] += v.w;
+                }
+                frag.store(acc, alpha, beta);
+                frag.drain();
             }
-            frag.store(acc, alpha, beta);
-            frag.drain();
         }
         GEMM_TRACE_ADD(4, GEMM_TRACE_CLOCK() - t1);
         GEMM_TRACE_ADD(9, 1);
     }
     // Neither CTA leaves while the other may still store into it.
-    if (!waited) cluster_wait();
-    cluster_sync_all();
+    if constexpr (CLUSTER) {
+        if (!waited) cluster_wait();
+        cluster_sync_all();
+    }
     GEMM_TRACE_SET(5);
 }
 
@@ -1326,12 +1334,14 @@ bool launch_cfg(const half* A, const half* B, half* C, int M, int N, int K, floa
     if (resident_clusters<NCW, BN, STAGES, 1>() <= 0) return false;
     const long long ctas = tiles < sms ? tiles : sms;
     // Stream-K tail (beta == 1, where pieces can be reduce-added): the partial last wave's tiles
-    // are shared out by k-tiles over every CTA (WorkList); when that is under 8 k-tiles a CTA, the
-    // last full wave joins them.
+    // are shared out by k-tiles over every CTA (WorkList). Each CTA gets at least half a tile's
+    // k-tiles (a thin tail takes the last full wave in with it), so a tile is cut into at most 3
+    // pieces: every reduce-add rounds C's running fp16 sum once more (run 50: 64 one-k-tile
+    // pieces of a 64×64×4096 tile ended 0.056 off).
     long long sk = 0;
-    const long long num_k = (K + kBK - 1) / kBK, rem = tiles % ctas;
+    const long long rem = tiles % ctas;
     if (GEMM_STREAMK && GEMM_REDUCE_C && beta == 1.0f && rem != 0) {
-        if (rem * num_k >= 8 * ctas) sk = rem;
+        if (2 * rem >= ctas) sk = rem;
         else if (tiles >= rem + ctas) sk = rem + ctas;
     }
     return launch_ws<NCW, BN, STAGES, 1>(A, B, C, M, N, K, alpha, beta, static_cast<int>(ctas),
@@ -1343,15 +1353,22 @@ bool launch_cfg(const half* A, const half* B, half* C, int M, int N, int K, floa
 template <int STAGES>
 bool launch_splitk(const half* A, const half* B, half* C, int M, int N, int K, float alpha, float beta) {
     constexpr int kSmem = SplitCfg<STAGES>::kSmemBytes;
-    static const int resident = max_clusters(gemm_splitk<STAGES>, 384, kSmem, 2);  // asked once
+    // beta == 1: both halves reduce-add into C, so the pair needs no cluster (a plain launch)
+    const bool plain = GEMM_SPLIT_PLAIN && GEMM_SPLIT_REDUCE && GEMM_REDUCE_C && beta == 1.0f;
+    static const int resident = max_clusters(gemm_splitk<STAGES, true>, 384, kSmem, 2);  // asked once
+    static const int resident_plain = max_clusters(gemm_splitk<STAGES, false>, 384, kSmem, 1) / 2;
     const long long tiles = static_cast<long long>((M + 127) / 128) * ((N + 127) / 128);
-    if (tiles > resident) return false;
+    if (tiles > (plain ? resident_plain : resident)) return false;
     CUtensorMap ta, tb;
     CUtensorMap tc;
     if (!get_tensor_map(A, M, K, 128, &ta)) return false;  // A: M×K, box 128 × 64
     if (!get_tensor_map(B, K, N, kBK, &tb)) return false;  // B: K×N, box 64 × 64
     if (!get_tensor_map(C, M, N, 16, &tc)) return false;   // C: M×N, box 16 × 64
-    return launch_clusters(gemm_splitk<STAGES>, static_cast<int>(2 * tiles), 384, kSmem, 2, ta, tb, tc, M,
+    if (plain) {
+        gemm_splitk<STAGES, false><<<static_cast<int>(2 * tiles), 384, kSmem>>>(ta, tb, tc, M, N, K, alpha, beta);
+        return true;
+    }
+    return launch_clusters(gemm_splitk<STAGES, true>, static_cast<int>(2 * tiles), 384, kSmem, 2, ta, tb, tc, M,
                            N, K, alpha, beta);
 }
 
