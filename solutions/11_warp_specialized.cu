@@ -24,12 +24,25 @@
 //   shared-memory boxes with stmatrix, and one lane hands the box to a TMA store that the warp
 //   does not wait for. The fragment stores (each instruction on 8 rows: 8 L1 wavefronts per
 //   128 bytes) took ~9 µs of every 128×256 tile at 4096³ (probe_trace, run 15); this ~1.9 µs.
+//   Fourth version (12_best's kernel of runs 38–48, ported; 12_best keeps only its split-K on
+//   top): (a) old C comes in by TMA into the epilogue boxes during the first k-steps and is
+//   read with ldmatrix; with beta = 1 it is not read at all: the stores are TMA reduce-adds
+//   (C += alpha·AB in L2), and the producer no longer prefetches C (ncu, run 45: the prefetched
+//   rows were evicted before use, 64 MB more DRAM reads at 4096³); (b) with beta 0 or 1 a tile's
+//   rounded results wait in registers and are stored between the next tile's first 4 k-steps'
+//   wgmma, so the tensor pipes do not idle through the epilogue; (c) a CTA's odd tiles walk K
+//   backwards (the k-tiles a wave starts on are still in L2); (d) beta = 1: the tiles of the
+//   partial last wave are split by k-tiles over every CTA (stream-K, at most 3 pieces a tile)
+//   and the pieces reduce-added, so no SM idles through the last wave.
 // Prediction (before measuring): first version: 4096³ ≈ 0.22 ms, 8192³ ≈ 1.8 ms.
 //   Second version: 4096³ ≈ 0.195 ms (~705 TF/s, ~1.0× cuBLAS): 4 rounds of ~48 µs tiles (main
 //   loop ~46 µs at ~80% of the per-SM tensor peak, epilogue ~1–2 µs instead of ~10); 8192³
 //   ≈ 1.52 ms (~725 TF/s); 1024³ ≈ 0.012 ms (64×128 tiles, no cluster: the epilogue change only).
 //   Third version: as 12_best's 128×256 path, which it now matches kernel for kernel: 4096³
 //   within the noise of 12_best, ~5% faster than the second version at the same clocks.
+//   Fourth version: as 12_best's big path, 4096³ and 8192³ ~7% faster than the third (12_best
+//   in run 51: 4096³ 0.209 ms against 0.225, 8192³ 1.61 against 1.73); 1024³ (64×128 tiles,
+//   128 CTAs, no tail) ~10% faster from the reduce-add and deferred stores.
 // Measured (H200, harness): first version: 1024³ 0.0143 ms; 4096³ 0.2374 ms = 85.3% of cuBLAS,
 //   SLOWER than 10 (0.2184 ms). Why (analysis, not yet confirmed by a profile): its epilogue
 //   ran 8 serial passes of 64×32 per warpgroup, each a smem write, a named barrier, a 16-byte
@@ -57,7 +70,8 @@
 //   no cluster (GEMM_BIG_CLUSTER=2: 2×1 when the 128×256 tiles make ≥ 3/4 of a wave); otherwise
 //   BM=64 BN=128 BK=64 stages=4 (GEMM_SMALL_STAGES), warpgroups=2 (1 + 1), no cluster
 //   (GEMM_SMALL_CLUSTER). Persistent grid = min(tiles, SMs) (clusters: min(tile pairs,
-//   resident clusters)), grouped order (16 M-tiles). Fallback (K%8, N%8 or misaligned
+//   resident clusters)), grouped order (16 M-tiles); beta = 1: stream-K tail (GEMM_STREAMK).
+//   Macros GEMM_REDUCE_C, GEMM_DEFER_STORES, GEMM_K_SERPENTINE turn (a), (b), (c) off. Fallback (K%8, N%8 or misaligned
 //   pointers: TMA needs 16-byte strides): CUDA-core 64×64 tiles, 4×4 per thread.
 // Targets: sm_90a
 // Needs sm_90a (wgmma, TMA, setmaxnreg): does not run on a T4/A100.
@@ -67,18 +81,30 @@
 #include <cuda_runtime.h>
 #include <stdint.h>
 
-// Compile-time variants (defaults are the stage's configuration):
+// Compile-time variants (the defaults are what gets submitted):
 #ifndef GEMM_BIG_STAGES
 #define GEMM_BIG_STAGES 4      // 128×256×64 stages are 48 KB: 4 is the most that fits
 #endif
 #ifndef GEMM_BIG_CLUSTER
 #define GEMM_BIG_CLUSTER 1     // 2: clusters with B multicast (measured 45% slower, run 3)
 #endif
+#ifndef GEMM_REDUCE_C
+#define GEMM_REDUCE_C 1        // beta == 1: C += alpha·AB by TMA reduce-add stores, old C never loaded
+#endif
+#ifndef GEMM_K_SERPENTINE
+#define GEMM_K_SERPENTINE 1    // a CTA's odd tiles walk K backwards (their first k-tiles are still in L2)
+#endif
+#ifndef GEMM_DEFER_STORES
+#define GEMM_DEFER_STORES 1    // beta 0 or 1: a tile's C stores run during the next tile's first k-steps
+#endif
+#ifndef GEMM_STREAMK
+#define GEMM_STREAMK 1         // beta == 1: the partial last wave's tiles split by k-tiles over all CTAs
+#endif
 #ifndef GEMM_SMALL_STAGES
-#define GEMM_SMALL_STAGES 4
+#define GEMM_SMALL_STAGES 4    // 64×128×64 stages are 24 KB (12_best: 8)
 #endif
 #ifndef GEMM_SMALL_CLUSTER
-#define GEMM_SMALL_CLUSTER 1
+#define GEMM_SMALL_CLUSTER 1   // 2: measured 0.0223 vs 0.0154 ms at 1024³ (run 3)
 #endif
 
 namespace {
@@ -86,7 +112,12 @@ namespace {
 constexpr int kBK = 64;        // 64 halves = 128 bytes: one row of the 128-byte swizzle atom
 constexpr int kGroupM = 16;    // grouped tile order: 16 M-tiles (16 / CM clusters) per sweep over N
 constexpr int kEpiWarpBytes = 2 * 16 * 128;  // epilogue: two 16-row × 64-column fp16 boxes per warp
+constexpr int kOldCGap = 4;  // k-steps between an old-C round's loads and its reads (2: the same, run 39)
 constexpr int kProducerRegs = 40;
+template <bool B>
+struct Flag {  // a compile-time bool for generic lambdas
+    static constexpr bool value = B;
+};
 constexpr int kConsumerRegs = 232;
 
 // 1 producer warpgroup + NCW consumer warpgroups; each consumer computes 64×BN of a 64·NCW × BN
@@ -104,7 +135,7 @@ struct Cfg {
     static constexpr int kStageBytes = kABytes + kBBytes; // expect_tx per stage (per CTA)
     static constexpr int kPipeBytes = STAGES * kStageBytes;
     static constexpr int kEpiBytes = NCW * 4 * kEpiWarpBytes;  // two C boxes per consumer warp
-    static constexpr int kSmemBytes = 1024 + kPipeBytes + kEpiBytes + 2 * STAGES * 8;
+    static constexpr int kSmemBytes = 1024 + kPipeBytes + kEpiBytes + 2 * STAGES * 8 + NCW * 4 * 8;
     static constexpr int kEmptyArrivals = CM * NCW * 4;   // every consumer warp of the cluster
     static_assert(NCW == 1 || NCW == 2, "one or two consumer warpgroups");
     static_assert(BN == 128 || BN == 256, "wgmma wrappers exist for n128 and n256");
@@ -139,17 +170,28 @@ __device__ __forceinline__ void mbar_arrive(uint32_t bar) {
     asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(bar) : "memory");
 }
 
-// Wait until the phase with the given parity has completed.
+// Wait until the phase with the given parity has completed. CLUSTER: acquire at cluster scope,
+// for a phase completed by another CTA's stores (st.async into this CTA).
+template <bool CLUSTER = false>
 __device__ __forceinline__ void mbar_wait(uint32_t bar, uint32_t parity) {
     uint32_t done;
     do {
-        asm volatile(
-            "{\n.reg .pred p;\n"
-            "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
-            "selp.u32 %0, 1, 0, p;\n}\n"
-            : "=r"(done)
-            : "r"(bar), "r"(parity)
-            : "memory");
+        if constexpr (CLUSTER)
+            asm volatile(
+                "{\n.reg .pred p;\n"
+                "mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [%1], %2;\n"
+                "selp.u32 %0, 1, 0, p;\n}\n"
+                : "=r"(done)
+                : "r"(bar), "r"(parity)
+                : "memory");
+        else
+            asm volatile(
+                "{\n.reg .pred p;\n"
+                "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
+                "selp.u32 %0, 1, 0, p;\n}\n"
+                : "=r"(done)
+                : "r"(bar), "r"(parity)
+                : "memory");
     } while (!done);
 }
 
@@ -271,9 +313,13 @@ __device__ __forceinline__ uint32_t cluster_ctarank() {
     asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(r));
     return r;
 }
+// Arrive (release) and wait (acquire) separately, for a thread that has work to do in between.
+__device__ __forceinline__ void cluster_arrive() { asm volatile("barrier.cluster.arrive.release;" ::: "memory"); }
+__device__ __forceinline__ void cluster_wait() { asm volatile("barrier.cluster.wait.acquire;" ::: "memory"); }
 // Every thread of every CTA in the cluster: arrive (release) then wait (acquire).
 __device__ __forceinline__ void cluster_sync_all() {
-    asm volatile("barrier.cluster.arrive.release;\n\tbarrier.cluster.wait.acquire;" ::: "memory");
+    cluster_arrive();
+    cluster_wait();
 }
 // The shared::cluster address of the same shared-memory offset in CTA `rank` of the cluster.
 __device__ __forceinline__ uint32_t mapa_shared(uint32_t addr, uint32_t rank) {
@@ -281,9 +327,12 @@ __device__ __forceinline__ uint32_t mapa_shared(uint32_t addr, uint32_t rank) {
     asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(r) : "r"(addr), "r"(rank));
     return r;
 }
+// Default semantics (release, CTA scope), as CUTLASS's cluster barrier does: what the arrival
+// publishes is "the wgmma reads of this stage have retired", which wait_group already ordered.
+// The .release.cluster form made every arrival a cluster-scope fence: run 9 measured membar
+// stalls at 31% of cycles and 4096³ at 0.3231 ms against 0.2167 ms with this form.
 __device__ __forceinline__ void mbar_arrive_cluster(uint32_t cluster_addr) {
-    asm volatile("mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%0];" ::"r"(cluster_addr)
-                 : "memory");
+    asm volatile("mbarrier.arrive.shared::cluster.b64 _, [%0];" ::"r"(cluster_addr) : "memory");
 }
 // Like tma_load_2d, but the box lands at the same offset in every CTA of `mask` and each of them
 // gets the complete_tx on its own mbarrier at offset `bar`.
@@ -298,13 +347,6 @@ __device__ __forceinline__ void mbar_arrive_cluster(uint32_t cluster_addr) {
 __device__ __forceinline__ void prefetch_tensormap(const CUtensorMap* map) {
     asm volatile("prefetch.tensormap [%0];" ::"l"(reinterpret_cast<uint64_t>(map)) : "memory");
 }
-// Bulk prefetch of `bytes` (multiple of 16, 16-byte aligned address) into L2.
-__device__ __forceinline__ void prefetch_l2(const void* p, uint32_t bytes) {
-    asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(reinterpret_cast<uint64_t>(p)),
-                 "r"(bytes)
-                 : "memory");
-}
-
 // Four 8×8 b16 matrices from the accumulator fragment layout into shared memory: lane l gives
 // the address of row l%8 of matrix l/8; register i holds this lane's pair of matrix i.
 __device__ __forceinline__ void stmatrix_x4(uint32_t addr, uint32_t r0, uint32_t r1, uint32_t r2, uint32_t r3) {
@@ -312,7 +354,14 @@ __device__ __forceinline__ void stmatrix_x4(uint32_t addr, uint32_t r0, uint32_t
                  "r"(r1), "r"(r2), "r"(r3)
                  : "memory");
 }
-// Ordinary shared-memory writes made visible to the copy engine (the async proxy).
+// The inverse: four 8×8 b16 matrices from shared memory into the fragment layout.
+__device__ __forceinline__ void ldmatrix_x4(uint32_t addr, uint32_t& r0, uint32_t& r1, uint32_t& r2, uint32_t& r3) {
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];"
+                 : "=r"(r0), "=r"(r1), "=r"(r2), "=r"(r3)
+                 : "r"(addr)
+                 : "memory");
+}
+// Ordinary shared-memory accesses ordered with the copy engine's (the async proxy's).
 __device__ __forceinline__ void fence_proxy_async() {
     asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
 }
@@ -320,6 +369,13 @@ __device__ __forceinline__ void fence_proxy_async() {
 // the tensor's edge are not written.
 __device__ __forceinline__ void tma_store_2d(const CUtensorMap* map, uint32_t src, int c0, int c1) {
     asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%1, %2}], [%3];" ::"l"(
+                     reinterpret_cast<uint64_t>(map)),
+                 "r"(c0), "r"(c1), "r"(src)
+                 : "memory");
+}
+// The same, adding the box to what C holds (fp16 adds in L2, as atomic as each element's write).
+__device__ __forceinline__ void tma_reduce_add_2d(const CUtensorMap* map, uint32_t src, int c0, int c1) {
+    asm volatile("cp.reduce.async.bulk.tensor.2d.global.shared::cta.add.tile.bulk_group [%0, {%1, %2}], [%3];" ::"l"(
                      reinterpret_cast<uint64_t>(map)),
                  "r"(c0), "r"(c1), "r"(src)
                  : "memory");
@@ -332,40 +388,93 @@ __device__ __forceinline__ void bulk_wait_read() {
 }
 __device__ __forceinline__ void bulk_wait_all() { asm volatile("cp.async.bulk.wait_group 0;" ::: "memory"); }
 
-// Old C for one consumer thread's part of a warpgroup's 64×BN block, in the accumulator
-// fragment layout: register d[4c + 2h + e] is row 16*warp + lane/4 + 8h, column
-// 8c + 2*(lane%4) + e of the block. Loaded (half2 pairs) by the constructor, before the K loop,
-// while the load unit has nothing else to do, so the epilogue never waits for it. beta == 0:
-// never read (C may hold NaN).
-template <int BN>
+// The 16-byte-unit address of row r, 16-byte column unit c of a 16 × 64-half box with the
+// 128-byte swizzle (the 8 rows of an 8×8 matrix land in 8 different units: conflict-free).
+__device__ __forceinline__ uint32_t box_addr(uint32_t box, int r, int c) {
+    return box + r * 128 + ((c ^ (r & 7)) << 4);
+}
+
+// Old C for one consumer warp's 16 rows × BN columns, in the accumulator fragment layout:
+// register d[4c + 2h + e] is row 16*warp + lane/4 + 8h, column 8c + 2*(lane%4) + e of the
+// warpgroup's block. The copy engine brings it into the warp's two epilogue boxes, two 16 × 64
+// chunks at a time (one TMA load each, counted on the warp's own mbarrier), and ldmatrix reads
+// the boxes straight into the fragment layout (the inverse of the epilogue's stmatrix). The
+// rounds run between early k-steps' wgmma (TmaEpilogue::step), or after a short K loop (finish),
+// so the epilogue never waits for C. Why (probe_trace, runs 35–37): 4-byte loads in the fragment
+// layout touch 8 rows per instruction; the 64 of them a thread took the load unit ~4.5k cycles a
+// 128×256 tile (~6% of a 4096³ K loop), before the K loop or spread over it alike.
+// beta == 0: never read (C may hold NaN); beta == 1: added by reduce-add stores instead.
+// MAY_READ = false: compiled without the loads (the registers free for TmaEpilogue's deferral).
+template <int BN, bool MAY_READ>
 struct OldC {
     static constexpr int kGroups = BN / 8;
+    static constexpr int kChunks = BN / 64;      // 16 × 64 chunks of the warp's rows
+    static constexpr int kRounds = kChunks / 2;  // two boxes per round
+    static constexpr int kBoxBytes = 16 * 128;
+    static_assert(kRounds == 1 || kRounds == 2, "the step schedule covers one or two rounds");
+    static_assert(2 * kBoxBytes <= kEpiWarpBytes, "two boxes per warp");
     uint32_t old0[kGroups], old1[kGroups];  // rows lane/4 and lane/4 + 8
+    uint32_t boxes;                         // this warp's two boxes (1024-byte aligned)
+    uint32_t cbar;                          // this warp's mbarrier for the loads
+    uint32_t cphase;                        // its completed phases
+    const CUtensorMap* map;
+    int row, col0;                          // the warp's first row and the block's first column
+    int warp;
     bool read_c;
 
-    __device__ __forceinline__ OldC(const half* C, int M, int N, int block_row, int n0, int warp, int lane,
-                                    bool rc) {
-        read_c = rc;
-        const int r0 = block_row + warp * 16 + lane / 4, cb = n0 + 2 * (lane % 4);
-        const bool ok0 = r0 < M, ok1 = r0 + 8 < M;
-        const half* row0 = C + static_cast<size_t>(ok0 ? r0 : 0) * N;
-        const half* row1 = C + static_cast<size_t>(ok1 ? r0 + 8 : 0) * N;
+    __device__ __forceinline__ OldC(const CUtensorMap* tmC, int warp_, bool rc, uint32_t boxes_, uint32_t cbar_)
+        : boxes(boxes_), cbar(cbar_), cphase(0), map(tmC), row(0), col0(0), warp(warp_), read_c(rc) {
 #pragma unroll
-        for (int c = 0; c < kGroups; ++c) {
-            const int col = cb + 8 * c;
-            old0[c] = old1[c] = 0u;
-            if (read_c && col < N) {  // N even, col even: col < N covers the pair
-                if (ok0) old0[c] = *reinterpret_cast<const uint32_t*>(row0 + col);
-                if (ok1) old1[c] = *reinterpret_cast<const uint32_t*>(row1 + col);
+        for (int c = 0; c < kGroups; ++c) old0[c] = old1[c] = 0u;  // defined on every path (beta = 0)
+    }
+    // The block of C this warpgroup computes next: rows from block_row, columns from n0.
+    __device__ __forceinline__ void begin(int block_row, int n0) {
+        row = block_row + 16 * warp;
+        col0 = n0;
+    }
+    // Round r: lane 0 loads chunks 2r and 2r+1 into the two boxes.
+    __device__ __forceinline__ void issue(int r) const {
+        if (!MAY_READ || !read_c || threadIdx.x % 32 != 0) return;
+        if (r == 0) bulk_wait_read<0>();  // the stores before are done reading the boxes
+        mbar_arrive_expect_tx(cbar, 2 * kBoxBytes);
+        tma_load_2d(boxes, map, cbar, col0 + 128 * r, row);
+        tma_load_2d(boxes + kBoxBytes, map, cbar, col0 + 128 * r + 64, row);
+    }
+    // Round r's chunks into registers, then the boxes are free for the copy engine again.
+    template <int R>
+    __device__ __forceinline__ void take() {
+        if (!MAY_READ || !read_c) return;
+        mbar_wait(cbar, cphase & 1u);
+        ++cphase;
+        const int lane = threadIdx.x % 32, m = lane / 8, rr = 8 * (m & 1) + lane % 8;
+#pragma unroll
+        for (int b = 0; b < 2; ++b)
+#pragma unroll
+            for (int j = 0; j < 4; ++j) {
+                const int g = 8 * (2 * R + b) + 2 * j;  // matrices as in TmaEpilogue::put
+                ldmatrix_x4(box_addr(boxes + b * kBoxBytes, rr, 2 * j + (m >> 1)), old0[g], old1[g],
+                            old0[g + 1], old1[g + 1]);
             }
+        fence_proxy_async();  // these reads before the copy engine's next writes into the boxes
+        __syncwarp();
+    }
+    // Round 0's loads (A = 0); round 0 into registers and round 1's loads (A = 1); round 1 into
+    // registers (A = 2).
+    template <int A>
+    __device__ __forceinline__ void act() {
+        if constexpr (A == 0) issue(0);
+        if constexpr (A == 1) {
+            take<0>();
+            if constexpr (kRounds > 1) issue(1);
         }
+        if constexpr (A == 2 && kRounds > 1) take<1>();
     }
     // alpha * acc + beta * C_old for group c, row half h, rounded once to a half2.
     __device__ __forceinline__ uint32_t combine(const float (&acc)[BN / 2], int c, int h, float alpha,
                                                 float beta) const {
         const int i = 4 * c + 2 * h;
         float x = alpha * acc[i], y = alpha * acc[i + 1];
-        if (read_c) {
+        if (MAY_READ && read_c) {
             const uint32_t o = h ? old1[c] : old0[c];
             const float2 f = __half22float2(*reinterpret_cast<const __half2*>(&o));
             x += beta * f.x;
@@ -377,55 +486,116 @@ struct OldC {
 };
 
 // One consumer warp's 16 rows × BN columns of C, stored by the copy engine. The results are
-// rounded once in the fragment layout (OldC::combine), written 64 columns at a time into a 2 KB
-// box with stmatrix (4 instructions of 512 bytes), 128B-swizzled as the C tensor map expects
+// rounded once in the fragment layout (pack), written 64 columns at a time into a 2 KB box with
+// stmatrix (4 instructions of 512 bytes), 128B-swizzled as the C tensor map expects
 // (conflict-free: the 8 rows of a matrix land in 8 different 16-byte units), and one lane hands
-// the box to a TMA store. The warp does not wait for its stores: it alternates between two
-// boxes and, before rewriting one, waits only until the copy engine has read it (the store
-// issued two boxes earlier). TMA clips the stores at C's edges.
-// Why (probe_trace, runs 15–18, 128×256 tiles at 4096³): half2 stores straight from the
-// fragments put each instruction's 32 lanes on 8 rows, 8 L1 wavefronts per 128 bytes, and with
-// the old C read the same way the epilogue took ~9 µs a tile (35 µs of a CTA's 215); staging
-// through shared memory as fp32 with 16-byte row accesses took ~4.9 µs; this takes ~1.9 µs.
-template <int BN>
-struct TmaEpilogue : OldC<BN> {
-    static constexpr int kChunks = BN / 64;
-    static constexpr int kBoxBytes = 16 * 128;  // 16 rows × 64 halves
+// the box to a TMA store (beta == 1: a reduce-add, so old C is never loaded). The warp alternates
+// between two boxes and, before rewriting one, waits only until the copy engine has read it.
+// TMA clips the stores at C's edges.
+// Without old C to read (MAY_READ = false: beta 0 or 1) the persistent kernel defers a tile's
+// stores: its packed results (BN/4 registers) wait while the next tile's K loop starts, and its
+// first kChunks k-steps write one chunk each between their wgmma (step), so the tensor pipes do
+// not wait for the epilogue; the last tile is flushed after its K loop. (With old C the packed
+// results and old C would need 64 more registers than there are: stores follow the K loop.)
+// Why (probe_trace, runs 15–18, 128×256 tiles at 4096³): half2 stores straight from the fragments
+// put each instruction's 32 lanes on 8 rows, 8 L1 wavefronts per 128 bytes, and with the old C
+// read the same way the epilogue took ~9 µs a tile (35 µs of a CTA's 215); staging through shared
+// memory as fp32 with 16-byte row accesses took ~4.9 µs; the boxes ~1.9 µs, all of it with both
+// consumer warpgroups off the tensor pipes (runs 44–46: 2.3 µs a tile with reduce-add stores).
+template <int BN, bool MAY_READ>
+struct TmaEpilogue : OldC<BN, MAY_READ> {
+    using Base = OldC<BN, MAY_READ>;
+    using Base::kGroups;
+    using Base::kChunks;
+    using Base::kBoxBytes;
     static_assert(kChunks % 2 == 0, "boxes alternate: an even count per tile keeps the order across tiles");
-    static_assert(2 * kBoxBytes <= kEpiWarpBytes, "two boxes per warp");
-    uint32_t boxes;  // this warp's two boxes (1024-byte aligned: the swizzle pattern's period)
-    int row, col0;   // the warp's first row and the block's first column
+    uint32_t out0[kGroups], out1[kGroups];  // packed results, rows lane/4 and lane/4 + 8
+    int out_row, out_col0;                  // where they go
+    bool add_c;                             // stores add to C (beta == 1)
+    bool pending;                           // out0/out1 hold a block not yet stored
 
-    __device__ __forceinline__ TmaEpilogue(const half* C, int M, int N, int block_row, int n0, int warp,
-                                           int lane, bool rc, uint32_t boxes_)
-        : OldC<BN>(C, M, N, block_row, n0, warp, lane, rc) {
-        boxes = boxes_;
-        row = block_row + 16 * warp;
-        col0 = n0;
+    __device__ __forceinline__ TmaEpilogue(const CUtensorMap* tmC, int warp_, bool rc, bool add,
+                                           uint32_t boxes_, uint32_t cbar_)
+        : Base(tmC, warp_, rc, boxes_, cbar_), out_row(0), out_col0(0), add_c(add), pending(false) {}
+
+    // The finished block, rounded: alpha·acc (+ beta·old C), for put.
+    __device__ __forceinline__ void pack(const float (&acc)[BN / 2], float alpha, float beta) {
+#pragma unroll
+        for (int c = 0; c < kGroups; ++c) {
+            out0[c] = this->combine(acc, c, 0, alpha, beta);
+            out1[c] = this->combine(acc, c, 1, alpha, beta);
+        }
+        out_row = this->row;
+        out_col0 = this->col0;
+        pending = true;
     }
-    __device__ __forceinline__ void store(const float (&acc)[BN / 2], float alpha, float beta,
-                                          const CUtensorMap* tmC) const {
+    // Chunk K (columns 64K..64K+63) of the packed block through box K % 2.
+    template <int K>
+    __device__ __forceinline__ void put() {
+        if (!pending) return;
         const int lane = threadIdx.x % 32;
+        const uint32_t box = this->boxes + (K & 1) * kBoxBytes;
+        if (lane == 0) bulk_wait_read<1>();  // the store that last read this box is done with it
+        __syncwarp();
 #pragma unroll
-        for (int k = 0; k < kChunks; ++k) {
-            const uint32_t box = boxes + (k & 1) * kBoxBytes;
-            if (lane == 0) bulk_wait_read<1>();  // the store that last read this box is done with it
-            __syncwarp();
-#pragma unroll
-            for (int j = 0; j < 4; ++j) {
-                // matrices (group 2j, rows 0-7), (2j, rows 8-15), (2j+1, rows 0-7), (2j+1, rows 8-15)
-                // of the chunk; lane l addresses row l%8 of matrix l/8
-                const int m = lane / 8, c = 2 * j + (m >> 1), r = 8 * (m & 1) + lane % 8;
-                const int g = 8 * k + 2 * j;
-                stmatrix_x4(box + r * 128 + ((c ^ (r & 7)) << 4), this->combine(acc, g, 0, alpha, beta),
-                            this->combine(acc, g, 1, alpha, beta), this->combine(acc, g + 1, 0, alpha, beta),
-                            this->combine(acc, g + 1, 1, alpha, beta));
+        for (int j = 0; j < 4; ++j) {
+            // matrices (group 2j, rows 0-7), (2j, rows 8-15), (2j+1, rows 0-7), (2j+1, rows 8-15)
+            // of the chunk; lane l addresses row l%8 of matrix l/8
+            const int m = lane / 8, c = 2 * j + (m >> 1), r = 8 * (m & 1) + lane % 8;
+            const int g = 8 * K + 2 * j;
+            stmatrix_x4(box_addr(box, r, c), out0[g], out1[g], out0[g + 1], out1[g + 1]);
+        }
+        fence_proxy_async();  // each lane's stmatrix writes, before the copy engine reads them
+        __syncwarp();
+        if (lane == 0) {
+            if (add_c) tma_reduce_add_2d(this->map, box, out_col0 + 64 * K, out_row);
+            else tma_store_2d(this->map, box, out_col0 + 64 * K, out_row);
+            bulk_commit();
+        }
+        if constexpr (K == kChunks - 1) pending = false;
+    }
+    // Every chunk not yet put.
+    __device__ __forceinline__ void flush() {
+        put<0>();
+        put<1>();
+        if constexpr (kChunks > 2) {
+            put<2>();
+            put<3>();
+        }
+    }
+    // pack and store now (a kernel without a next tile to hide the stores behind).
+    __device__ __forceinline__ void store(const float (&acc)[BN / 2], float alpha, float beta) {
+        pack(acc, alpha, beta);
+        flush();
+    }
+    // After the wgmma of k-step kt are issued. MAY_READ: this block's old-C rounds at k-steps 0,
+    // kOldCGap, 2·kOldCGap. Otherwise: the previous block's chunk kt (kt < kChunks).
+    __device__ __forceinline__ void step(int kt) {
+        if constexpr (MAY_READ) {
+            if (kt == 0) this->template act<0>();
+            else if (kt == kOldCGap) this->template act<1>();
+            else if (kt == 2 * kOldCGap) this->template act<2>();
+        } else {
+            if (kt == 0) put<0>();
+            else if (kt == 1) put<1>();
+            if constexpr (kChunks > 2) {
+                if (kt == 2) put<2>();
+                else if (kt == 3) put<3>();
             }
-            fence_proxy_async();  // each lane's stmatrix writes, before the copy engine reads them
-            __syncwarp();
-            if (lane == 0) {
-                tma_store_2d(tmC, box, col0 + 64 * k, row);
-                bulk_commit();
+        }
+    }
+    // What a K loop of n_k k-steps did not reach.
+    __device__ __forceinline__ void finish(int n_k) {
+        if constexpr (MAY_READ) {
+            if (n_k <= 0) this->template act<0>();
+            if (n_k <= kOldCGap) this->template act<1>();
+            if (n_k <= 2 * kOldCGap) this->template act<2>();
+        } else {
+            if (n_k < 1) put<0>();
+            if (n_k < 2) put<1>();
+            if constexpr (kChunks > 2) {
+                if (n_k < 3) put<2>();
+                if (n_k < 4) put<3>();
             }
         }
     }
@@ -435,6 +605,39 @@ struct TmaEpilogue : OldC<BN> {
     }
 };
 
+// A consumer warpgroup's K loop over n_k filled stages of the ring, counter `it` (stage it % S,
+// phase (it / S) & 1) carried across tiles: wait for the fill, issue the 4 wgmma of the k-tile,
+// keep one group in flight, and hand each stage back once the wgmma reading it has retired.
+// With STEP_C, the epilogue works between the first k-steps' wgmma (TmaEpilogue::step: old C in,
+// or the previous tile's stores out).
+template <int BN, int STAGES, int ABYTES, int BBYTES, int BCHUNK, bool STEP_C, class Epi, class Release>
+__device__ __forceinline__ void consume_k(float (&acc)[BN / 2], uint32_t& it, int n_k, uint32_t sA,
+                                          uint32_t sB, uint32_t full_bar, int cw, Epi& epi,
+                                          Release release) {
+#pragma unroll
+    for (int i = 0; i < BN / 2; ++i) acc[i] = 0.0f;
+    for (int kt = 0; kt < n_k; ++kt, ++it) {
+        const uint32_t s = it % STAGES;
+        mbar_wait(full_bar + 8 * s, (it / STAGES) & 1);
+        const uint64_t da = make_desc(sA + s * ABYTES + cw * 64 * 128, 16, 1024);
+        const uint64_t db = make_desc(sB + s * BBYTES, BCHUNK, 1024);
+        fence_acc(acc);
+        wgmma_fence();
+#pragma unroll
+        for (int kk = 0; kk < kBK / 16; ++kk) {
+            wgmma_tile<BN>(acc, da + 2 * kk, db + 128 * kk);  // +32 B in A, +2048 B in B
+        }
+        wgmma_commit();
+        if constexpr (STEP_C) epi.step(kt);
+        wgmma_wait<1>();  // the previous fill has been read: hand it back
+        fence_acc(acc);
+        if (kt > 0) release((it - 1) % STAGES);
+    }
+    if constexpr (STEP_C) epi.finish(n_k);
+    wgmma_wait<0>();
+    fence_acc(acc);
+    if (n_k > 0) release((it - 1) % STAGES);
+}
 
 // Grouped order over cluster tiles ("super tiles" of CM×1 tiles): consecutive ids walk
 // kGroupM / CM super-rows before moving along N, so a wave's A and B slices stay in L2.
@@ -449,10 +652,45 @@ __device__ __forceinline__ void super_coords(int t, int super_m, int tiles_n, in
     tn = r / gm;
 }
 
+// A CTA's work: whole tiles t = first, first + stride, ... below dp_end (data-parallel), then its
+// share of the stream-K tail: the last sk_tiles tiles' k-tiles, flattened (tile-major) and cut
+// into gridDim-many equal ranges, so no SM idles through a partial last wave. A range covers
+// the ends of one or two tiles; each piece's partial sum is reduce-added into C (beta == 1 only:
+// C += alpha·AB in any order). The producer and the consumers walk the same list.
+struct WorkList {
+    int t, stride, dp_end, num_k;
+    long long u, u_end;  // this CTA's stream-K units (tile·num_k + k-tile) not yet handed out
+    __device__ __forceinline__ WorkList(int first, int stride_, int total, int sk_tiles, int num_k_)
+        : t(first), stride(stride_), dp_end(total - sk_tiles), num_k(num_k_) {
+        const long long units = static_cast<long long>(sk_tiles) * num_k;
+        u = units * first / stride;
+        u_end = units * (first + 1) / stride;
+    }
+    // The next piece: tile `tile`, k-tiles [kb, ke); false when there is none.
+    __device__ __forceinline__ bool next(int& tile, int& kb, int& ke) {
+        if (t < dp_end) {
+            tile = t;
+            kb = 0;
+            ke = num_k;
+            t += stride;
+            return true;
+        }
+        if (u >= u_end) return false;
+        const long long tl = u / num_k;
+        const long long e = min(u_end, (tl + 1) * num_k);
+        tile = dp_end + static_cast<int>(tl);
+        kb = static_cast<int>(u - tl * num_k);
+        ke = kb + static_cast<int>(e - u);
+        u = e;
+        return true;
+    }
+};
+
 // ---------------------------------------------------------------------------------------------
 // Fast path: warp-specialized, persistent, optionally clustered. Block = 1 producer warpgroup
 // (wg 0) + NCW consumer warpgroups. Shared memory (1024-aligned):
-//   [A stage 0..S-1][B stage 0..S-1][full bars][empty bars]
+//   [A stage 0..S-1][B stage 0..S-1][C boxes, 4 KB per consumer warp][full bars][empty bars]
+//   [old-C bars, one per consumer warp]
 //   A stage: BM rows × 64 halves, 128B-swizzled = K-major SW128: SBO = 1024, LBO unused.
 //   B stage: BN/64 chunks of 64 K-rows × 64 N-columns = MN-major SW128: LBO = 8192, SBO = 1024.
 // Work: "super tiles" of CM vertically adjacent BM×BN tiles; cluster c takes super tiles
@@ -470,17 +708,17 @@ __device__ __forceinline__ void super_coords(int t, int super_m, int tiles_n, in
 //   for that fill; the tx-count goes negative meanwhile, and the phase cannot complete before
 //   the local arrival, so this is safe (fill n has completed locally: the peer waited for our
 //   consumers to release it, and they did so only after our full[s] phase n had completed).
-// Epilogue: straight from the accumulator fragments. The producer warp prefetches the tile's
-//   rows of C into L2 (cp.async.bulk.prefetch) early in the tile, so the consumers' C loads
-//   hit L2; each thread loads its fragment's C pairs (all of a chunk at once: one round trip),
-//   and stores half2 pairs. No shared memory, no named barriers; the consumers go back to the
-//   main loop of the next tile, whose first stages are already loaded.
+// Epilogue: the producer warp prefetches the tile's rows of C into L2 (cp.async.bulk.prefetch)
+//   early in the tile; each consumer warp brings its rows of old C through its two
+//   shared-memory boxes into registers during the first k-steps (OldC: TMA load, ldmatrix) and,
+//   after the K loop, stores its 16 rows through the same boxes and TMA (TmaEpilogue). No named
+//   barriers; the consumers go back to the main loop of the next tile, whose first stages are
+//   already loaded, while the copy engine writes C.
 // ---------------------------------------------------------------------------------------------
 template <int NCW, int BN, int STAGES, int CM>
 __global__ void __launch_bounds__(Cfg<NCW, BN, STAGES, CM>::kThreads, 1)
 gemm_ws(const __grid_constant__ CUtensorMap tmA, const __grid_constant__ CUtensorMap tmB,
-        const __grid_constant__ CUtensorMap tmC, half* __restrict__ C, int M, int N, int K, float alpha,
-        float beta) {
+        const __grid_constant__ CUtensorMap tmC, int M, int N, int K, float alpha, float beta, int sk_tiles) {
     using G = Cfg<NCW, BN, STAGES, CM>;
     constexpr int BM = G::BM;
     extern __shared__ __align__(16) unsigned char smem_raw[];
@@ -492,6 +730,7 @@ gemm_ws(const __grid_constant__ CUtensorMap tmA, const __grid_constant__ CUtenso
     const uint32_t epi = base + G::kPipeBytes;  // kEpiWarpBytes per consumer warp
     const uint32_t full_bar = epi + G::kEpiBytes;
     const uint32_t empty_bar = full_bar + STAGES * 8;
+    const uint32_t c_bar = empty_bar + STAGES * 8;  // one per consumer warp: its old-C loads
 
     const int tid = threadIdx.x;
     const int wg = tid / 128;
@@ -507,13 +746,16 @@ gemm_ws(const __grid_constant__ CUtensorMap tmA, const __grid_constant__ CUtenso
     const uint32_t rank = (CM > 1) ? cluster_ctarank() : 0u;
     const int first_t = blockIdx.x / CM;  // cluster id (clusters are consecutive block ids)
     const int stride_t = gridDim.x / CM;  // number of clusters (grid is a multiple of CM)
-    const bool read_c = (beta != 0.0f);
+    // beta == 1: C += alpha·AB through reduce-add stores; other betas: old C read (OldC).
+    const bool add_c = GEMM_REDUCE_C && beta == 1.0f;
+    const bool read_c = beta != 0.0f && !add_c;
 
     if (tid == 0) {
         for (int s = 0; s < STAGES; ++s) {
             mbar_init(full_bar + 8 * s, 1);
             mbar_init(empty_bar + 8 * s, G::kEmptyArrivals);
         }
+        for (int w = 0; w < NCW * 4; ++w) mbar_init(c_bar + 8 * w, 1);
         asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
     }
     // Barriers initialised before anyone (peer CTAs included) can arrive on them.
@@ -528,42 +770,38 @@ gemm_ws(const __grid_constant__ CUtensorMap tmA, const __grid_constant__ CUtenso
                 prefetch_tensormap(&tmA);
                 prefetch_tensormap(&tmB);
             }
-            const int npre = num_k < STAGES ? num_k : STAGES;
             uint32_t it = 0;  // used by lane 0 only
-            for (int t = first_t; t < total; t += stride_t) {
+            WorkList work(first_t, stride_t, total, sk_tiles, num_k);
+            int t, kb, ke;
+            for (int j = 0; work.next(t, kb, ke); ++j) {
                 int sm, tn;
                 super_coords<CM>(t, super_m, tiles_n, sm, tn);
                 const int m0 = (sm * CM + static_cast<int>(rank)) * BM;
                 const int n0 = tn * BN;
+                // Odd tiles walk K backwards: every CTA is on about the same tile, so the k-tiles a
+                // wave reads first are the ones the previous wave read last, still in L2.
+                const bool rev = GEMM_K_SERPENTINE && (j & 1);
                 auto issue = [&](int kt) {
                     const uint32_t s = it % STAGES;
                     mbar_wait(empty_bar + 8 * s, ((it / STAGES) & 1) ^ 1);
                     const uint32_t fb = full_bar + 8 * s;
                     mbar_arrive_expect_tx(fb, G::kStageBytes);
-                    tma_load_2d(sA + s * G::kABytes, &tmA, fb, kt * kBK, m0);
+                    const int kc = (rev ? ke - 1 - kt : kb + kt) * kBK;
+                    tma_load_2d(sA + s * G::kABytes, &tmA, fb, kc, m0);
 #pragma unroll
-                    for (int j = 0; j < G::kBChunks; ++j) {
+                    for (int c = 0; c < G::kBChunks; ++c) {
                         if constexpr (CM == 1) {
-                            tma_load_2d(sB + s * G::kBBytes + j * G::kBChunk, &tmB, fb, n0 + 64 * j,
-                                        kt * kBK);
+                            tma_load_2d(sB + s * G::kBBytes + c * G::kBChunk, &tmB, fb, n0 + 64 * c, kc);
                         } else {
-                            if (j % CM == static_cast<int>(rank))
-                                tma_load_2d_mc(sB + s * G::kBBytes + j * G::kBChunk, &tmB, fb,
-                                               n0 + 64 * j, kt * kBK, (uint16_t)((1u << CM) - 1u));
+                            if (c % CM == static_cast<int>(rank))
+                                tma_load_2d_mc(sB + s * G::kBBytes + c * G::kBChunk, &tmB, fb,
+                                               n0 + 64 * c, kc, (uint16_t)((1u << CM) - 1u));
                         }
                     }
                     ++it;
                 };
                 if (lane == 0)
-                    for (int kt = 0; kt < npre; ++kt) issue(kt);
-                __syncwarp();
-                if (read_c) {  // this tile's rows of C into L2 (N % 8 == 0: 16-byte rows)
-                    const uint32_t bytes = static_cast<uint32_t>(min(BN, N - n0)) * 2u;
-                    for (int r = lane; r < BM; r += 32)
-                        if (m0 + r < M) prefetch_l2(C + static_cast<size_t>(m0 + r) * N + n0, bytes);
-                }
-                if (lane == 0)
-                    for (int kt = npre; kt < num_k; ++kt) issue(kt);
+                    for (int kt = 0; kt < ke - kb; ++kt) issue(kt);
                 __syncwarp();
             }
         }
@@ -584,40 +822,31 @@ gemm_ws(const __grid_constant__ CUtensorMap tmA, const __grid_constant__ CUtenso
             }
         };
         uint32_t it = 0;
-        for (int t = first_t; t < total; t += stride_t) {
-            int sm, tn;
-            super_coords<CM>(t, super_m, tiles_n, sm, tn);
-            const int m0 = (sm * CM + static_cast<int>(rank)) * BM;
-            const int n0 = tn * BN;
+        // The tile loop, compiled with and without old-C loads (MAY_READ: beta other than 0 or 1).
+        auto tiles = [&](auto may_read) {
+            constexpr bool RC = decltype(may_read)::value;
+            TmaEpilogue<BN, RC> frag(&tmC, warp, read_c, add_c, epi + (cw * 4 + warp) * kEpiWarpBytes,
+                                     c_bar + 8 * (cw * 4 + warp));
+            WorkList work(first_t, stride_t, total, sk_tiles, num_k);
+            int t, kb, ke;
+            while (work.next(t, kb, ke)) {
+                int sm, tn;
+                super_coords<CM>(t, super_m, tiles_n, sm, tn);
+                const int m0 = (sm * CM + static_cast<int>(rank)) * BM;
+                const int n0 = tn * BN;
 
-            TmaEpilogue<BN> epilogue(C, M, N, m0 + cw * 64, n0, warp, lane, read_c,
-                                     epi + (cw * 4 + warp) * kEpiWarpBytes);  // loads old C now
-            float acc[BN / 2];
-#pragma unroll
-            for (int i = 0; i < BN / 2; ++i) acc[i] = 0.0f;
-
-            for (int kt = 0; kt < num_k; ++kt, ++it) {
-                const uint32_t s = it % STAGES;
-                mbar_wait(full_bar + 8 * s, (it / STAGES) & 1);
-                const uint64_t da = make_desc(sA + s * G::kABytes + cw * 64 * 128, 16, 1024);
-                const uint64_t db = make_desc(sB + s * G::kBBytes, G::kBChunk, 1024);
-                fence_acc(acc);
-                wgmma_fence();
-#pragma unroll
-                for (int kk = 0; kk < kBK / 16; ++kk)
-                    wgmma_tile<BN>(acc, da + 2 * kk, db + 128 * kk);  // +32 B in A, +2048 B in B
-                wgmma_commit();
-                wgmma_wait<1>();  // the previous fill has been read: hand it back
-                fence_acc(acc);
-                if (kt > 0) release((it - 1) % STAGES);
+                frag.begin(m0 + cw * 64, n0);
+                float acc[BN / 2];
+                consume_k<BN, STAGES, G::kABytes, G::kBBytes, G::kBChunk, true>(acc, it, ke - kb, sA, sB,
+                                                                               full_bar, cw, frag, release);
+                if constexpr (RC || !GEMM_DEFER_STORES) frag.store(acc, alpha, beta);
+                else frag.pack(acc, alpha, beta);  // stored during the next tile's first k-steps
             }
-            wgmma_wait<0>();
-            fence_acc(acc);
-            release((it - 1) % STAGES);
-
-            epilogue.store(acc, alpha, beta, &tmC);
-        }
-        TmaEpilogue<BN>::drain();  // the C stores complete before the CTA ends
+            frag.flush();  // the last tile's stores (nothing when they were stored already)
+            frag.drain();  // the C stores complete before the CTA ends
+        };
+        if (read_c) tiles(Flag<true>{});
+        else tiles(Flag<false>{});
     }
     // No CTA may leave while a peer can still arrive on its barriers or multicast into it.
     if constexpr (CM > 1) cluster_sync_all();
@@ -759,47 +988,70 @@ int num_sms() {
 }
 
 
+// A launch of `ctas` CTAs in clusters of `cm` along x on the default stream. Not copyable: cfg
+// points at attr.
+struct ClusterLaunch {
+    cudaLaunchAttribute attr[1];
+    cudaLaunchConfig_t cfg;
+    ClusterLaunch(int ctas, int threads, int smem, int cm) : attr{}, cfg{} {
+        attr[0].id = cudaLaunchAttributeClusterDimension;
+        attr[0].val.clusterDim.x = static_cast<unsigned>(cm);
+        attr[0].val.clusterDim.y = 1;
+        attr[0].val.clusterDim.z = 1;
+        cfg.gridDim = dim3(static_cast<unsigned>(ctas));
+        cfg.blockDim = dim3(static_cast<unsigned>(threads));
+        cfg.dynamicSmemBytes = static_cast<size_t>(smem);
+        cfg.stream = 0;
+        cfg.attrs = attr;
+        cfg.numAttrs = 1;
+    }
+    ClusterLaunch(const ClusterLaunch&) = delete;
+    ClusterLaunch& operator=(const ClusterLaunch&) = delete;
+};
+
+// Raises the kernel's dynamic shared-memory limit and returns how many clusters of `cm` CTAs
+// can be resident at once (every SM when cm == 1); 0 if the kernel cannot be set up.
+template <class Kernel>
+int max_clusters(Kernel kernel, int threads, int smem, int cm) {
+    if (cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem) != cudaSuccess) {
+        cudaGetLastError();
+        return 0;
+    }
+    if (cm == 1) return num_sms();
+    ClusterLaunch l(cm * num_sms(), threads, smem, cm);
+    int c = 0;
+    if (cudaOccupancyMaxActiveClusters(&c, kernel, &l.cfg) != cudaSuccess) {
+        cudaGetLastError();
+        return 0;
+    }
+    return c > 0 ? c : 0;
+}
+
+// Launches kernel(args...) in clusters; false (the error cleared, so the caller's fallback
+// launch reports clean) if the launch was refused.
+template <class Kernel, class... Args>
+bool launch_clusters(Kernel kernel, int ctas, int threads, int smem, int cm, Args... args) {
+    ClusterLaunch l(ctas, threads, smem, cm);
+    if (cudaLaunchKernelEx(&l.cfg, kernel, args...) != cudaSuccess) {
+        cudaGetLastError();
+        return false;
+    }
+    return true;
+}
+
 // How many clusters of CM CTAs of this kernel can be resident at once (1 CTA per SM: the stage
-// ring takes most of the shared memory). 0 if the kernel cannot be set up. Asked once.
+// ring takes most of the shared memory). Asked once.
 template <int NCW, int BN, int STAGES, int CM>
 int resident_clusters() {
-    static int n = -1;
-    if (n >= 0) return n;
     using G = Cfg<NCW, BN, STAGES, CM>;
-    n = 0;
-    if (cudaFuncSetAttribute(gemm_ws<NCW, BN, STAGES, CM>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                             G::kSmemBytes) != cudaSuccess) {
-        cudaGetLastError();
-        return n;
-    }
-    if (CM == 1) {
-        n = num_sms();
-        return n;
-    }
-    cudaLaunchConfig_t cfg = {};
-    cudaLaunchAttribute attr[1];
-    attr[0].id = cudaLaunchAttributeClusterDimension;
-    attr[0].val.clusterDim.x = CM;
-    attr[0].val.clusterDim.y = 1;
-    attr[0].val.clusterDim.z = 1;
-    cfg.gridDim = dim3(CM * num_sms());
-    cfg.blockDim = dim3(G::kThreads);
-    cfg.dynamicSmemBytes = G::kSmemBytes;
-    cfg.attrs = attr;
-    cfg.numAttrs = 1;
-    int c = 0;
-    if (cudaOccupancyMaxActiveClusters(&c, gemm_ws<NCW, BN, STAGES, CM>, &cfg) != cudaSuccess) {
-        cudaGetLastError();
-        c = 0;
-    }
-    n = c > 0 ? c : 0;
+    static const int n = max_clusters(gemm_ws<NCW, BN, STAGES, CM>, G::kThreads, G::kSmemBytes, CM);
     return n;
 }
 
 // Launch `ctas` CTAs (a multiple of CM, each cluster persistent over its super tiles).
 template <int NCW, int BN, int STAGES, int CM>
 bool launch_ws(const half* A, const half* B, half* C, int M, int N, int K, float alpha, float beta,
-               int ctas) {
+               int ctas, int sk_tiles) {
     using G = Cfg<NCW, BN, STAGES, CM>;
     CUtensorMap ta, tb;
     CUtensorMap tc;
@@ -807,27 +1059,12 @@ bool launch_ws(const half* A, const half* B, half* C, int M, int N, int K, float
     if (!get_tensor_map(B, K, N, kBK, &tb)) return false;    // B: K×N, box 64 × 64
     if (!get_tensor_map(C, M, N, 16, &tc)) return false;     // C: M×N, box 16 × 64 (a warp's store)
     if (CM == 1) {
-        gemm_ws<NCW, BN, STAGES, CM><<<ctas, G::kThreads, G::kSmemBytes>>>(ta, tb, tc, C, M, N, K, alpha, beta);
+        gemm_ws<NCW, BN, STAGES, CM>
+            <<<ctas, G::kThreads, G::kSmemBytes>>>(ta, tb, tc, M, N, K, alpha, beta, sk_tiles);
         return true;
     }
-    cudaLaunchConfig_t cfg = {};
-    cudaLaunchAttribute attr[1];
-    attr[0].id = cudaLaunchAttributeClusterDimension;
-    attr[0].val.clusterDim.x = CM;
-    attr[0].val.clusterDim.y = 1;
-    attr[0].val.clusterDim.z = 1;
-    cfg.gridDim = dim3(ctas);
-    cfg.blockDim = dim3(G::kThreads);
-    cfg.dynamicSmemBytes = G::kSmemBytes;
-    cfg.stream = 0;
-    cfg.attrs = attr;
-    cfg.numAttrs = 1;
-    if (cudaLaunchKernelEx(&cfg, gemm_ws<NCW, BN, STAGES, CM>, ta, tb, tc, C, M, N, K, alpha, beta) !=
-        cudaSuccess) {
-        cudaGetLastError();  // not sticky: clear it so the caller's fallback launch reports clean
-        return false;
-    }
-    return true;
+    return launch_clusters(gemm_ws<NCW, BN, STAGES, CM>, ctas, G::kThreads, G::kSmemBytes, CM, ta, tb, tc,
+                           M, N, K, alpha, beta, sk_tiles);
 }
 
 // Picks clusters or not for one tile configuration and launches it. A cluster of 2 is used
@@ -846,14 +1083,26 @@ bool launch_cfg(const half* A, const half* B, half* C, int M, int N, int K, floa
             if (maxc > 0 && (super + maxc - 1) / maxc <= (tiles + sms - 1) / sms) {
                 const long long clusters = super < maxc ? super : maxc;
                 if (launch_ws<NCW, BN, STAGES, 2>(A, B, C, M, N, K, alpha, beta,
-                                                  static_cast<int>(2 * clusters)))
+                                                  static_cast<int>(2 * clusters), 0))
                     return true;
             }
         }
     }
     if (resident_clusters<NCW, BN, STAGES, 1>() <= 0) return false;
     const long long ctas = tiles < sms ? tiles : sms;
-    return launch_ws<NCW, BN, STAGES, 1>(A, B, C, M, N, K, alpha, beta, static_cast<int>(ctas));
+    // Stream-K tail (beta == 1, where pieces can be reduce-added): the partial last wave's tiles
+    // are shared out by k-tiles over every CTA (WorkList). Each CTA gets at least half a tile's
+    // k-tiles (a thin tail takes the last full wave in with it), so a tile is cut into at most 3
+    // pieces: every reduce-add rounds C's running fp16 sum once more (run 50: 64 one-k-tile
+    // pieces of a 64×64×4096 tile ended 0.056 off).
+    long long sk = 0;
+    const long long rem = tiles % ctas;
+    if (GEMM_STREAMK && GEMM_REDUCE_C && beta == 1.0f && rem != 0) {
+        if (2 * rem >= ctas) sk = rem;
+        else if (tiles >= rem + ctas) sk = rem + ctas;
+    }
+    return launch_ws<NCW, BN, STAGES, 1>(A, B, C, M, N, K, alpha, beta, static_cast<int>(ctas),
+                                         static_cast<int>(sk));
 }
 
 }  // namespace
