@@ -660,7 +660,7 @@ __device__ __forceinline__ void super_coords(int t, int super_m, int tiles_n, in
 
 // A CTA's work: whole tiles t = first, first + stride, ... below dp_end (data-parallel), then its
 // share of the stream-K tail: the last sk_tiles tiles' k-tiles, flattened (tile-major) and cut
-// into gridDim-many equal ranges, so no SM idles through a partial last wave. A range covers
+// into one equal range per CTA (no clusters), so no SM idles through a partial last wave. A range covers
 // the ends of one or two tiles; each piece's partial sum is reduce-added into C (beta == 1 only:
 // C += alpha·AB in any order). The producer and the consumers walk the same list.
 struct WorkList {

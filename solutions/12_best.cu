@@ -701,7 +701,7 @@ __device__ __forceinline__ void super_coords(int t, int super_m, int tiles_n, in
 
 // A CTA's work: whole tiles t = first, first + stride, ... below dp_end (data-parallel), then its
 // share of the stream-K tail: the last sk_tiles tiles' k-tiles, flattened (tile-major) and cut
-// into gridDim-many equal ranges, so no SM idles through a partial last wave. A range covers
+// into one equal range per CTA (no clusters), so no SM idles through a partial last wave. A range covers
 // the ends of one or two tiles; each piece's partial sum is reduce-added into C (beta == 1 only:
 // C += alpha·AB in any order). The producer and the consumers walk the same list.
 struct WorkList {
@@ -973,7 +973,7 @@ gemm_splitk(const __grid_constant__ CUtensorMap tmA, const __grid_constant__ CUt
     // CLUSTER = false (beta == 1, both halves reduce-added): a plain launch, no exchange.
     const uint32_t rank = CLUSTER ? cluster_ctarank() : (blockIdx.x & 1u);
     const int tiles_m = (M + 127) / 128;
-    const int t = blockIdx.x / 2;  // one tile per cluster, down the columns of tiles
+    const int t = blockIdx.x / 2;  // one tile per pair, down the columns of tiles
     const int m0 = (t % tiles_m) * 128, n0 = (t / tiles_m) * 128;
     const int num_k = (K + kBK - 1) / kBK;
     const int h = (num_k + 1) / 2;
