@@ -72,6 +72,8 @@
 //   time); the third version in the same call: 4096³ 0.2255 (96.0%), 8192³ 1.7360 (99.3%), 1024³
 //   0.0147 (0.81×). Its leaderboard (run 52): 1024³ 0.0124 ms, 4096³ 0.2070 (105.5%). The
 //   prediction held at 4096³ and 8192³ (7.6% and 7.3% faster); 1024³ gained 18%, not 10%.
+//   Run 53 (the committed file): 4096³ 0.2043 (106.9%), 0.2061 (104.9%); 8192³ 1.6048 (108.0%);
+//   1024³ 0.0133 (0.71×); its leaderboard: 1024³ 0.0132 ms, 4096³ 0.2035 (110.2%).
 // Tiles: BM=128 BN=256 BK=64 stages=4, warpgroups=3 (1 producer + 2 consumers of 64×256),
 //   no cluster (GEMM_BIG_CLUSTER=2: 2×1 when the 128×256 tiles make ≥ 3/4 of a wave); otherwise
 //   BM=64 BN=128 BK=64 stages=4 (GEMM_SMALL_STAGES), warpgroups=2 (1 + 1), no cluster
@@ -92,7 +94,7 @@
 #define GEMM_BIG_STAGES 4      // 128×256×64 stages are 48 KB: 4 is the most that fits
 #endif
 #ifndef GEMM_BIG_CLUSTER
-#define GEMM_BIG_CLUSTER 1     // 2: clusters with B multicast (measured 45% slower, run 3)
+#define GEMM_BIG_CLUSTER 1     // 2: clusters with B multicast (runs 9-10: as fast; not run with the fourth version)
 #endif
 #ifndef GEMM_REDUCE_C
 #define GEMM_REDUCE_C 1        // beta == 1: C += alpha·AB by TMA reduce-add stores, old C never loaded

@@ -52,8 +52,9 @@
 //   Run 43: ping-pong (each consumer warpgroup whole 128×128 tiles, the two alternating K loops)
 //   ran 4096³ 0.2655–0.2675 ms against 0.2233 for this kernel, 0.2626–0.2651 with B multicast
 //   (inferred, not profiled: one warpgroup's 128×128 tile needs 32 KB per 512 MMA cycles, more
-//   than an SM took in from L2 in earlier traces, ~41–48 bytes a clock); removed. Run 44: reduce-add alone 0.2256–0.2284 against 0.2278–0.2281 (the fills, not the
-//   SM, paid for C); run 45: without the C prefetch 0.2127/0.2113 against 0.2218/0.2192; ncu
+//   than an SM took in from L2 in earlier traces, ~41–48 bytes a clock); removed. Run 44:
+//   reduce-add alone 0.2256–0.2284 against 0.2278–0.2281 (the fills, not the SM, paid for C);
+//   run 45: without the C prefetch 0.2127/0.2113 against 0.2218/0.2192; ncu
 //   189 µs, tensor pipes 92% (cuBLAS 182 µs, 94%). Run 46: K serpentine 0.2154–0.2177 against
 //   0.2180–0.2192 (DRAM reads 155 MB against 174); split-K reduce-add 1024³ 0.0121–0.0123 against
 //   0.0127–0.0136. Run 47: deferred stores 0.2095–0.2111 against 0.2135–0.2149, 8192³ 1.664
@@ -68,16 +69,19 @@
 //   (0.87×) against 0.0160 (0.99×). Run 52: 1024³ 0.0113 (0.75×), 2048³ 0.0307 (109.7%), 4096³
 //   0.2081 (105.3%), 8192³ 1.6079 (106.7%), 1000³ 0.0138 (0.86×); its leaderboard: 1024³ 0.0122
 //   (145.8% of cuBLAS's speed), 4096³ 0.2052 (111.7%).
+//   Run 53 (the committed file): 4096³ 0.2031 (109.9%), 0.2062 (106.3%); 8192³ 1.5901 (107.2%);
+//   1024³ 0.0124 (0.67×), 0.0113 (0.75×); its leaderboard: 1024³ 0.0123 ms (149.9% of cuBLAS's
+//   speed), 4096³ 0.2053 (109.8%).
 //   The targets (≥ 1.05× cuBLAS at 4096³ and 8192³, ≤ 0.8× its time at 1024³) held in runs
-//   51–52. cuBLAS's own 1024³ time moves from process to process (0.0138–0.0216 ms in runs
-//   46–52): against its fastest processes this file's 0.0113–0.0123 ms is 0.80–0.89×.
+//   51–53. cuBLAS's own 1024³ time moves from process to process (0.0138–0.0216 ms in runs
+//   46–53): against its fastest processes this file's 0.0113–0.0124 ms is 0.80–0.90×.
 // Tiles: big BM=128 BN=256 BK=64 stages=4 (GEMM_BIG_STAGES), 1 producer + 2 consumer warpgroups,
 //   no cluster (GEMM_BIG_CLUSTER), stream-K tail with beta = 1 (GEMM_STREAMK); split-K BM=128
 //   BN=128 BK=64 stages=4 (GEMM_SPLIT_STAGES), 1 + 2 warpgroups, pairs along K (GEMM_SPLITK),
 //   plain with beta = 1 (GEMM_SPLIT_REDUCE, GEMM_SPLIT_PLAIN), else clusters of 2; small
-//   BM=64 BN=128 BK=64 stages=8
-//   (GEMM_SMALL_STAGES), 1 + 1 warpgroups, no cluster (GEMM_SMALL_CLUSTER); with =2, clusters
-//   only when the M-tiles pair up and do not add a round; grouped persistent order (16 M-tiles).
+//   BM=64 BN=128 BK=64 stages=8 (GEMM_SMALL_STAGES), 1 + 1 warpgroups, no cluster
+//   (GEMM_SMALL_CLUSTER); with =2, clusters only when the M-tiles pair up and do not add a
+//   round (and then no stream-K tail); grouped persistent order (16 M-tiles).
 //   Fallback: CUDA-core 64×64.
 // Targets: sm_90a
 // Needs sm_90a (wgmma, TMA): does not run on a T4/A100.
@@ -92,7 +96,7 @@
 #define GEMM_BIG_STAGES 4      // 128×256×64 stages are 48 KB: 4 is the most that fits
 #endif
 #ifndef GEMM_BIG_CLUSTER
-#define GEMM_BIG_CLUSTER 1     // 2: clusters with B multicast (measured 45% slower, run 3)
+#define GEMM_BIG_CLUSTER 1     // 2: clusters with B multicast (runs 9-10: as fast; not run with runs 43-50's code)
 #endif
 #ifndef GEMM_REDUCE_C
 #define GEMM_REDUCE_C 1        // beta == 1: C += alpha·AB by TMA reduce-add stores, old C never loaded
