@@ -50,6 +50,16 @@ static const pb_case gf_performance[] = {
     {"performance", 1024, 1024, 1024, 1.0f, 1.0f, PB_U(-1, 1), PB_U(-1, 1), PB_U(-1, 1), NULL, 301},
 };
 
+/* --sweep: the sizes the judge's tables never reach. One below a multiple of 8 in each of N and K
+ * (and all three), the powers of two beside them, ragged and skinny shapes, the limits. */
+static const pb_size gf_sweep[] = {
+    {4095, 4095, 4095}, {4096, 4096, 4095}, {4096, 4095, 4096}, {4095, 4096, 4096},
+    {4096, 4096, 4096}, {2048, 2048, 2048}, {1024, 1024, 1024}, {1000, 1000, 1000},
+    {3000, 2000, 1000}, {17, 4096, 4096},   {4096, 17, 4096},   {4096, 4096, 17},
+    {31, 47, 4096},     {64, 64, 4096},     {4096, 16, 64},     {512, 512, 512},
+    {256, 256, 256},
+};
+
 const pb_problem pb_gemm_fp16 = {
     .name = "gemm_fp16",
     .title = "General Matrix Multiplication (GEMM)",
@@ -77,4 +87,6 @@ const pb_problem pb_gemm_fp16 = {
                "extern \"C\" void solve(const half* A, const half* B, half* C, int M, int N, int K, "
                "float alpha, float beta) {\n"
                "}\n",
+    .sweep = gf_sweep,
+    .n_sweep = PB_COUNT(gf_sweep),
 };

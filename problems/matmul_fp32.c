@@ -53,6 +53,12 @@ static const pb_case mm_performance[] = {
     {"performance", 8192, 6144, 4096, 1, 0, PB_U(-10, 10), PB_U(-10, 10), PB_NANS, NULL, 301},
 };
 
+/* --sweep (site names: A M×N, B N×K, inner N): off-multiple sizes, vectors, the official size. */
+static const pb_size mm_sweep[] = {
+    {8192, 6144, 4096}, {4096, 4096, 4096}, {4095, 4095, 4095}, {4096, 4095, 4096},
+    {1000, 1000, 1000}, {1, 4096, 4096},    {4096, 4096, 1},    {512, 512, 512},
+};
+
 const pb_problem pb_matmul_fp32 = {
     .name = "matmul_fp32",
     .title = "Matrix Multiplication",
@@ -79,4 +85,6 @@ const pb_problem pb_matmul_fp32 = {
                "extern \"C\" void solve(const float* A, const float* B, float* C, int M, int N, "
                "int K) {\n"
                "}\n",
+    .sweep = mm_sweep,
+    .n_sweep = PB_COUNT(mm_sweep),
 };

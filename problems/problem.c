@@ -81,3 +81,38 @@ bool pb_parse_size(const char *s, int *m, int *n, int *k)
     *k = v[2];
     return true;
 }
+
+bool pb_parse_size_list(const char *list, pb_size *out, size_t max, size_t *n)
+{
+    char *copy = strdup(list), *save = NULL;
+    if (!copy) return false;
+    bool ok = true;
+    *n = 0;
+    for (char *w = strtok_r(copy, ",", &save); w && ok; w = strtok_r(NULL, ",", &save)) {
+        pb_size s;
+        char *end;
+        if (*n >= max) {
+            ok = false;
+        } else if (pb_parse_int(w, &end, &s.m) && *end == '\0') {
+            s.n = s.k = s.m; /* N: a cube */
+            out[(*n)++] = s;
+        } else if (pb_parse_size(w, &s.m, &s.n, &s.k)) {
+            out[(*n)++] = s;
+        } else {
+            ok = false;
+        }
+    }
+    free(copy);
+    return ok && *n > 0;
+}
+
+pb_case pb_perf_case(const pb_problem *p, pb_size s, size_t i, const char *name)
+{
+    pb_case c = p->cases[PB_SET_PERFORMANCE][0];
+    c.name = name;
+    c.m = s.m;
+    c.n = s.n;
+    c.k = s.k;
+    c.seed += (uint64_t)i;
+    return c;
+}

@@ -60,6 +60,10 @@ typedef struct {
 
 typedef struct { int m, n, k; } pb_shape; /* C m×n = A m×k · B k×n */
 
+/* A size in the site's names (a case's m, n, k), e.g. one shape of a sweep. */
+typedef struct { int m, n, k; } pb_size;
+#define PB_MAX_SHAPES 64 /* the most shapes one sweep or --shapes list holds */
+
 typedef struct pb_problem pb_problem;
 struct pb_problem {
     const char *name;       /* command-line name: "gemm_fp16" */
@@ -80,6 +84,10 @@ struct pb_problem {
     const pb_case *cases[PB_N_SETS];
     size_t n_cases[PB_N_SETS];
     const char *starter;    /* the site's starter file, for `harness new` */
+    /* --sweep: sizes (site names, inside the constraints) that the performance case's recipe is
+     * timed at, to show what the tables' sizes hide (ragged, skinny, off-multiple shapes). */
+    const pb_size *sweep;
+    size_t n_sweep;
 };
 
 /* registry.c */
@@ -100,5 +108,11 @@ bool pb_size_ok(const pb_problem *p, int m, int n, int k);
 void pb_stage_dir(const pb_problem *p, char *out, size_t len);
 /* Parse "MxNxK" (also "M,N,K"); false on anything else. */
 bool pb_parse_size(const char *s, int *m, int *n, int *k);
+/* Parse a comma list of MxNxK or N (N³) into out (at most max); false on a bad or empty list
+ * or more than max entries. */
+bool pb_parse_size_list(const char *list, pb_size *out, size_t max, size_t *n);
+/* The performance case's recipe (fills, alpha, beta) at size s, as the i-th of a list: its seed
+ * is the recipe's + i, so each size gets its own inputs. name must outlive the case. */
+pb_case pb_perf_case(const pb_problem *p, pb_size s, size_t i, const char *name);
 
 #endif

@@ -58,6 +58,13 @@ static const pb_case sg_performance[] = {
     {"performance 8192x6144x4096", 8192, 6144, 4096, 1.0f, 1.0f, PB_U(-1, 1), PB_U(-1, 1), PB_U(-1, 1), NULL, 302},
 };
 
+/* --sweep: off-multiple sizes beside the performance sizes, skinny shapes. */
+static const pb_size sg_sweep[] = {
+    {4096, 4096, 4096}, {4095, 4095, 4095}, {4096, 4096, 4095}, {4096, 4095, 4096},
+    {8192, 6144, 4096}, {1000, 1000, 1000}, {17, 4096, 4096},   {4096, 17, 4096},
+    {512, 512, 512},
+};
+
 static void sg_tolerance(const pb_problem *p, const pb_case *c, double *atol, double *rtol)
 {
     pb_shape s = pb_gemm_shape(p, c);
@@ -91,4 +98,6 @@ const pb_problem pb_sgemm = {
                "extern \"C\" void solve(const float* A, const float* B, float* C, int M, int N, "
                "int K, float alpha, float beta) {\n"
                "}\n",
+    .sweep = sg_sweep,
+    .n_sweep = PB_COUNT(sg_sweep),
 };

@@ -9,7 +9,8 @@
 // Measured (H200, harness): 4.4442 ms at 1024³, 276.24 ms at 4096³ (0.5 TF/s) (run 1, 2026-11-30, cuBLAS beside it in the same process). Missed: 2× slower than
 //   predicted at both sizes; the 32-sector A loads cost more than the L1-tag estimate.
 // Tiles: block 32×32 threads (x → rows of C, y → columns of C), 1024 threads per block, no tiling
-// Targets: sm_75 sm_80 sm_90a
+// Targets: sm_75 sm_80 sm_90a sm_100a
+// Judge GPUs: T4 A100 H100 H200 B200
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 

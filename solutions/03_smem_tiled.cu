@@ -11,7 +11,8 @@
 // Measured (H200, harness): 0.2425 ms at 1024³, 14.83 ms at 4096³ (9.3 TF/s). Held: 1.8× faster than 02
 //   (predicted ~1.4×).
 // Tiles: BM=32 BN=32 BK=32, one output per thread, 1024 threads per block (32×32)
-// Targets: sm_75 sm_80 sm_90a
+// Targets: sm_75 sm_80 sm_90a sm_100a
+// Judge GPUs: T4 A100 H100 H200 B200
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 

@@ -19,7 +19,8 @@
 //   best measured in the same session: 0.0932 ms at 1024³ (4.4× slower than this stage).
 // Tiles: BM×BN 128×128|64×128|64×64 (chosen in solve), BK=32, warp tile 64×32|32×32|32×32,
 //   stages 3|3|4, 256|256|128 threads per block
-// Targets: sm_75 sm_80 sm_90a
+// Targets: sm_75 sm_80 sm_90a sm_100a
+// Judge GPUs: T4 A100 H100 H200 B200
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 #include <mma.h>

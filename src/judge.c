@@ -1,5 +1,6 @@
 /* judge.c — one solution file from source to verdict. */
 #include "judge.h"
+#include "gpus.h"
 
 #include <errno.h>
 #include <libgen.h>
@@ -49,6 +50,15 @@ void jd_cache_dir(char *out, size_t len)
     snprintf(out, len, "%s/cache", dirname(exe));
 }
 
+bool jd_parse_number(const char *s, double lo, double hi, double *out)
+{
+    char *end;
+    double v = strtod(s, &end);
+    if (end == s || *end || !(v >= lo && v <= hi)) return false;
+    *out = v;
+    return true;
+}
+
 void jd_timing_note(const rn_timing_opts *t, char *buf, size_t len)
 {
     snprintf(buf, len,
@@ -89,6 +99,7 @@ static int jd_exit_for(rs_status s)
     case RS_OOM: return HX_OOM;
     case RS_COMPILE_ERROR: return HX_COMPILE;
     case RS_ERROR: return HX_ERROR;
+    case RS_COMPILED_ONLY: return HX_CANNOT_RUN;
     }
     return HX_ERROR;
 }
@@ -134,6 +145,115 @@ static bool jd_items(const jd_options *o, jd_result *r)
                 (rn_item){cases[i], s, s == PB_SET_PERFORMANCE && o->timing};
     }
     return true;
+}
+
+/* --sweep: o with the performance set only, its table replaced by the recipe at every shape,
+ * timing and the cuBLAS baseline on. The cases live in r. HX_SUCCESS or the exit code. */
+static int jd_sweep_options(const jd_options *o, const pb_problem *p, jd_options *eff, jd_result *r)
+{
+    const pb_size *sh = o->shapes ? o->shapes : p->sweep;
+    size_t n = o->shapes ? o->n_shapes : p->n_sweep;
+    if (n == 0) {
+        snprintf(r->detail, sizeof(r->detail), "%s has no sweep shapes (give them with --shapes)", p->name);
+        return HX_USAGE;
+    }
+    for (size_t i = 0; i < n && !o->any_size; i++)
+        if (!pb_size_ok(p, sh[i].m, sh[i].n, sh[i].k)) {
+            snprintf(r->detail, sizeof(r->detail),
+                     "shape %dx%dx%d is outside %s's constraints (%d <= M, N, K <= %d; "
+                     "--no-constraints to time it anyway)",
+                     sh[i].m, sh[i].n, sh[i].k, p->name, p->min_dim, p->max_dim);
+            return HX_BAD_SIZE;
+        }
+    r->sweep_cases = calloc(n, sizeof(*r->sweep_cases));
+    r->sweep_names = calloc(n, sizeof(*r->sweep_names));
+    if (!r->sweep_cases || !r->sweep_names) {
+        snprintf(r->detail, sizeof(r->detail), "out of memory");
+        return HX_INTERNAL;
+    }
+    for (size_t i = 0; i < n; i++) {
+        snprintf(r->sweep_names[i], sizeof(r->sweep_names[i]), "%dx%dx%d", sh[i].m, sh[i].n, sh[i].k);
+        r->sweep_cases[i] = pb_perf_case(p, sh[i], i, r->sweep_names[i]);
+    }
+    *eff = *o;
+    for (int s = 0; s < PB_N_SETS; s++) eff->sets[s] = s == PB_SET_PERFORMANCE;
+    eff->custom = false;
+    eff->override_perf = r->sweep_cases;
+    eff->n_override_perf = n;
+    eff->timing = true;
+    eff->topts.baseline = true;
+    return HX_SUCCESS;
+}
+
+/* --gpu: how this machine runs the target's code. Without a device nothing changes (the worker
+ * says so: exit 8). A GPU that runs the target's SASS runs the build; a newer one runs a PTX-only
+ * build of a non-"a" target, which the driver compiles for it at load, so the target's
+ * __CUDA_ARCH__ code path runs; otherwise solve is only looked up (exit 13). */
+static int jd_gpu_plan(const jd_options *o, const gp_gpu *gpu, jd_result *r, bool *lookup_only)
+{
+    dv_info dev;
+    if (!rn_probe(&dev, 60.0)) return HX_SUCCESS;
+    char local[320];
+    snprintf(local, sizeof(local), "%s (sm_%d%d)", dev.name, dev.cc_major, dev.cc_minor);
+    bool same_chip = strstr(dev.name, gpu->name) != NULL;
+    switch (gp_how_runs(gpu->arch, dev.cc_major, dev.cc_minor)) {
+    case GP_RUN_SASS:
+        if (same_chip)
+            snprintf(r->ran_as, sizeof(r->ran_as), "%s SASS on %s, the judge's %s chip", gpu->arch,
+                     local, gpu->model);
+        else
+            snprintf(r->ran_as, sizeof(r->ran_as),
+                     "%s SASS on %s: the times are this GPU's, not the judge's %s's", gpu->arch,
+                     local, gpu->model);
+        return HX_SUCCESS;
+    case GP_RUN_PTX: {
+        ld_options lo = {.arch = gpu->arch, .extra_flags = o->nvcc_flags, .cache_dir = o->cache_dir,
+                         .rebuild = o->rebuild, .quiet = o->quiet, .ptx_only = true};
+        ld_status ls = ld_build_solution(&lo, o->solution, &r->ptx_build);
+        if (ls != LD_OK) {
+            snprintf(r->detail, sizeof(r->detail), "the compute_%s PTX-only build (to run the %s "
+                     "code path here) failed: %s", gpu->arch + 3, gpu->name, r->ptx_build.error);
+            return ls == LD_COMPILE_ERROR ? HX_COMPILE : HX_INTERNAL;
+        }
+        r->ptx_built = true;
+        snprintf(r->ran_as, sizeof(r->ran_as),
+                 "compute_%s PTX compiled by the driver for %s: the times are this GPU's running "
+                 "the %s code path (__CUDA_ARCH__ = %s0), not the judge's %s's",
+                 gpu->arch + 3, local, gpu->name, gpu->arch + 3, gpu->model);
+        return HX_SUCCESS;
+    }
+    case GP_RUN_NONE:
+        *lookup_only = true;
+        snprintf(r->detail, sizeof(r->detail),
+                 "%s compiled for %s (the judge's %s), which this machine's GPU, %s, cannot run: "
+                 "solve found in the loaded object; nothing run",
+                 o->solution, gpu->arch, gpu->model, local);
+        return HX_SUCCESS;
+    }
+    return HX_SUCCESS;
+}
+
+/* dlopen failed. An object that calls the driver API needs libcuda.so.1, which a machine without
+ * a driver lacks: with no device either, that is "no device" (8), solve read from the ELF file. */
+static int jd_load_failed(const jd_options *o, jd_result *r, const char *so_path)
+{
+    dv_info dev;
+    if (strstr(r->run.detail, "libcuda.so") && !rn_probe(&dev, 60.0)) {
+        if (!ld_object_defines(so_path, "solve")) {
+            snprintf(r->detail, sizeof(r->detail), "no symbol 'solve' in the compiled object: "
+                     "declare it as %s", r->problem->signature);
+            return HX_NO_SOLVE;
+        }
+        r->status = RS_NOT_RUN;
+        snprintf(r->detail, sizeof(r->detail),
+                 "no CUDA device found (%s): %s compiled for %s and its solve was found (in the "
+                 "object's symbol table), but nothing was run; note: the object calls the CUDA "
+                 "driver API, so it needs libcuda.so.1, which this machine lacks, and was not loaded",
+                 dev.error[0] ? dev.error : "no driver", o->solution, r->arch);
+        return HX_NO_DEVICE;
+    }
+    snprintf(r->detail, sizeof(r->detail), "cannot load the compiled object: %s", r->run.detail);
+    return HX_ERROR;
 }
 
 int jd_judge(const jd_options *o, jd_result *r)
@@ -194,9 +314,27 @@ int jd_judge(const jd_options *o, jd_result *r)
                  o->k, p->name, p->min_dim, p->max_dim);
         return r->exit_code = HX_BAD_SIZE;
     }
+    jd_options sweep_o;
+    if (o->sweep) {
+        int rc = jd_sweep_options(o, p, &sweep_o, r);
+        if (rc != HX_SUCCESS) return r->exit_code = rc;
+        o = &sweep_o;
+    }
 
-    /* 3. the architecture: given, or the device's (asked of a child) */
-    if (o->arch) {
+    if (o->check_only) return r->exit_code = HX_SUCCESS;
+
+    /* 3. the architecture: --gpu's target, given, or the device's (asked of a child) */
+    const gp_gpu *gpu = o->gpu ? gp_find(o->gpu) : NULL;
+    if (o->gpu && !gpu) {
+        char names[128];
+        gp_list(names, sizeof(names));
+        snprintf(r->detail, sizeof(r->detail), "unknown GPU '%s' (the judge's: %s, or all)", o->gpu, names);
+        return r->exit_code = HX_USAGE;
+    }
+    if (gpu) {
+        snprintf(r->arch, sizeof(r->arch), "%s", gpu->arch);
+        snprintf(r->gpu, sizeof(r->gpu), "%s", gpu->name);
+    } else if (o->arch) {
         snprintf(r->arch, sizeof(r->arch), "%s", o->arch);
     } else {
         dv_info info;
@@ -221,6 +359,13 @@ int jd_judge(const jd_options *o, jd_result *r)
         return r->exit_code = HX_INTERNAL;
     }
 
+    /* 4b. --gpu: how this machine runs the target's code (as built, as PTX, or not at all) */
+    bool lookup_only = false;
+    if (gpu) {
+        int rc = jd_gpu_plan(o, gpu, r, &lookup_only);
+        if (rc != HX_SUCCESS) return r->exit_code = rc;
+    }
+
     /* 5. run */
     if (!jd_items(o, r)) {
         snprintf(r->detail, sizeof(r->detail), "out of memory");
@@ -229,10 +374,16 @@ int jd_judge(const jd_options *o, jd_result *r)
     rn_plan plan = {.problem = p, .so_path = r->build.so_path, .items = r->items,
                     .n_items = r->n_items, .timeout_s = o->timeout_s, .seed = o->seed,
                     .timing = o->topts, .progress = o->progress};
+    if (r->ptx_built) plan.so_path = r->ptx_build.so_path;
+    plan.lookup_only = lookup_only;
     rn_outcome out = rn_run(&plan, &r->run);
     r->ran = true;
     switch (out) {
     case RN_OK:
+        if (lookup_only) { /* r->detail says why (jd_gpu_plan) */
+            r->status = RS_COMPILED_ONLY;
+            return r->exit_code = HX_CANNOT_RUN;
+        }
         r->status = rn_overall(&r->run);
         return r->exit_code = jd_exit_for(r->status);
     case RN_NO_DEVICE:
@@ -251,8 +402,7 @@ int jd_judge(const jd_options *o, jd_result *r)
                  p->signature);
         return r->exit_code = HX_NO_SOLVE;
     case RN_LOAD_FAILED:
-        snprintf(r->detail, sizeof(r->detail), "cannot load the compiled object: %s", r->run.detail);
-        return r->exit_code = HX_ERROR;
+        return r->exit_code = jd_load_failed(o, r, plan.so_path);
     case RN_INTERNAL:
         snprintf(r->detail, sizeof(r->detail), "harness: %s", r->run.detail);
         return r->exit_code = HX_INTERNAL;
@@ -265,4 +415,8 @@ void jd_free(jd_result *r)
     if (r->ran) rn_free(&r->run);
     free(r->items);
     r->items = NULL;
+    free(r->sweep_cases);
+    free(r->sweep_names);
+    r->sweep_cases = NULL;
+    r->sweep_names = NULL;
 }

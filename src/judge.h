@@ -24,7 +24,9 @@ enum {
     HX_TIMEOUT = 9,
     HX_OOM = 10,        /* out-of-memory */
     HX_ERROR = 11,      /* error: crash, CUDA error, signal */
-    HX_INTERNAL = 12    /* the harness itself failed (nvcc missing, fork failed...) */
+    HX_INTERNAL = 12,   /* the harness itself failed (nvcc missing, fork failed...) */
+    HX_CANNOT_RUN = 13  /* compiled for the --gpu target, which this machine's GPU cannot run
+                           (solve found; nothing run) */
 };
 
 typedef struct {
@@ -47,6 +49,12 @@ typedef struct {
     bool quiet;
     const pb_case *override_perf; /* leaderboard: time these shapes instead of the table's */
     size_t n_override_perf;
+    /* --sweep: only the performance recipe, at every shape, checked then timed beside cuBLAS */
+    bool sweep;
+    const pb_size *shapes;    /* --shapes; NULL: the problem's sweep list */
+    size_t n_shapes;
+    const char *gpu;          /* --gpu: a judge GPU's name (gpus.h); its target replaces arch */
+    bool check_only;          /* stop after the file, problem, signature and size checks */
 } jd_options;
 
 typedef struct {
@@ -62,6 +70,12 @@ typedef struct {
     bool ran;
     rn_item *items;
     size_t n_items;
+    pb_case *sweep_cases;     /* --sweep: the cases, and their names ("MxNxK") */
+    char (*sweep_names)[32];
+    char gpu[16];             /* --gpu's name, "" without it */
+    char ran_as[300];         /* --gpu: what ran here, on which GPU ("" when nothing ran) */
+    ld_build ptx_build;       /* --gpu: the PTX-only object that ran, when ptx_built */
+    bool ptx_built;
 } jd_result;
 
 /* The command line's defaults: every table, timing on, 10 s per test. */
@@ -75,6 +89,9 @@ const pb_problem *jd_infer_problem(const sig_info *sig);
 
 /* build/cache beside the harness binary, unless $HARNESS_CACHE says otherwise. */
 void jd_cache_dir(char *out, size_t len);
+
+/* A number in [lo, hi] and nothing after it (option values). */
+bool jd_parse_number(const char *s, double lo, double hi, double *out);
 
 /* A one-line description of how times are taken, for reports. */
 void jd_timing_note(const rn_timing_opts *t, char *buf, size_t len);

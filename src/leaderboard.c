@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "gpus.h"
 #include "judge.h"
 #include "loader.h"
 #include "report.h"
@@ -36,6 +37,7 @@ typedef struct {
     bool timed[LB_MAX_SIZES];
     double ms[LB_MAX_SIZES], base_ms[LB_MAX_SIZES];
     char size_status[LB_MAX_SIZES][32];
+    char judge_gpus[64];     /* the judge GPUs it compiles for (gpus.c) */
 } lb_stage;
 
 void lb_technique(const char *line, char *out, size_t len)
@@ -149,6 +151,60 @@ static void lb_git_commit(char *out, size_t len)
     pclose(p);
 }
 
+/* The commit a section names: the one given (a copy of the tree without .git, the GPU
+ * machine's), or git's. */
+static void lb_commit_label(const char *given, char *out, size_t len)
+{
+    if (given)
+        snprintf(out, len, "%s", given);
+    else
+        lb_git_commit(out, len);
+}
+
+/* The line under a section's title: device, driver, runtime, date, commit. */
+static void lb_run_header(const dv_info *dev, const char *commit, char *out, size_t len)
+{
+    char date[32];
+    time_t now = time(NULL);
+    strftime(date, sizeof(date), "%Y-%m-%d", gmtime(&now));
+    snprintf(out, len, "%s · sm_%d%d · %d SMs · driver %d.%d · CUDA runtime %d.%d · %s · solutions at commit %s",
+             dev->name, dev->cc_major, dev->cc_minor, dev->sm_count, dev->driver_version / 1000,
+             dev->driver_version % 1000 / 10, dev->runtime_version / 1000,
+             dev->runtime_version % 1000 / 10, date, commit);
+}
+
+/* path opened for the JSON, or NULL after saying why. */
+static FILE *lb_open_json(const char *path)
+{
+    FILE *j = fopen(path, "w");
+    if (!j) fprintf(stderr, "harness leaderboard: cannot write %s: %s\n", path, strerror(errno));
+    return j;
+}
+
+/* Splice section (freed here) between marker's markers in out_path, atomically. An exit code. */
+static int lb_write_section(const char *out_path, const char *marker, char *sec)
+{
+    char *old = ld_read_text(out_path, NULL);
+    if (!old) old = strdup("# Leaderboard\n\nEvery stage of each problem, from one real GPU run per "
+                           "section. Regenerate with `./harness leaderboard --problem P` (or "
+                           "`make leaderboard`).\n");
+    char *text = lb_splice(old, marker, sec);
+    free(old);
+    free(sec);
+    if (!text) {
+        fprintf(stderr, "harness leaderboard: %s has a begin marker for %s without its end; left untouched\n",
+                out_path, marker);
+        return HX_INTERNAL;
+    }
+    if (lb_write_atomic(out_path, text) != 0) {
+        fprintf(stderr, "harness leaderboard: cannot write %s: %s\n", out_path, strerror(errno));
+        free(text);
+        return HX_INTERNAL;
+    }
+    free(text);
+    return HX_SUCCESS;
+}
+
 static void lb_size_label(const pb_case *c, char *out, size_t len)
 {
     if (c->m == c->n && c->n == c->k)
@@ -170,7 +226,14 @@ static void lb_usage(FILE *out)
           "with the judge's and extra tests, times each at every size beside cuBLAS, and rewrites\n"
           "P's section of FILE (default leaderboard.md) between its markers, atomically.\n"
           "LIST: comma list of N (N³) or MxNxK; default 1024,4096 for gemm_fp16.\n"
-          "REV labels the section (default: git rev-parse HEAD, marked when solutions/ has changes).\n",
+          "REV labels the section (default: git rev-parse HEAD, marked when solutions/ has changes).\n"
+          "       harness leaderboard --sweep [--problem P] [--stages LIST] [--dir DIR] [--out FILE]\n"
+          "                           [--json FILE] [--max-time SEC] [--min-runs N] [-q]\n"
+          "Runs the stages named in LIST (prefixes of stage file names; default 09,10,11,12 for\n"
+          "gemm_fp16, the last four stages otherwise) over P's sweep shapes, each beside cuBLAS,\n"
+          "and rewrites P's shapes section (markers leaderboard:P-shapes) only.\n"
+          "--max-time SEC, --min-runs N: timing per size or shape (default 1 s, 0.5 s with --sweep;\n"
+          "30 runs).\n",
           out);
 }
 
@@ -189,32 +252,34 @@ static void lb_default_sizes(const pb_problem *p, pb_case *sizes, int *n)
 
 static bool lb_parse_sizes(const char *list, pb_case *sizes, int *n)
 {
-    char *copy = strdup(list), *save = NULL;
-    *n = 0;
-    bool ok = true;
-    for (char *w = strtok_r(copy, ",", &save); w && ok; w = strtok_r(NULL, ",", &save)) {
-        if (*n >= LB_MAX_SIZES) {
-            ok = false;
-            break;
-        }
-        int m, nn, k;
-        char *end;
-        long v = strtol(w, &end, 10);
-        if (*end == '\0' && v > 0 && v <= 16384) {
-            m = nn = k = (int)v;
-        } else if (!pb_parse_size(w, &m, &nn, &k)) {
-            ok = false;
-            break;
-        }
-        sizes[(*n)++] = (pb_case){.m = m, .n = nn, .k = k};
-    }
-    free(copy);
-    return ok && *n > 0;
+    pb_size s[LB_MAX_SIZES];
+    size_t ns = 0;
+    if (!pb_parse_size_list(list, s, LB_MAX_SIZES, &ns)) return false;
+    for (size_t i = 0; i < ns; i++) sizes[i] = (pb_case){.m = s[i].m, .n = s[i].n, .k = s[i].k};
+    *n = (int)ns;
+    return true;
 }
 
 static int lb_run(const pb_problem *p, const jd_options *o_in, const char *dir, lb_stage *stages,
                   const pb_case *sizes, int n_sizes, const char *out_path, const char *json_path,
                   const char *commit_opt, bool quiet);
+
+/* Each stage's "judge GPUs": every judge target built at once (gpus.c; cached). */
+static void lb_judge_gpus(lb_stage *stages, int n, const jd_options *o, bool quiet)
+{
+    const char *files[LB_MAX_STAGES];
+    char (*names)[64] = calloc((size_t)n, sizeof(*names));
+    if (!names) return;
+    for (int i = 0; i < n; i++) files[i] = stages[i].path;
+    if (!quiet) fprintf(stderr, "compiling %d stages for the judge's GPUs, side by side...\n", n);
+    gp_judge_gpus(files, (size_t)n, o->nvcc_flags, o->cache_dir, names);
+    for (int i = 0; i < n; i++) snprintf(stages[i].judge_gpus, sizeof(stages[i].judge_gpus), "%s", names[i]);
+    free(names);
+}
+
+static int lb_sweep_run(const pb_problem *p, const jd_options *o_in, const char *dir,
+                        const char *stages_opt, const char *out_path, const char *json_path,
+                        const char *commit_opt, bool quiet);
 
 int lb_main(int argc, char **argv)
 {
@@ -222,7 +287,10 @@ int lb_main(int argc, char **argv)
                *json_path = NULL, *sizes_opt = NULL, *commit_opt = NULL;
     jd_options o;
     jd_default_options(&o);
-    bool quiet = false;
+    bool quiet = false, sweep = false, max_time_given = false;
+    const char *stages_opt = NULL;
+    double d;
+    enum { L_SWEEP = 512, L_STAGES, L_MAXTIME, L_MINRUNS }; /* the shapes section's */
     enum { L_SIZES = 256, L_DIR, L_OUT, L_JSON, L_FLUSH, L_TIMEOUT, L_COMMIT };
     static const struct option longs[] = {
         {"problem", required_argument, 0, 'p'}, {"sizes", required_argument, 0, L_SIZES},
@@ -230,6 +298,8 @@ int lb_main(int argc, char **argv)
         {"json", required_argument, 0, L_JSON}, {"flush-l2", no_argument, 0, L_FLUSH},
         {"timeout", required_argument, 0, L_TIMEOUT}, {"quiet", no_argument, 0, 'q'},
         {"commit", required_argument, 0, L_COMMIT},
+        {"sweep", no_argument, 0, L_SWEEP},     {"stages", required_argument, 0, L_STAGES},
+        {"max-time", required_argument, 0, L_MAXTIME}, {"min-runs", required_argument, 0, L_MINRUNS},
         {"help", no_argument, 0, 'h'},          {0, 0, 0, 0}};
     int c;
     optind = 1;
@@ -244,6 +314,23 @@ int lb_main(int argc, char **argv)
         case L_FLUSH: o.topts.flush_l2 = true; break;
         case L_TIMEOUT: o.timeout_s = atof(optarg) > 0 ? atof(optarg) : 10.0; break;
         case L_COMMIT: commit_opt = optarg; break;
+        case L_SWEEP: sweep = true; break;
+        case L_STAGES: stages_opt = optarg; break;
+        case L_MAXTIME:
+            if (!jd_parse_number(optarg, 0.01, 600, &d)) {
+                fprintf(stderr, "harness leaderboard: --max-time: expected seconds in 0.01..600, got '%s'\n", optarg);
+                return HX_USAGE;
+            }
+            o.topts.max_time_s = d;
+            max_time_given = true;
+            break;
+        case L_MINRUNS:
+            if (!jd_parse_number(optarg, 3, 1000, &d)) {
+                fprintf(stderr, "harness leaderboard: --min-runs: expected 3..1000, got '%s'\n", optarg);
+                return HX_USAGE;
+            }
+            o.topts.min_runs = (int)d;
+            break;
         case 'q': quiet = true; break;
         case 'h': lb_usage(stdout); return HX_SUCCESS;
         default:
@@ -260,6 +347,11 @@ int lb_main(int argc, char **argv)
         fprintf(stderr, "harness leaderboard: unknown problem '%s'\n", problem_name);
         return HX_USAGE;
     }
+    if (sweep ? sizes_opt != NULL : stages_opt != NULL) {
+        fprintf(stderr, sweep ? "harness leaderboard: --sweep times the problem's sweep shapes: not with --sizes\n"
+                              : "harness leaderboard: --stages goes with --sweep (the main section has every stage)\n");
+        return HX_USAGE;
+    }
     pb_case sizes[LB_MAX_SIZES];
     int n_sizes = 0;
     if (!sizes_opt) {
@@ -274,20 +366,18 @@ int lb_main(int argc, char **argv)
         char label[40];
         lb_size_label(&sizes[i], label, sizeof(label));
         snprintf(names[i], sizeof(names[i]), "performance %s", label);
-        const pb_case *ref = &p->cases[PB_SET_PERFORMANCE][0];
-        pb_case c2 = *ref;
-        c2.name = names[i];
-        c2.m = sizes[i].m;
-        c2.n = sizes[i].n;
-        c2.k = sizes[i].k;
-        c2.seed = ref->seed + (uint64_t)i;
-        sizes[i] = c2;
+        pb_size s = {sizes[i].m, sizes[i].n, sizes[i].k};
+        sizes[i] = pb_perf_case(p, s, (size_t)i, names[i]);
     }
     char dir[PATH_MAX];
     if (dir_opt)
         snprintf(dir, sizeof(dir), "%s", dir_opt);
     else
         pb_stage_dir(p, dir, sizeof(dir));
+    if (sweep) {
+        if (!max_time_given) o.topts.max_time_s = 0.5; /* 17 shapes × 4 stages in a few minutes */
+        return lb_sweep_run(p, &o, dir, stages_opt, out_path, json_path, commit_opt, quiet);
+    }
 
     lb_stage *stages = calloc(LB_MAX_STAGES, sizeof(lb_stage));
     if (!stages) return HX_INTERNAL;
@@ -369,6 +459,7 @@ static int lb_run(const pb_problem *p, const jd_options *o_in, const char *dir, 
         fprintf(stderr, "harness leaderboard: no stage ran on a device; %s left untouched\n", out_path);
         return HX_NO_DEVICE;
     }
+    lb_judge_gpus(stages, n, &o, quiet); /* only for a section that will be written */
 
     /* cuBLAS: the median of its measurements beside each stage */
     double base[LB_MAX_SIZES] = {0};
@@ -386,19 +477,12 @@ static int lb_run(const pb_problem *p, const jd_options *o_in, const char *dir, 
     if (!sec) return HX_INTERNAL;
     size_t u = 0;
 #define OUT(...) (u += (size_t)snprintf(sec + u, u < cap ? cap - u : 0, __VA_ARGS__))
-    char commit[96], date[32], note[400];
-    if (commit_opt) /* a copy of the tree without .git (the GPU machine's) names it here */
-        snprintf(commit, sizeof(commit), "%s", commit_opt);
-    else
-        lb_git_commit(commit, sizeof(commit));
-    time_t now = time(NULL);
-    strftime(date, sizeof(date), "%Y-%m-%d", gmtime(&now));
+    char commit[96], header[512], note[400];
+    lb_commit_label(commit_opt, commit, sizeof(commit));
+    lb_run_header(&dev, commit, header, sizeof(header));
     jd_timing_note(&o.topts, note, sizeof(note));
     OUT("\n## %s — %s\n\n", p->name, p->title);
-    OUT("%s · sm_%d%d · %d SMs · driver %d.%d · CUDA runtime %d.%d · %s · solutions at commit %s\n\n",
-        dev.name, dev.cc_major, dev.cc_minor, dev.sm_count, dev.driver_version / 1000,
-        dev.driver_version % 1000 / 10, dev.runtime_version / 1000, dev.runtime_version % 1000 / 10,
-        date, commit);
+    OUT("%s\n\n", header);
     OUT("Regenerated by `./harness leaderboard --problem %s` from one run; never edited by hand. "
         "Each stage %s; cuBLAS (%s) is timed the same way beside each stage in the same process, "
         "call by call in alternation with it, "
@@ -406,15 +490,18 @@ static int lb_run(const pb_problem *p, const jd_options *o_in, const char *dir, 
         "beside it.\n\n",
         p->name, note,
         p->elem == PB_F16 ? "cublasGemmEx, fp16 in and out, fp32 compute" : "cublasSgemm, no TF32");
-    OUT("| stage | technique | judge tests | extra tests |");
+    OUT("judge GPUs: the judge's GPUs whose target the stage compiles for (T4 sm_75, A100 sm_80, "
+        "H100 and H200 sm_90a, B200 sm_100a), from real SASS builds with the harness's recipe; "
+        "the times are this GPU's.\n\n");
+    OUT("| stage | technique | judge GPUs | judge tests | extra tests |");
     for (int si = 0; si < n_sizes; si++) {
         char label[40];
         lb_size_label(&sizes[si], label, sizeof(label));
         OUT(" %s ms | TF/s | %% cuBLAS | vs prev | vs 01 |", label);
     }
-    OUT("\n|---|---|---|---|");
+    OUT("\n|---|---|---|---|---|");
     for (int si = 0; si < n_sizes; si++) OUT("---:|---:|---:|---:|---:|");
-    OUT("\n| cuBLAS | the yardstick | – | – |");
+    OUT("\n| cuBLAS | the yardstick | – | – | – |");
     for (int si = 0; si < n_sizes; si++) {
         if (base[si] > 0)
             OUT(" %.4f | %.1f | 100%% | | |", base[si], lb_tflops(p, &sizes[si], base[si]));
@@ -425,6 +512,7 @@ static int lb_run(const pb_problem *p, const jd_options *o_in, const char *dir, 
     for (int i = 0; i < n; i++) {
         const lb_stage *s = &stages[i];
         OUT("| %s | %s |", s->stem, s->technique[0] ? s->technique : "");
+        OUT(" %s |", s->judge_gpus[0] ? s->judge_gpus : "none");
         if (s->judge_n)
             OUT(" %d/%d |", s->judge_pass, s->judge_n);
         else
@@ -472,30 +560,11 @@ static int lb_run(const pb_problem *p, const jd_options *o_in, const char *dir, 
         return HX_INTERNAL;
     }
 
-    char *old = ld_read_text(out_path, NULL);
-    if (!old) old = strdup("# Leaderboard\n\nEvery stage of each problem, from one real GPU run per "
-                           "section. Regenerate with `./harness leaderboard --problem P` (or "
-                           "`make leaderboard`).\n");
-    char *text = lb_splice(old, p->name, sec);
-    free(old);
-    free(sec);
-    if (!text) {
-        fprintf(stderr, "harness leaderboard: %s has a begin marker for %s without its end; left untouched\n",
-                out_path, p->name);
-        return HX_INTERNAL;
-    }
-    if (lb_write_atomic(out_path, text) != 0) {
-        fprintf(stderr, "harness leaderboard: cannot write %s: %s\n", out_path, strerror(errno));
-        free(text);
-        return HX_INTERNAL;
-    }
-    free(text);
+    int wrc = lb_write_section(out_path, p->name, sec);
+    if (wrc != HX_SUCCESS) return wrc;
     if (json_path) {
-        FILE *j = fopen(json_path, "w");
-        if (!j) {
-            fprintf(stderr, "harness leaderboard: cannot write %s: %s\n", json_path, strerror(errno));
-            return HX_INTERNAL;
-        }
+        FILE *j = lb_open_json(json_path);
+        if (!j) return HX_INTERNAL;
         fprintf(j, "{\"problem\":\"%s\",\"device\":", p->name);
         rp_json_string(j, dev.name);
         fprintf(j, ",\"commit\":");
@@ -511,6 +580,8 @@ static int lb_run(const pb_problem *p, const jd_options *o_in, const char *dir, 
             rp_json_string(j, s->stem);
             fprintf(j, ",\"technique\":");
             rp_json_string(j, s->technique);
+            fprintf(j, ",\"judge_gpus\":");
+            rp_json_string(j, s->judge_gpus);
             fprintf(j, ",\"status\":\"%s\",\"judge\":[%d,%d],\"extra\":[%d,%d],\"ms\":[",
                     rs_status_name(s->status), s->judge_pass, s->judge_n, s->extra_pass, s->extra_n);
             for (int si = 0; si < n_sizes; si++) {
@@ -526,4 +597,313 @@ static int lb_run(const pb_problem *p, const jd_options *o_in, const char *dir, 
     }
     if (!quiet) fprintf(stderr, "wrote the %s section of %s\n", p->name, out_path);
     return HX_SUCCESS;
+}
+
+/* --sweep: the shapes section. A few stages over the problem's sweep list, in one run. */
+
+/* cuBLAS at shape si: the median of the times measured beside each stage (0: none). */
+static double lb_sweep_base(const lb_sweep_table *t, int si)
+{
+    double v[LB_MAX_STAGES];
+    size_t nv = 0;
+    for (int i = 0; i < t->n_stages && nv < LB_MAX_STAGES; i++)
+        if (t->stages[i].timed[si] && t->stages[i].base_ms[si] > 0) v[nv++] = t->stages[i].base_ms[si];
+    return nv ? st_summarize(v, nv).median : 0;
+}
+
+/* A stage's time over the cuBLAS time beside it (0: not both timed). */
+static double lb_sweep_ratio(const lb_sweep_stage *s, int si)
+{
+    return s->timed[si] && s->base_ms[si] > 0 ? s->ms[si] / s->base_ms[si] : 0;
+}
+
+/* How many shapes a stage passed, and the geometric mean of its ratios (0: none). */
+static int lb_sweep_totals(const lb_sweep_stage *s, int n_shapes, double *geomean)
+{
+    double v[PB_MAX_SHAPES];
+    size_t nv = 0;
+    int passed = 0;
+    for (int si = 0; si < n_shapes; si++) {
+        passed += s->shape_status[si] == RS_SUCCESS;
+        if (lb_sweep_ratio(s, si) > 0) v[nv++] = lb_sweep_ratio(s, si);
+    }
+    *geomean = st_geomean(v, nv);
+    return passed;
+}
+
+char *lb_shapes_section(const lb_sweep_table *t)
+{
+    const pb_problem *p = t->problem;
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (!f) return NULL;
+    fprintf(f, "\n## %s — shapes\n\n%s\n\n", p->name, t->header);
+    fprintf(f, "Regenerated by `%s` from one run; never edited by hand. Each stage runs %s's "
+               "performance case (its fills, alpha and beta; a seed per shape) at every shape of the "
+               "problem's sweep list (`problems/%s.c`), checked against the reference, then %s; cuBLAS "
+               "is timed the same way beside each stage in the same process, call by call in "
+               "alternation with it. The cuBLAS columns are the median of those; × cuBLAS is the "
+               "stage's time over the cuBLAS time measured beside it (under 1× is faster). ✓ the "
+               "shape passed its check, ✗ it did not (its status).\n\n",
+            t->command, p->name, p->name, t->timing_note);
+    fprintf(f, "| shape (M×N×K) | cuBLAS ms | TF/s |");
+    for (int i = 0; i < t->n_stages; i++) fprintf(f, " %s ms | TF/s | × cuBLAS |", t->stages[i].stem);
+    fprintf(f, "\n|---|---:|---:|");
+    for (int i = 0; i < t->n_stages; i++) fprintf(f, "---:|---:|---:|");
+    fputc('\n', f);
+    for (int si = 0; si < t->n_shapes; si++) {
+        char label[40];
+        lb_size_label(&t->shapes[si], label, sizeof(label));
+        double base = lb_sweep_base(t, si);
+        if (base > 0) fprintf(f, "| %s | %.4f | %.1f |", label, base, lb_tflops(p, &t->shapes[si], base));
+        else fprintf(f, "| %s | – | |", label);
+        for (int i = 0; i < t->n_stages; i++) {
+            const lb_sweep_stage *s = &t->stages[i];
+            if (s->shape_status[si] != RS_SUCCESS || !s->timed[si]) {
+                fprintf(f, " ✗ %s | | |", rs_status_name(s->shape_status[si]));
+                continue;
+            }
+            fprintf(f, " %.4f ✓ | %.1f |", s->ms[si], lb_tflops(p, &t->shapes[si], s->ms[si]));
+            if (lb_sweep_ratio(s, si) > 0) fprintf(f, " %.2f× |", lb_sweep_ratio(s, si));
+            else fprintf(f, " – |");
+        }
+        fputc('\n', f);
+    }
+    fprintf(f, "| **passed; geometric mean** | | |");
+    for (int i = 0; i < t->n_stages; i++) {
+        double gm;
+        int passed = lb_sweep_totals(&t->stages[i], t->n_shapes, &gm);
+        fprintf(f, " %d/%d | |", passed, t->n_shapes);
+        if (gm > 0) fprintf(f, " %.2f× |", gm);
+        else fprintf(f, " – |");
+    }
+    /* the chart: a line per stage and cuBLAS, TF/s over the shapes */
+    fprintf(f, "\n\n```mermaid\nxychart-beta\n    title \"%s shapes, TF/s on %s (lines:", p->name, t->device_name);
+    for (int i = 0; i < t->n_stages; i++) fprintf(f, " %.2s,", t->stages[i].stem);
+    fprintf(f, " cuBLAS)\"\n    x-axis [");
+    for (int si = 0; si < t->n_shapes; si++) {
+        char label[40];
+        lb_size_label(&t->shapes[si], label, sizeof(label));
+        fprintf(f, "%s\"%s\"", si ? ", " : "", label);
+    }
+    fprintf(f, "]\n    y-axis \"TF/s\"\n");
+    for (int i = 0; i <= t->n_stages; i++) { /* i == n_stages: cuBLAS */
+        fprintf(f, "    line [");
+        for (int si = 0; si < t->n_shapes; si++) {
+            double ms = i < t->n_stages ? (t->stages[i].shape_status[si] == RS_SUCCESS && t->stages[i].timed[si]
+                                               ? t->stages[i].ms[si] : 0)
+                                        : lb_sweep_base(t, si);
+            fprintf(f, "%s%.1f", si ? ", " : "", ms > 0 ? lb_tflops(p, &t->shapes[si], ms) : 0.0);
+        }
+        fprintf(f, "]\n");
+    }
+    fprintf(f, "```\n\nLines, in order (xychart has no legend):");
+    for (int i = 0; i < t->n_stages; i++) fprintf(f, " %s,", t->stages[i].stem);
+    fprintf(f, " cuBLAS. A shape that failed or was not timed plots at 0.\n\n");
+    if (fclose(f) != 0) {
+        free(buf);
+        return NULL;
+    }
+    return buf;
+}
+
+/* A time, or null. */
+static void lb_json_ms(FILE *out, const char *key, double ms)
+{
+    if (ms > 0) fprintf(out, ",\"%s\":%.6f", key, ms);
+    else fprintf(out, ",\"%s\":null", key);
+}
+
+void lb_shapes_json(FILE *j, const lb_sweep_table *t)
+{
+    fprintf(j, "{\"problem\":\"%s\",\"mode\":\"shapes\",\"device\":", t->problem->name);
+    rp_json_string(j, t->device_name);
+    fprintf(j, ",\"commit\":");
+    rp_json_string(j, t->commit);
+    fprintf(j, ",\"shapes\":[");
+    for (int si = 0; si < t->n_shapes; si++) {
+        fprintf(j, "%s{\"M\":%d,\"N\":%d,\"K\":%d", si ? "," : "", t->shapes[si].m, t->shapes[si].n,
+                t->shapes[si].k);
+        lb_json_ms(j, "cublas_ms", lb_sweep_base(t, si));
+        fputc('}', j);
+    }
+    fprintf(j, "],\"stages\":[");
+    for (int i = 0; i < t->n_stages; i++) {
+        const lb_sweep_stage *s = &t->stages[i];
+        double gm;
+        int passed = lb_sweep_totals(s, t->n_shapes, &gm);
+        fprintf(j, "%s{\"stage\":", i ? "," : "");
+        rp_json_string(j, s->stem);
+        fprintf(j, ",\"status\":\"%s\",\"passed\":%d", rs_status_name(s->status), passed);
+        lb_json_ms(j, "geomean_ratio", gm);
+        fprintf(j, ",\"shapes\":[");
+        for (int si = 0; si < t->n_shapes; si++) {
+            fprintf(j, "%s{\"status\":\"%s\"", si ? "," : "", rs_status_name(s->shape_status[si]));
+            lb_json_ms(j, "ms", s->timed[si] ? s->ms[si] : 0);
+            lb_json_ms(j, "cublas_ms", s->timed[si] ? s->base_ms[si] : 0);
+            lb_json_ms(j, "ratio", lb_sweep_ratio(s, si));
+            fputc('}', j);
+        }
+        fprintf(j, "]}");
+    }
+    fprintf(j, "]}\n");
+}
+
+/* Whether stem starts with one of the comma list's prefixes; marks which prefixes matched. */
+static bool lb_stage_picked(const char *stem, const char *list, bool *matched, int max)
+{
+    bool picked = false;
+    int i = 0;
+    for (const char *w = list; *w && i < max; i++) {
+        size_t n = strcspn(w, ",");
+        if (n && strncmp(stem, w, n) == 0) picked = matched[i] = true;
+        w += n + (w[n] == ',');
+    }
+    return picked;
+}
+
+/* The stages the sweep runs, in name order: those LIST names (each must name one), or the
+ * problem's default (those of it that exist). An exit code; picked[] indexes found[]. */
+static int lb_sweep_pick(const pb_problem *p, const lb_stage *found, int n_found,
+                         const char *list, int *picked, int *n_picked)
+{
+    *n_picked = 0;
+    if (!list && strcmp(p->name, "gemm_fp16") != 0) { /* the last four: the fastest */
+        for (int i = n_found > 4 ? n_found - 4 : 0; i < n_found; i++) picked[(*n_picked)++] = i;
+        return HX_SUCCESS;
+    }
+    bool given = list != NULL;
+    if (!given) list = "09,10,11,12"; /* gemm_fp16's tensor-core stages */
+    bool matched[LB_MAX_STAGES] = {false};
+    for (int i = 0; i < n_found; i++)
+        if (lb_stage_picked(found[i].stem, list, matched, LB_MAX_STAGES)) picked[(*n_picked)++] = i;
+    int wi = 0;
+    for (const char *w = list; given && *w; wi++) {
+        size_t n = strcspn(w, ",");
+        if (!n || wi >= LB_MAX_STAGES || !matched[wi]) {
+            fprintf(stderr, "harness leaderboard: --stages: no stage file starts with '%.*s'\n", (int)n, w);
+            return HX_USAGE;
+        }
+        w += n + (w[n] == ',');
+    }
+    if (!*n_picked) fprintf(stderr, "harness leaderboard: no stage starts with any of %s\n", list);
+    return *n_picked ? HX_SUCCESS : HX_USAGE;
+}
+
+/* One stage through the judge's --sweep: its verdict and times per shape into s. The judge's
+ * exit code. */
+static int lb_sweep_stage_run(const jd_options *o, const char *path, int n_shapes, lb_sweep_stage *s,
+                              dv_info *dev, bool *have_dev, char *detail, size_t dlen)
+{
+    jd_options so = *o;
+    so.solution = path;
+    jd_result r;
+    int code = jd_judge(&so, &r);
+    s->status = r.status;
+    snprintf(detail, dlen, "%s", r.detail);
+    for (int si = 0; si < n_shapes; si++) s->shape_status[si] = r.ran ? RS_NOT_RUN : r.status;
+    if (r.ran && r.run.device.present) {
+        *dev = r.run.device;
+        *have_dev = true;
+    }
+    for (size_t t = 0; r.ran && t < r.run.n_tests && (int)t < n_shapes; t++) {
+        const rs_test *tt = &r.run.tests[t];
+        s->shape_status[t] = tt->status;
+        if (!tt->timing.done) continue;
+        s->timed[t] = true;
+        s->ms[t] = tt->timing.escaped ? tt->timing.host_median_ms : tt->timing.median_ms;
+        s->base_ms[t] = tt->timing.base_done ? tt->timing.base_median_ms : 0;
+    }
+    jd_free(&r);
+    return code;
+}
+
+/* The shapes section and its JSON from a finished sweep run. An exit code. */
+static int lb_sweep_write(const pb_problem *p, const jd_options *o, const lb_sweep_stage *st, int n,
+                          const dv_info *dev, const char *stages_opt, const char *out_path,
+                          const char *json_path, const char *commit_opt, bool quiet)
+{
+    pb_case shapes[PB_MAX_SHAPES];
+    int n_shapes = (int)p->n_sweep;
+    for (int si = 0; si < n_shapes; si++) shapes[si] = pb_perf_case(p, p->sweep[si], (size_t)si, "");
+    char command[512], commit[96], header[512], note[400];
+    snprintf(command, sizeof(command), "./harness leaderboard --problem %s --sweep%s%s", p->name,
+             stages_opt ? " --stages " : "", stages_opt ? stages_opt : "");
+    lb_commit_label(commit_opt, commit, sizeof(commit));
+    lb_run_header(dev, commit, header, sizeof(header));
+    jd_timing_note(&o->topts, note, sizeof(note));
+    lb_sweep_table t = {.problem = p, .command = command, .header = header, .timing_note = note,
+                        .device_name = dev->name, .commit = commit, .shapes = shapes,
+                        .n_shapes = n_shapes, .stages = st, .n_stages = n};
+    char *sec = lb_shapes_section(&t);
+    if (!sec) return HX_INTERNAL;
+    char marker[96];
+    snprintf(marker, sizeof(marker), "%s-shapes", p->name);
+    int rc = lb_write_section(out_path, marker, sec);
+    if (rc != HX_SUCCESS) return rc;
+    if (json_path) {
+        FILE *j = lb_open_json(json_path);
+        if (!j) return HX_INTERNAL;
+        lb_shapes_json(j, &t);
+        fclose(j);
+    }
+    if (!quiet) fprintf(stderr, "wrote the %s section of %s\n", marker, out_path);
+    return HX_SUCCESS;
+}
+
+static int lb_sweep_run(const pb_problem *p, const jd_options *o_in, const char *dir,
+                        const char *stages_opt, const char *out_path, const char *json_path,
+                        const char *commit_opt, bool quiet)
+{
+    int n_shapes = (int)p->n_sweep, picked[LB_MAX_STAGES], n = 0;
+    lb_stage *found = calloc(LB_MAX_STAGES, sizeof(lb_stage));
+    lb_sweep_stage *st = calloc(LB_MAX_STAGES, sizeof(lb_sweep_stage));
+    int rc = found && st ? HX_SUCCESS : HX_INTERNAL;
+    int n_found = rc == HX_SUCCESS ? lb_find_stages(dir, found, LB_MAX_STAGES) : 0;
+    if (rc == HX_SUCCESS && n_found <= 0) {
+        fprintf(stderr, "harness leaderboard: no stages (*.cu) in %s\n", dir);
+        rc = HX_BAD_FILE;
+    } else if (rc == HX_SUCCESS && n_shapes == 0) {
+        fprintf(stderr, "harness leaderboard: %s has no sweep shapes\n", p->name);
+        rc = HX_USAGE;
+    }
+    if (rc == HX_SUCCESS) rc = lb_sweep_pick(p, found, n_found, stages_opt, picked, &n);
+
+    jd_options o = *o_in;
+    char cache[PATH_MAX];
+    jd_cache_dir(cache, sizeof(cache));
+    o.cache_dir = cache;
+    o.problem = p->name;
+    o.quiet = true;
+    o.sweep = true;
+    o.progress = !quiet && isatty(STDERR_FILENO);
+    dv_info dev = {0};
+    bool have_dev = false;
+    for (int i = 0; rc == HX_SUCCESS && i < n; i++) {
+        const lb_stage *f = &found[picked[i]];
+        lb_sweep_stage *s = &st[i];
+        snprintf(s->stem, sizeof(s->stem), "%s", f->stem);
+        if (!quiet) fprintf(stderr, "[%d/%d] %s over %d shapes ...\n", i + 1, n, s->stem, n_shapes);
+        char detail[1024];
+        int code = lb_sweep_stage_run(&o, f->path, n_shapes, s, &dev, &have_dev, detail, sizeof(detail));
+        if (code == HX_NO_DEVICE || code == HX_INTERNAL) {
+            fprintf(stderr, "harness leaderboard: %s: %s; %s left untouched\n", s->stem, detail, out_path);
+            rc = code;
+            break;
+        }
+        double gm;
+        int passed = lb_sweep_totals(s, n_shapes, &gm);
+        if (!quiet)
+            fprintf(stderr, "[%d/%d] %s: %s  %d/%d shapes passed, geometric mean %.2f× cuBLAS\n", i + 1,
+                    n, s->stem, rs_status_name(s->status), passed, n_shapes, gm);
+    }
+    if (rc == HX_SUCCESS && !have_dev) {
+        fprintf(stderr, "harness leaderboard: no stage ran on a device; %s left untouched\n", out_path);
+        rc = HX_NO_DEVICE;
+    }
+    if (rc == HX_SUCCESS) rc = lb_sweep_write(p, &o, st, n, &dev, stages_opt, out_path, json_path, commit_opt, quiet);
+    free(found);
+    free(st);
+    return rc;
 }

@@ -4,6 +4,9 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
+
+#include "runner.h"
 
 /* `harness leaderboard ...`; argv[0] is "leaderboard". Returns an exit code. */
 int lb_main(int argc, char **argv);
@@ -19,5 +22,34 @@ int lb_write_atomic(const char *path, const char *text);
 
 /* The stage's technique: the text after " — " on the file's first line ("" when absent). */
 void lb_technique(const char *first_line, char *out, size_t len);
+
+/* --sweep: one stage over the problem's sweep shapes; per shape its verdict and its time beside
+ * the cuBLAS time measured in the same process. */
+typedef struct {
+    char stem[128];
+    rs_status status;         /* the stage's verdict (the worst over its shapes) */
+    rs_status shape_status[PB_MAX_SHAPES];
+    bool timed[PB_MAX_SHAPES];
+    double ms[PB_MAX_SHAPES], base_ms[PB_MAX_SHAPES];
+} lb_sweep_stage;
+
+/* What the shapes section shows: the run's stages over its shapes, and how it was made. */
+typedef struct {
+    const pb_problem *problem;
+    const char *command;      /* the command that regenerates the section */
+    const char *header;       /* device · driver · date · commit, as the other sections */
+    const char *timing_note;
+    const char *device_name;
+    const char *commit;
+    const pb_case *shapes;
+    int n_shapes;
+    const lb_sweep_stage *stages;
+    int n_stages;
+} lb_sweep_table;
+
+/* The shapes section (what goes between its markers): table, chart, legend. malloc'd. */
+char *lb_shapes_section(const lb_sweep_table *t);
+/* The same run as JSON (one object and a newline). */
+void lb_shapes_json(FILE *out, const lb_sweep_table *t);
 
 #endif

@@ -3,6 +3,7 @@
  * never starts nvcc and any change to one of them rebuilds. */
 #include "loader.h"
 
+#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -17,7 +18,7 @@
 #include "xxhash.h"
 
 /* Bump when the compile recipe below changes: old objects then no longer match. */
-#define LD_RECIPE "nvcc -O3 -shared -fPIC --cudart shared -lineinfo v1"
+#define LD_RECIPE "nvcc -O3 -shared -fPIC --cudart shared -lineinfo -lcuda(stub, as-needed) v2"
 
 static bool ld_executable(const char *p) { return access(p, X_OK) == 0; }
 
@@ -81,6 +82,11 @@ bool ld_arch_valid(const char *s)
 void ld_gencode(const char *arch, char *out, size_t len)
 {
     snprintf(out, len, "-gencode=arch=compute_%s,code=%s", arch + 3, arch);
+}
+
+void ld_gencode_ptx(const char *arch, char *out, size_t len)
+{
+    snprintf(out, len, "-gencode=arch=compute_%s,code=compute_%s", arch + 3, arch + 3);
 }
 
 char *ld_read_text(const char *path, size_t *len)
@@ -161,7 +167,30 @@ static double ld_now(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-ld_status ld_build_solution(const ld_options *o, const char *src_path, ld_build *b)
+void ld_driver_stubs(const char *nvcc, char *out, size_t len)
+{
+    out[0] = '\0';
+    char real[PATH_MAX];
+    if (!realpath(nvcc, real)) return;
+    char *slash = strrchr(real, '/'); /* .../bin/nvcc -> the toolkit's root */
+    if (!slash) return;
+    *slash = '\0';
+    slash = strrchr(real, '/');
+    if (!slash) return;
+    *slash = '\0';
+    static const char *const subdirs[] = {"lib64/stubs", "targets/x86_64-linux/lib/stubs",
+                                          "targets/sbsa-linux/lib/stubs", "lib/stubs"};
+    for (size_t i = 0; i < sizeof(subdirs) / sizeof(subdirs[0]); i++) {
+        char cand[PATH_MAX + 64];
+        snprintf(cand, sizeof(cand), "%s/%s/libcuda.so", real, subdirs[i]);
+        if (access(cand, R_OK) == 0) {
+            snprintf(out, len, "%s/%s", real, subdirs[i]);
+            return;
+        }
+    }
+}
+
+ld_status ld_build_start(const ld_options *o, const char *src_path, ld_build *b)
 {
     memset(b, 0, sizeof(*b));
     if (!ld_find_nvcc(b->nvcc, sizeof(b->nvcc))) {
@@ -182,6 +211,7 @@ ld_status ld_build_solution(const ld_options *o, const char *src_path, ld_build 
     XXH3_64bits_update(st, src, src_len);
     XXH3_64bits_update(st, "\0" LD_RECIPE, sizeof(LD_RECIPE) + 1);
     XXH3_64bits_update(st, o->arch, strlen(o->arch) + 1);
+    if (o->ptx_only) XXH3_64bits_update(st, "ptx-only", 9);
     XXH3_64bits_update(st, extra, strlen(extra) + 1);
     ld_hash_nvcc(st, b->nvcc);
     unsigned long long key = (unsigned long long)XXH3_64bits_digest(st);
@@ -201,9 +231,16 @@ ld_status ld_build_solution(const ld_options *o, const char *src_path, ld_build 
     snprintf(b->log_path, sizeof(b->log_path), "%s/%s-%016llx.log", o->cache_dir, stem, key);
 
     char gencode[96];
-    ld_gencode(o->arch, gencode, sizeof(gencode));
-    char tmp[PATH_MAX + 32];
-    snprintf(tmp, sizeof(tmp), "%s.tmp.%d", b->so_path, (int)getpid());
+    if (o->ptx_only)
+        ld_gencode_ptx(o->arch, gencode, sizeof(gencode));
+    else
+        ld_gencode(o->arch, gencode, sizeof(gencode));
+    snprintf(b->tmp_path, sizeof(b->tmp_path), "%s.tmp.%d", b->so_path, (int)getpid());
+    /* the driver library through the toolkit's stub, so solutions that call the driver API
+     * load; --as-needed keeps it out of objects that never call it (machines without a driver) */
+    char stubs[PATH_MAX], stubs_opt[PATH_MAX + 8];
+    ld_driver_stubs(b->nvcc, stubs, sizeof(stubs));
+    snprintf(stubs_opt, sizeof(stubs_opt), "-L%s", stubs);
 
     /* argv: the fixed recipe, then the user's extra flags split on spaces */
     char *extra_copy = strdup(extra);
@@ -212,12 +249,17 @@ ld_status ld_build_solution(const ld_options *o, const char *src_path, ld_build 
     const char *fixed[] = {b->nvcc, "-O3", "-shared", "-Xcompiler", "-fPIC", "--cudart", "shared",
                            "-lineinfo", gencode};
     for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++) argv[argc++] = fixed[i];
+    if (stubs[0]) {
+        argv[argc++] = stubs_opt;
+        argv[argc++] = "-Xlinker";
+        argv[argc++] = "--as-needed,-lcuda,--no-as-needed";
+    }
     char *save = NULL;
     for (char *tok = strtok_r(extra_copy, " \t", &save); tok && argc < 88;
          tok = strtok_r(NULL, " \t", &save))
         argv[argc++] = tok;
     argv[argc++] = "-o";
-    argv[argc++] = tmp;
+    argv[argc++] = b->tmp_path;
     argv[argc++] = src_path;
     argv[argc] = NULL;
     size_t used = 0;
@@ -230,8 +272,10 @@ ld_status ld_build_solution(const ld_options *o, const char *src_path, ld_build 
         free(extra_copy);
         return LD_OK;
     }
-    if (!o->quiet) fprintf(stderr, "compiling %s for %s with nvcc...\n", src_path, o->arch);
-    double t0 = ld_now();
+    if (!o->quiet)
+        fprintf(stderr, "compiling %s for %s%s with nvcc...\n", src_path,
+                o->ptx_only ? "compute_" : "", o->ptx_only ? o->arch + 3 : o->arch);
+    b->t0 = ld_now();
     int log = open(b->log_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
     if (log < 0) {
         snprintf(b->error, sizeof(b->error), "cannot write %s: %s", b->log_path, strerror(errno));
@@ -249,25 +293,99 @@ ld_status ld_build_solution(const ld_options *o, const char *src_path, ld_build 
     }
     close(log);
     free(extra_copy);
-    int ws = 0;
-    if (pid < 0 || waitpid(pid, &ws, 0) < 0) {
+    if (pid < 0) {
         snprintf(b->error, sizeof(b->error), "cannot run nvcc: %s", strerror(errno));
         return LD_IO_ERROR;
     }
-    b->seconds = ld_now() - t0;
+    b->pid = (int)pid;
+    return LD_OK;
+}
+
+/* nvcc has exited with ws: move the object into the cache. */
+static ld_status ld_build_reaped(ld_build *b, int ws)
+{
+    b->pid = 0;
+    b->seconds = ld_now() - b->t0;
     if (!WIFEXITED(ws) || WEXITSTATUS(ws) != 0) {
-        unlink(tmp);
+        unlink(b->tmp_path);
         snprintf(b->error, sizeof(b->error), "nvcc failed (exit status %d)",
                  WIFEXITED(ws) ? WEXITSTATUS(ws) : -1);
         return LD_COMPILE_ERROR;
     }
-    if (rename(tmp, b->so_path) != 0) { /* atomic: a parallel run never sees half a file */
-        snprintf(b->error, sizeof(b->error), "cannot move %s into the cache: %s", tmp,
+    if (rename(b->tmp_path, b->so_path) != 0) { /* atomic: a parallel run never sees half a file */
+        snprintf(b->error, sizeof(b->error), "cannot move %s into the cache: %s", b->tmp_path,
                  strerror(errno));
-        unlink(tmp);
+        unlink(b->tmp_path);
         return LD_IO_ERROR;
     }
     return LD_OK;
+}
+
+bool ld_build_poll(ld_build *b, ld_status *status)
+{
+    if (b->pid <= 0) {
+        *status = LD_OK; /* cached, or already finished */
+        return true;
+    }
+    int ws = 0;
+    pid_t r = waitpid((pid_t)b->pid, &ws, WNOHANG);
+    if (r == 0) return false;
+    if (r < 0) {
+        b->pid = 0;
+        snprintf(b->error, sizeof(b->error), "cannot wait for nvcc: %s", strerror(errno));
+        *status = LD_IO_ERROR;
+        return true;
+    }
+    *status = ld_build_reaped(b, ws);
+    return true;
+}
+
+ld_status ld_build_finish(ld_build *b)
+{
+    if (b->pid <= 0) return LD_OK;
+    int ws = 0;
+    if (waitpid((pid_t)b->pid, &ws, 0) < 0) {
+        b->pid = 0;
+        snprintf(b->error, sizeof(b->error), "cannot run nvcc: %s", strerror(errno));
+        return LD_IO_ERROR;
+    }
+    return ld_build_reaped(b, ws);
+}
+
+ld_status ld_build_solution(const ld_options *o, const char *src_path, ld_build *b)
+{
+    ld_status s = ld_build_start(o, src_path, b);
+    return s == LD_OK ? ld_build_finish(b) : s;
+}
+
+/* The dynamic symbols of a 64-bit ELF object, searched for name. */
+bool ld_object_defines(const char *so_path, const char *name)
+{
+    size_t n;
+    char *img = ld_read_text(so_path, &n);
+    if (!img) return false;
+    bool found = false;
+    const Elf64_Ehdr *eh = (const Elf64_Ehdr *)img;
+    if (n < sizeof(*eh) || memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0 ||
+        eh->e_ident[EI_CLASS] != ELFCLASS64 || eh->e_shentsize != sizeof(Elf64_Shdr) ||
+        eh->e_shoff + (size_t)eh->e_shnum * sizeof(Elf64_Shdr) > n)
+        goto done;
+    const Elf64_Shdr *sh = (const Elf64_Shdr *)(img + eh->e_shoff);
+    for (unsigned i = 0; i < eh->e_shnum && !found; i++) {
+        if (sh[i].sh_type != SHT_DYNSYM || sh[i].sh_link >= eh->e_shnum) continue;
+        const Elf64_Shdr *strs = &sh[sh[i].sh_link];
+        if (sh[i].sh_offset + sh[i].sh_size > n || strs->sh_offset + strs->sh_size > n) continue;
+        const Elf64_Sym *sym = (const Elf64_Sym *)(img + sh[i].sh_offset);
+        size_t count = sh[i].sh_size / sizeof(Elf64_Sym);
+        for (size_t k = 0; k < count && !found; k++)
+            found = sym[k].st_shndx != SHN_UNDEF &&
+                    sym[k].st_name + strlen(name) < strs->sh_size &&
+                    strncmp(img + strs->sh_offset + sym[k].st_name, name,
+                            strs->sh_size - sym[k].st_name) == 0;
+    }
+done:
+    free(img);
+    return found;
 }
 
 void ld_print_log(const ld_build *b, FILE *to)

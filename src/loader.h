@@ -13,6 +13,7 @@ typedef struct {
     const char *cache_dir;
     bool rebuild;            /* ignore a cached object */
     bool quiet;              /* no "compiling..." line on stderr */
+    bool ptx_only;           /* code=compute_XX: PTX the driver compiles at load (ptxas never runs) */
 } ld_options;
 
 typedef enum {
@@ -30,12 +31,29 @@ typedef struct {
     bool cached;
     double seconds;          /* compile time; 0 when cached */
     char error[512];
+    int pid;                 /* nvcc's while a started build runs (ld_build_start); 0 otherwise */
+    char tmp_path[PATH_MAX + 32];
+    double t0;
 } ld_build;
 
 /* Compile src_path (unless a cached object exists). On LD_COMPILE_ERROR the log is in
  * build->log_path; ld_print_log prints it. */
 ld_status ld_build_solution(const ld_options *o, const char *src_path, ld_build *build);
 void ld_print_log(const ld_build *build, FILE *to);
+
+/* The same build in two halves, so several nvcc run at once: start returns LD_OK when nvcc was
+ * started (build->pid) or the object is cached (build->cached); finish waits for nvcc and gives
+ * ld_build_solution's result; poll is finish that returns false at once while nvcc still runs. */
+ld_status ld_build_start(const ld_options *o, const char *src_path, ld_build *build);
+ld_status ld_build_finish(ld_build *build);
+bool ld_build_poll(ld_build *build, ld_status *status);
+
+/* Whether the shared object's dynamic symbol table defines name (read from the ELF file, without
+ * loading it: an object whose libraries are missing here can still be checked). */
+bool ld_object_defines(const char *so_path, const char *name);
+
+/* The toolkit's libcuda stub directory (from nvcc's path), "" when there is none. */
+void ld_driver_stubs(const char *nvcc, char *out, size_t len);
 
 /* A whole file as a NUL-terminated string (malloc'd; NULL when unreadable); *len gets its size
  * when len is not NULL. */
@@ -52,5 +70,7 @@ bool ld_arch_valid(const char *s);
 
 /* The -gencode argument for an arch: "-gencode=arch=compute_90a,code=sm_90a". */
 void ld_gencode(const char *arch, char *out, size_t len);
+/* PTX only: "-gencode=arch=compute_80,code=compute_80". */
+void ld_gencode_ptx(const char *arch, char *out, size_t len);
 
 #endif

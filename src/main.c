@@ -4,9 +4,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
 
+#include "gpus.h"
 #include "inspect.h"
 #include "judge.h"
 #include "leaderboard.h"
@@ -18,7 +20,9 @@ static void hm_usage(FILE *out)
 {
     fputs(
         "usage: harness [options] SOLUTION.cu\n"
+        "       harness --sweep | --shapes LIST [options] SOLUTION.cu\n"
         "       harness leaderboard [--problem P] [--sizes 1024,4096] [--json FILE]\n"
+        "       harness leaderboard --sweep [--problem P] [--stages 09,10,11,12]\n"
         "       harness new NAME [--problem P] [--dir DIR]\n"
         "\n"
         "Compiles SOLUTION.cu with nvcc, loads its extern \"C\" solve(), runs the problem's tests\n"
@@ -32,7 +36,11 @@ static void hm_usage(FILE *out)
         "      --perf-only      same as --tests perf\n"
         "  -s, --size MxNxK     one case of this size (checked, then timed) instead of the tables\n"
         "      --alpha A, --beta B   alpha and beta for --size (default 1 and 1)\n"
-        "      --no-constraints let --size leave the problem's constraints (benchmarking)\n"
+        "      --no-constraints let --size or --shapes leave the problem's constraints\n"
+        "      --sweep          only the performance case's recipe, at every shape of the problem's\n"
+        "                       sweep list: each checked, then timed beside cuBLAS (as --baseline);\n"
+        "                       one table, a row per shape (not with --size, --tests, --no-timing)\n"
+        "      --shapes LIST    --sweep over these shapes: comma list of MxNxK or N (N³)\n"
         "      --seed N         change every case's random inputs\n"
         "      --baseline       time cuBLAS on the same case, alternating with the solution\n"
         "                       call by call, and print the ratio\n"
@@ -42,7 +50,18 @@ static void hm_usage(FILE *out)
         "      --max-time SEC   stop repeating after this long (default 1)\n"
         "      --timeout SEC    per-test time limit, per call while timing (default 10)\n"
         "      --arch sm_XX     compile for this architecture (default: the device's; sm_90a\n"
-        "                       for compute capability 9.0; sm_90a when there is no device)\n"
+        "                       for compute capability 9.0; sm_90a when there is no device)\n",
+        out);
+    fputs( /* a second literal: ISO C's limit on one string's length */
+        "      --gpu NAME       compile the way the judge does for that GPU, and run there what\n"
+        "                       this machine can: T4 (sm_75), A100 (sm_80), H100 and H200\n"
+        "                       (sm_90a), B200 (sm_100a); case-insensitive; not with --arch.\n"
+        "                       sm_75/sm_80 code runs on a newer GPU as PTX the driver compiles;\n"
+        "                       sm_90a/sm_100a code on another chip is only compiled and its\n"
+        "                       solve looked up (exit 13)\n"
+        "      --gpu all        one table, a row per judge GPU: compiles, ran here, tests, runtime\n"
+        "                       (exit 5 if any target fails to compile, else the first failing\n"
+        "                       row's code, else 8 without a device, else 0)\n"
         "      --nvcc-flags F   extra nvcc flags, space separated\n"
         "      --rebuild        ignore the cached object\n"
         "      --json           print the whole result as JSON on stdout\n"
@@ -63,10 +82,12 @@ static void hm_usage(FILE *out)
         "\n"
         "exit codes:\n"
         "  0 success            1 test-case-failed      2 bad option or argument\n"
-        "  3 missing, unreadable or not a .cu file      4 --size outside the constraints\n"
+        "  3 missing, unreadable or not a .cu file      4 --size/--shapes outside the constraints\n"
         "  5 compile-error      6 no extern \"C\" solve   7 solve's signature is not the problem's\n"
         "  8 no CUDA device     9 timeout              10 out-of-memory\n"
-        " 11 error (crash, CUDA error, signal)         12 the harness itself failed\n",
+        " 11 error (crash, CUDA error, signal)         12 the harness itself failed\n"
+        " 13 compiled for the --gpu target, which this machine's GPU cannot run (solve found;\n"
+        "    nothing run)\n",
         out);
 }
 
@@ -93,11 +114,7 @@ static bool hm_parse_sets(const char *list, bool sets[PB_N_SETS])
 
 static bool hm_parse_double(const char *s, double lo, double hi, double *out)
 {
-    char *end;
-    double v = strtod(s, &end);
-    if (end == s || *end || !(v >= lo && v <= hi)) return false;
-    *out = v;
-    return true;
+    return jd_parse_number(s, lo, hi, out);
 }
 
 static int hm_term_width(void)
@@ -106,6 +123,62 @@ static int hm_term_width(void)
     if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0) return ws.ws_col;
     const char *c = getenv("COLUMNS");
     return c && atoi(c) > 0 ? atoi(c) : 80;
+}
+
+/* --gpu's value: a judge GPU's name or "all"; one line listing them when it is neither. */
+static bool hm_parse_gpu(const char *arg, const char **gpu, bool *all)
+{
+    if (strcasecmp(arg, "all") == 0) {
+        *all = true;
+        *gpu = NULL;
+        return true;
+    }
+    const gp_gpu *g = gp_find(arg);
+    if (!g) {
+        char names[128];
+        gp_list(names, sizeof(names));
+        fprintf(stderr, "harness: --gpu: unknown GPU '%s' (the judge's: %s, or all)\n", arg, names);
+        return false;
+    }
+    *gpu = g->name;
+    *all = false;
+    return true;
+}
+
+/* --gpu with the other options: never with --arch; an inspection mode takes the GPU's target. */
+static int hm_gpu_checks(jd_options *o, bool all, bool inspecting)
+{
+    if (o->arch) {
+        fprintf(stderr, "harness: --gpu and --arch both choose the target: give one (see --help)\n");
+        return HX_USAGE;
+    }
+    if (all && (inspecting || o->sweep)) {
+        fprintf(stderr, "harness: --gpu all is its own table: not with --sweep or an inspection "
+                        "mode (give one GPU)\n");
+        return HX_USAGE;
+    }
+    if (inspecting) {
+        o->arch = gp_find(o->gpu)->arch;
+        o->gpu = NULL;
+    }
+    return HX_SUCCESS;
+}
+
+/* --gpu all: the matrix, as a table or JSON. */
+static int hm_gpu_all(const jd_options *o, bool json)
+{
+    gp_matrix *m = malloc(sizeof(*m));
+    if (!m) return HX_INTERNAL;
+    int code = gp_judge_all(o, m);
+    if (!m->problem || m->detail[0]) {
+        fprintf(stderr, "harness: %s\n", m->detail);
+    } else if (json) {
+        rp_gpus_json(stdout, o->solution, m);
+    } else {
+        rp_gpus_text(stdout, o->solution, m);
+    }
+    free(m);
+    return code;
 }
 
 int main(int argc, char **argv)
@@ -122,6 +195,9 @@ int main(int argc, char **argv)
     enum { O_JUDGE = 256, O_PERF, O_ALPHA, O_BETA, O_SEED, O_BASE, O_FLUSH, O_NOTIME, O_MINRUNS,
            O_MAXTIME, O_TIMEOUT, O_ARCH, O_FLAGS, O_REBUILD, O_JSON, O_VERSION, O_ANYSIZE,
            O_RESOURCES, O_PTX, O_SASS, O_SANITIZE, O_PROFILE };
+    enum { O_SWEEP = 512, O_SHAPES }; /* apart from the list above: --sweep's own */
+    enum { O_GPU = 768 };
+    bool gpu_all = false;
     static const struct option longs[] = {
         {"problem", required_argument, 0, 'p'},   {"tests", required_argument, 0, 't'},
         {"judge-only", no_argument, 0, O_JUDGE},  {"perf-only", no_argument, 0, O_PERF},
@@ -139,12 +215,18 @@ int main(int argc, char **argv)
         {"resources", no_argument, 0, O_RESOURCES}, {"ptx", no_argument, 0, O_PTX},
         {"sass", no_argument, 0, O_SASS},         {"sanitize", optional_argument, 0, O_SANITIZE},
         {"profile", no_argument, 0, O_PROFILE},
+        /* the sweep (judge.c, report.c) */
+        {"sweep", no_argument, 0, O_SWEEP},       {"shapes", required_argument, 0, O_SHAPES},
+        {"gpu", required_argument, 0, O_GPU}, /* the judge's GPUs (gpus.c) */
         {0, 0, 0, 0}};
     in_request inspect = {0, NULL};
+    pb_size shapes[PB_MAX_SHAPES];
+    bool sets_given = false;
     int c;
     double d;
     opterr = 0;
     while ((c = getopt_long(argc, argv, "p:t:s:qh", longs, NULL)) != -1) {
+        if (c == 't' || c == O_JUDGE || c == O_PERF) sets_given = true; /* --sweep refuses them */
         switch (c) {
         case 'p': o.problem = optarg; break;
         case 't':
@@ -225,6 +307,19 @@ int main(int argc, char **argv)
             inspect.modes |= IN_SANITIZE;
             inspect.san_tool = optarg;
             break;
+        case O_SWEEP: o.sweep = true; break;
+        case O_SHAPES:
+            if (!pb_parse_size_list(optarg, shapes, PB_MAX_SHAPES, &o.n_shapes)) {
+                fprintf(stderr, "harness: --shapes: expected a comma list of MxNxK or N (at most %d), got '%s'\n",
+                        PB_MAX_SHAPES, optarg);
+                return HX_USAGE;
+            }
+            o.shapes = shapes;
+            o.sweep = true;
+            break;
+        case O_GPU:
+            if (!hm_parse_gpu(optarg, &o.gpu, &gpu_all)) return HX_USAGE;
+            break;
         case 'q': o.quiet = true; break;
         case 'h': hm_usage(stdout); return HX_SUCCESS;
         case O_VERSION: printf("harness %s\n", HARNESS_VERSION); return HX_SUCCESS;
@@ -236,6 +331,12 @@ int main(int argc, char **argv)
             return HX_USAGE;
         }
     }
+    if (o.sweep && (o.custom || sets_given || !o.timing || inspect.modes)) {
+        fprintf(stderr, "harness: --sweep and --shapes time the performance recipe at each shape: "
+                        "not with --size, --tests, --judge-only, --perf-only, --no-timing or an "
+                        "inspection mode (see --help)\n");
+        return HX_USAGE;
+    }
     if (optind != argc - 1) {
         fprintf(stderr, optind >= argc ? "harness: no solution file given (see --help)\n"
                                        : "harness: one solution file at a time (see --help)\n");
@@ -243,6 +344,11 @@ int main(int argc, char **argv)
     }
     o.solution = argv[optind];
     o.progress = !o.quiet && isatty(STDERR_FILENO);
+    if (o.gpu || gpu_all) {
+        int gc = hm_gpu_checks(&o, gpu_all, inspect.modes != 0);
+        if (gc != HX_SUCCESS) return gc;
+        if (gpu_all) return hm_gpu_all(&o, json);
+    }
     if (inspect.modes) { /* inspection: its own modes (inspect.c), never a judged run */
         unsigned dyn = inspect.modes & (IN_SANITIZE | IN_PROFILE);
         if (json || (dyn && inspect.modes != dyn) || dyn == (IN_SANITIZE | IN_PROFILE)) {
@@ -267,14 +373,19 @@ int main(int argc, char **argv)
                      .build = r.built ? &r.build : NULL, .arch = r.arch,
                      .run = r.ran ? &r.run : NULL, .status = r.status,
                      .status_detail = r.detail, .timing_note = note, .width = hm_term_width()};
+    rep.gpu = r.gpu[0] ? r.gpu : NULL;
+    rep.ran_as = r.ran_as[0] ? r.ran_as : NULL;
+    void (*print_json)(FILE *, const rp_report *) = o.sweep ? rp_sweep_json : rp_json;
+    void (*print_text)(FILE *, const rp_report *) = o.sweep ? rp_sweep_text : rp_text;
     if (code == HX_BAD_FILE || code == HX_USAGE || code == HX_BAD_SIZE || code == HX_SIGNATURE ||
-        code == HX_NO_SOLVE || code == HX_NO_DEVICE || code == HX_INTERNAL) {
+        code == HX_NO_SOLVE || code == HX_NO_DEVICE || code == HX_INTERNAL ||
+        code == HX_CANNOT_RUN) {
         fprintf(stderr, "harness: %s\n", r.detail);
-        if (json) rp_json(stdout, &rep);
+        if (json) print_json(stdout, &rep);
     } else if (json) {
-        rp_json(stdout, &rep);
+        print_json(stdout, &rep);
     } else {
-        rp_text(stdout, &rep);
+        print_text(stdout, &rep);
     }
     jd_free(&r);
     return code;

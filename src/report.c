@@ -2,7 +2,10 @@
 #include "report.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include "stats.h"
 
 static void rp_case_line(FILE *out, const rs_test *t, bool has_ab)
 {
@@ -76,6 +79,14 @@ static void rp_timing(FILE *out, const rp_report *r, const rs_test *t)
     if (r->timing_note) fprintf(out, "  %s\n", r->timing_note);
 }
 
+/* "NAME · sm_XY · N SMs · driver A.B · runtime C.D", no newline: the text reports' device. */
+static void rp_device_line(FILE *out, const dv_info *d)
+{
+    fprintf(out, "%s · sm_%d%d · %d SMs · driver %d.%d · runtime %d.%d", d->name, d->cc_major,
+            d->cc_minor, d->sm_count, d->driver_version / 1000, d->driver_version % 1000 / 10,
+            d->runtime_version / 1000, d->runtime_version % 1000 / 10);
+}
+
 void rp_text(FILE *out, const rp_report *r)
 {
     const pb_problem *p = r->problem;
@@ -85,13 +96,14 @@ void rp_text(FILE *out, const rp_report *r)
         fprintf(out, "  (%s, %s)", r->arch,
                 r->build->cached ? "cached build" : "compiled now");
     fputc('\n', out);
+    if (r->gpu) /* --gpu: the judge GPU modelled, and what actually ran here */
+        fprintf(out, "judge GPU %s (%s)%s%s\n", r->gpu, r->arch, r->ran_as ? "; ran as " : "",
+                r->ran_as ? r->ran_as : "");
     const rs_run *run = r->run;
     if (run && run->device.present) {
-        const dv_info *d = &run->device;
-        fprintf(out, "device    %s · sm_%d%d · %d SMs · driver %d.%d · runtime %d.%d\n", d->name,
-                d->cc_major, d->cc_minor, d->sm_count, d->driver_version / 1000,
-                d->driver_version % 1000 / 10, d->runtime_version / 1000,
-                d->runtime_version % 1000 / 10);
+        fputs("device    ", out);
+        rp_device_line(out, &run->device);
+        fputc('\n', out);
     }
     if (run && run->outcome == RN_OK) {
         static const char *const heads[PB_N_SETS] = {"Judge tests", "Judge tests",
@@ -223,14 +235,42 @@ static void rp_json_test(FILE *out, const rp_report *r, const rs_test *t)
     fputc('}', out);
 }
 
-void rp_json(FILE *out, const rp_report *r)
+/* ,"device":{...} when the run found one. */
+static void rp_json_device(FILE *out, const rs_run *run)
 {
-    fputs("{\"problem\":", out);
+    if (!run || !run->device.present) return;
+    const dv_info *d = &run->device;
+    fputs(",\"device\":{\"name\":", out);
+    rp_json_string(out, d->name);
+    fprintf(out, ",\"cc\":\"%d.%d\",\"sms\":%d,\"driver\":%d,\"runtime\":%d,\"l2_bytes\":%lld}",
+            d->cc_major, d->cc_minor, d->sm_count, d->driver_version, d->runtime_version,
+            d->l2_bytes);
+}
+
+/* "problem":..,"solution":..,"arch":.. : what every JSON report starts with. */
+static void rp_json_ids(FILE *out, const rp_report *r)
+{
+    fputs("\"problem\":", out);
     rp_json_string(out, r->problem->name);
     fputs(",\"solution\":", out);
     rp_json_string(out, r->solution);
     fputs(",\"arch\":", out);
     rp_json_string(out, r->arch ? r->arch : "");
+}
+
+void rp_json(FILE *out, const rp_report *r)
+{
+    fputc('{', out);
+    rp_json_ids(out, r);
+    if (r->gpu) {
+        fputs(",\"gpu\":", out);
+        rp_json_string(out, r->gpu);
+        fputs(",\"ran_as\":", out);
+        if (r->ran_as)
+            rp_json_string(out, r->ran_as);
+        else
+            fputs("null", out);
+    }
     if (r->build) {
         fprintf(out, ",\"build\":{\"cached\":%s,\"seconds\":%.3f,\"object\":",
                 r->build->cached ? "true" : "false", r->build->seconds);
@@ -242,14 +282,7 @@ void rp_json(FILE *out, const rp_report *r)
     fprintf(out, ",\"status\":\"%s\",\"detail\":", rs_status_name(r->status));
     rp_json_string(out, r->status_detail ? r->status_detail : "");
     const rs_run *run = r->run;
-    if (run && run->device.present) {
-        const dv_info *d = &run->device;
-        fputs(",\"device\":{\"name\":", out);
-        rp_json_string(out, d->name);
-        fprintf(out, ",\"cc\":\"%d.%d\",\"sms\":%d,\"driver\":%d,\"runtime\":%d,\"l2_bytes\":%lld}",
-                d->cc_major, d->cc_minor, d->sm_count, d->driver_version, d->runtime_version,
-                d->l2_bytes);
-    }
+    rp_json_device(out, run);
     fputs(",\"tests\":[", out);
     if (run)
         for (size_t i = 0; i < run->n_tests; i++) {
@@ -257,4 +290,136 @@ void rp_json(FILE *out, const rp_report *r)
             rp_json_test(out, r, &run->tests[i]);
         }
     fputs("]}\n", out);
+}
+
+/* --sweep: one row per shape (every test is a performance case timed beside cuBLAS). */
+
+static double rp_ms(const rs_timing *tm) { return tm->escaped ? tm->host_median_ms : tm->median_ms; }
+
+/* The shape's time over cuBLAS's beside it; 0 when either is missing. */
+static double rp_sweep_ratio(const rs_test *t)
+{
+    const rs_timing *tm = &t->timing;
+    return tm->done && tm->base_done && tm->base_median_ms > 0 ? rp_ms(tm) / tm->base_median_ms : 0;
+}
+
+static double rp_tflops(const rp_report *r, const rs_test *t, double ms)
+{
+    pb_case c = {.m = t->m, .n = t->n, .k = t->k};
+    return pb_flops(r->problem, &c) / (ms * 1e-3) * 1e-12;
+}
+
+typedef struct {
+    int n, passed, ratios;
+    double geomean; /* of the ratios; 0 when no shape has one */
+} rp_sweep_totals;
+
+static rp_sweep_totals rp_sweep_sum(const rs_run *run)
+{
+    rp_sweep_totals s = {0, 0, 0, 0};
+    if (!run || run->outcome != RN_OK) return s;
+    double *v = calloc(run->n_tests ? run->n_tests : 1, sizeof(double));
+    for (size_t i = 0; i < run->n_tests; i++) {
+        const rs_test *t = &run->tests[i];
+        s.n++;
+        s.passed += t->status == RS_SUCCESS;
+        double q = rp_sweep_ratio(t);
+        if (q > 0 && v) v[s.ratios++] = q;
+    }
+    s.geomean = v ? st_geomean(v, (size_t)s.ratios) : 0;
+    free(v);
+    return s;
+}
+
+void rp_sweep_text(FILE *out, const rp_report *r)
+{
+    const pb_problem *p = r->problem;
+    const rs_run *run = r->run;
+    fprintf(out, "%s sweep — %s", p->name, r->solution);
+    if (r->build && r->build->so_path[0])
+        fprintf(out, " (%s, %s)", r->arch, r->build->cached ? "cached build" : "compiled now");
+    fputc('\n', out);
+    if (run && run->device.present) {
+        fputs("device  ", out);
+        rp_device_line(out, &run->device);
+        fputc('\n', out);
+    }
+    if (run && run->outcome == RN_OK) {
+        if (r->timing_note)
+            fprintf(out, "timed   per shape, %s; cuBLAS timed beside it, call by call in alternation\n",
+                    r->timing_note);
+        fprintf(out, "\n%-16s %10s %8s %10s %7s  %s\n", "shape (MxNxK)", "ms", "TF/s", "cuBLAS ms",
+                "ratio", "status");
+        for (size_t i = 0; i < run->n_tests; i++) {
+            const rs_test *t = &run->tests[i];
+            const rs_timing *tm = &t->timing;
+            char shape[48];
+            snprintf(shape, sizeof(shape), "%dx%dx%d", t->m, t->n, t->k);
+            fprintf(out, "%-16s ", shape);
+            if (tm->done)
+                fprintf(out, "%10.4f %8.1f ", rp_ms(tm), rp_tflops(r, t, rp_ms(tm)));
+            else
+                fprintf(out, "%10s %8s ", "-", "-");
+            if (tm->base_done) fprintf(out, "%10.4f ", tm->base_median_ms);
+            else fprintf(out, "%10s ", "-");
+            if (rp_sweep_ratio(t) > 0) fprintf(out, "%6.2f×", rp_sweep_ratio(t));
+            else fprintf(out, "%7s", "-");
+            fprintf(out, "  %s%s%s\n", rs_status_name(t->status),
+                    tm->escaped ? " (host time: work escaped the default stream)" : "",
+                    tm->impossible ? " (faster than the chip's peak: suspect)" : "");
+        }
+        for (size_t i = 0; i < run->n_tests; i++) { /* why a shape failed, one line each */
+            const rs_test *t = &run->tests[i];
+            if (t->status != RS_SUCCESS && t->status != RS_NOT_RUN)
+                fprintf(out, "  %dx%dx%d: %s\n", t->m, t->n, t->k, t->detail);
+        }
+        rp_sweep_totals s = rp_sweep_sum(run);
+        fprintf(out, "\n%d of %d shapes passed", s.passed, s.n);
+        if (s.ratios)
+            fprintf(out, "; geometric-mean ratio %.2f× cuBLAS's time (over %d timed shapes)", s.geomean,
+                    s.ratios);
+        fputc('\n', out);
+    }
+    fprintf(out, "Status: %s\n", rs_status_name(r->status));
+    if (r->status_detail && *r->status_detail) fprintf(out, "  %s\n", r->status_detail);
+}
+
+/* A time, or null when it was not taken. */
+static void rp_json_ms(FILE *out, const char *key, bool have, double v)
+{
+    fprintf(out, ",\"%s\":", key);
+    if (have) rp_json_num(out, v);
+    else fputs("null", out);
+}
+
+void rp_sweep_json(FILE *out, const rp_report *r)
+{
+    const rs_run *run = r->run;
+    fputs("{\"mode\":\"sweep\",", out);
+    rp_json_ids(out, r);
+    fprintf(out, ",\"status\":\"%s\",\"detail\":", rs_status_name(r->status));
+    rp_json_string(out, r->status_detail ? r->status_detail : "");
+    rp_json_device(out, run);
+    fputs(",\"timing_note\":", out);
+    rp_json_string(out, r->timing_note ? r->timing_note : "");
+    fputs(",\"shapes\":[", out);
+    for (size_t i = 0; run && run->outcome == RN_OK && i < run->n_tests; i++) {
+        const rs_test *t = &run->tests[i];
+        const rs_timing *tm = &t->timing;
+        fprintf(out, "%s{\"M\":%d,\"N\":%d,\"K\":%d,\"status\":\"%s\",\"detail\":", i ? "," : "",
+                t->m, t->n, t->k, rs_status_name(t->status));
+        rp_json_string(out, t->detail);
+        rp_json_ms(out, "runtime_ms", tm->done, rp_ms(tm));
+        rp_json_ms(out, "tflops", tm->done, tm->done ? rp_tflops(r, t, rp_ms(tm)) : 0);
+        rp_json_ms(out, "cublas_ms", tm->base_done, tm->base_median_ms);
+        rp_json_ms(out, "cublas_tflops", tm->base_done,
+                   tm->base_done ? rp_tflops(r, t, tm->base_median_ms) : 0);
+        rp_json_ms(out, "ratio", rp_sweep_ratio(t) > 0, rp_sweep_ratio(t));
+        fprintf(out, ",\"escaped\":%s,\"impossible\":%s}", tm->escaped ? "true" : "false",
+                tm->impossible ? "true" : "false");
+    }
+    rp_sweep_totals s = rp_sweep_sum(run);
+    fprintf(out, "],\"passed\":%d,\"total\":%d", s.passed, s.n);
+    rp_json_ms(out, "geomean_ratio", s.ratios > 0, s.geomean);
+    fputs("}\n", out);
 }

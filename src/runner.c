@@ -16,7 +16,8 @@
 const char *rs_status_name(rs_status s)
 {
     static const char *const names[] = {"success", "test-case-failed", "timeout", "out-of-memory",
-                                        "error",   "compile-error",    "not-run"};
+                                        "error",   "compile-error",    "not-run",
+                                        "compiled-only"};
     return (unsigned)s < sizeof(names) / sizeof(names[0]) ? names[s] : "?";
 }
 
@@ -66,6 +67,8 @@ static void rn_progress(const rn_plan *plan, const rs_test *t, size_t i)
     if (!plan->progress) return;
     fprintf(stderr, "  [%zu/%zu] %-28s %s", i + 1, plan->n_items, t->name, rs_status_name(t->status));
     if (t->timing.done) fprintf(stderr, "  %.4f ms", t->timing.median_ms);
+    if (t->timing.done && t->timing.base_done && t->timing.base_median_ms > 0) /* --baseline, --sweep */
+        fprintf(stderr, "  %.2fx cuBLAS", t->timing.median_ms / t->timing.base_median_ms);
     fprintf(stderr, "  (%.0f ms)\n", t->wall_ms);
 }
 

@@ -24,7 +24,8 @@ typedef enum {
     RS_OOM,           /* out-of-memory */
     RS_ERROR,
     RS_COMPILE_ERROR,
-    RS_NOT_RUN
+    RS_NOT_RUN,
+    RS_COMPILED_ONLY  /* --gpu: the target's code cannot run on this GPU; solve was found */
 } rs_status;
 
 const char *rs_status_name(rs_status s);
@@ -52,6 +53,7 @@ typedef struct {
     uint64_t seed;       /* mixed into every case's seed */
     rn_timing_opts timing;
     bool progress;       /* a line per test on stderr */
+    bool lookup_only;    /* load the object and look solve up; call nothing on the device */
 } rn_plan;
 
 typedef struct {

@@ -1,6 +1,7 @@
 /* stats.c — median and spread of timing samples. */
 #include "stats.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -34,4 +35,12 @@ st_summary st_summarize(double *v, size_t n)
     s.p75 = st_quantile(v, n, 0.75);
     s.noise_pct = s.median > 0 ? 100.0 * (s.p75 - s.p25) / (2.0 * s.median) : 0;
     return s;
+}
+
+double st_geomean(const double *v, size_t n)
+{
+    if (n == 0) return 0;
+    double s = 0;
+    for (size_t i = 0; i < n; i++) s += log(v[i]);
+    return exp(s / (double)n);
 }

@@ -13,4 +13,8 @@ typedef struct {
 /* Summarise n samples; the array is sorted in place. */
 st_summary st_summarize(double *v, size_t n);
 
+/* Geometric mean of n positive values (0 when n is 0): the mean of ratios that treats 2× and
+ * 0.5× alike. */
+double st_geomean(const double *v, size_t n);
+
 #endif

@@ -566,6 +566,10 @@ void wk_main(const rn_plan *plan, size_t first, int fd)
     else
         memcpy(&ctx.solve_plain, &sym, sizeof(sym));
     wk_send_kind(&ctx, WK_LOADED, -1, NULL);
+    if (plan->lookup_only) { /* the target's code cannot run here: solve found is the answer */
+        wk_send_kind(&ctx, WK_FINISH, -1, NULL);
+        _exit(0);
+    }
     if (!dv_probe(&ctx.dev)) {
         wk_send_kind(&ctx, WK_NO_DEVICE, -1, ctx.dev.error);
         _exit(0);

@@ -153,3 +153,23 @@ Test(fixtures, sgemm_problem_inferred_and_judged)
                  HX_SUCCESS, "%s", out);
     cr_expect(strstr(out, "sgemm — "), "%s", out);
 }
+
+/* --shapes: every shape checked, then timed beside cuBLAS in the same process. */
+Test(fixtures, shapes_sweep_checks_and_times_every_shape)
+{
+    static char out[1 << 17];
+    cr_expect_eq(RUN(out, "--shapes", "17x129x33,64x64x64", "--json", "--max-time", "0.2", FX("correct")),
+                 HX_SUCCESS, "%s", out);
+    cr_expect(strstr(out, "\"mode\":\"sweep\""), "%s", out);
+    cr_expect(strstr(out, "{\"M\":17,\"N\":129,\"K\":33,\"status\":\"success\""), "%s", out);
+    cr_expect(strstr(out, "{\"M\":64,\"N\":64,\"K\":64,\"status\":\"success\""), "%s", out);
+    cr_expect(strstr(out, "\"passed\":2,\"total\":2"), "%s", out);
+    int times = 0, base = 0;
+    for (const char *p = strstr(out, "\"runtime_ms\":"); p; p = strstr(p + 1, "\"runtime_ms\":"))
+        times += p[13] >= '0' && p[13] <= '9';
+    for (const char *p = strstr(out, "\"cublas_ms\":"); p; p = strstr(p + 1, "\"cublas_ms\":"))
+        base += p[12] >= '0' && p[12] <= '9';
+    cr_expect_eq(times, 2, "each shape has a time: %s", out);
+    cr_expect_eq(base, 2, "each shape has a cuBLAS time: %s", out);
+    cr_expect(!strstr(out, "\"geomean_ratio\":null"), "%s", out);
+}

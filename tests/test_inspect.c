@@ -411,7 +411,8 @@ Test(new_stage, numbers_after_the_last_stage_and_writes_the_header)
     cr_expect(strncmp(t, "// 08_tiled — TODO", 18) == 0, "%s", t);
     cr_expect(strstr(t, "// Changed from 07: TODO") && strstr(t, "// Prediction (before measuring): ") &&
               strstr(t, "// Measured (H200, harness): pending") && strstr(t, "// Tiles: ") &&
-              strstr(t, "\n// Targets: sm_75 sm_80 sm_90a\n"), "%s", t);
+              strstr(t, "\n// Targets: sm_75 sm_80 sm_90a sm_100a\n// Judge GPUs: T4 A100 H100 H200 B200\n"),
+              "%s", t);
     cr_expect(strstr(t, p->starter), "the starter follows the header:\n%s", t);
     free(t);
 }

@@ -1,5 +1,6 @@
 /* Every solution stage compiles for each architecture its `// Targets:` line names (sm_75 for
- * the T4, sm_80, sm_90a), with the harness's own nvcc recipe. Needs nvcc, not a GPU. */
+ * the T4, sm_80, sm_90a, sm_100a for the B200), with the harness's own nvcc recipe; its
+ * "Judge GPUs" line is checked against Targets in test_gpus.c. Needs nvcc, not a GPU. */
 #include <criterion/criterion.h>
 #include <dirent.h>
 #include <stdio.h>

@@ -17,3 +17,11 @@ Test(stats, median_min_noise)
     cr_expect_float_eq(st_summarize(e, 2).median, 3, 1e-12);
     cr_expect_eq(st_summarize(e, 0).n, 0);
 }
+
+Test(stats, geometric_mean)
+{
+    const double v[] = {0.5, 2.0, 1.0};
+    cr_expect_float_eq(st_geomean(v, 3), 1.0, 1e-12);
+    cr_expect_float_eq(st_geomean(v + 1, 1), 2.0, 1e-12);
+    cr_expect_eq(st_geomean(v, 0), 0.0);
+}

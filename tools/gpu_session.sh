@@ -3,14 +3,17 @@
 # time limit, full logs under $OUT (packed into logs.tgz: the device tool returns few files),
 # a short table in $OUT/summary.txt and on stdout last.
 #
-# Steps: build, full01, leaderboard-fp16, leaderboard-sgemm, leaderboard-matmul, seed, test,
-#        sass, big (8192³ and 2048³ for the tensor-core stages), fixtures (the fixtures one by one)
-# The Criterion build needs libcriterion: tools/carry_criterion.sh puts it in .deps (carried).
+# Steps: build, full01, leaderboard-fp16, leaderboard-shapes (the shape sweep of stages 09-12),
+#        leaderboard-sgemm, leaderboard-matmul, seed, test, sass, big (8192³ and 2048³ for the
+#        tensor-core stages), gpu-suites (build and run the GPU suites), fixtures (run the GPU
+#        suites already built), batch=FILE
+# The Criterion build needs libcriterion: tools/carry_criterion.sh puts it in .deps (carried);
+# its libraries are on LD_LIBRARY_PATH for the test steps only (they could shadow the image's).
 set -uo pipefail
 OUT=${OUT:-$PWD/gpu-out}
 mkdir -p "$OUT/logs"
 export PKG_CONFIG_PATH="$PWD/.deps/lib/pkgconfig:${PKG_CONFIG_PATH:-}"
-export LD_LIBRARY_PATH="$PWD/.deps/lib:${LD_LIBRARY_PATH:-}"
+DEPS_LIB="$PWD/.deps/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export PATH="$PATH:/usr/local/cuda/bin"
 S="$OUT/summary.txt"
 say() { echo "$*" | tee -a "$S"; }
@@ -38,11 +41,13 @@ for step in "$@"; do
     seed) run seed001 120 ./harness --baseline .seed/seed001_wmma_tiling.cu ;;
     leaderboard-fp16) run lb_fp16 330 ./harness leaderboard --problem gemm_fp16 --timeout 5 --json "$OUT/logs/lb_fp16.json" ${COMMIT:+--commit "$COMMIT"}
         cp leaderboard.md "$OUT/leaderboard.md" ;;
+    leaderboard-shapes) run lb_shapes 400 ./harness leaderboard --problem gemm_fp16 --sweep --timeout 8 --json "$OUT/logs/lb_shapes.json" ${COMMIT:+--commit "$COMMIT"}
+        cp leaderboard.md "$OUT/leaderboard.md" ;;
     leaderboard-sgemm) run lb_sgemm 400 ./harness leaderboard --problem sgemm --timeout 8 --json "$OUT/logs/lb_sgemm.json" ${COMMIT:+--commit "$COMMIT"}
         cp leaderboard.md "$OUT/leaderboard.md" ;;
     leaderboard-matmul) run lb_matmul 300 ./harness leaderboard --problem matmul_fp32 --timeout 8 --json "$OUT/logs/lb_matmul.json" ${COMMIT:+--commit "$COMMIT"}
         cp leaderboard.md "$OUT/leaderboard.md" ;;
-    test) run make_test 300 make test JOBS=16 ;;
+    test) run make_test 400 env LD_LIBRARY_PATH="$DEPS_LIB" make test JOBS=16 ;;
     sass)
         for f in solutions/*.cu; do
             stem=$(basename "$f" .cu)
@@ -72,8 +77,14 @@ for step in "$@"; do
     sgemm-variants) # 09's big tile as 256 threads of 8×8 (the CUTLASS SIMT shape) against its 128×(8×16)
         sed 's/^using BigCfg = Cfg<128, 128, 8, 2, 2, 4>;/using BigCfg = Cfg<128, 128, 8, 4, 2, 4>;/' solutions/sgemm/09_tuned.cu > /tmp/sgemm09_256t.cu
         grep -q 'Cfg<128, 128, 8, 4, 2, 4>;' /tmp/sgemm09_256t.cu && run sgemm09_256t 200 ./harness --baseline --tests perf,extra /tmp/sgemm09_256t.cu ;;
-    fixtures) run fixtures_verbose 300 build/tests/test_gpu_fixtures --verbose --jobs 8
-        run reference_verbose 120 build/tests/test_gpu_reference --verbose ;;
+    gpu-suites) # the GPU suites only (the CPU ones run on CI): configure with the carried Criterion
+        run gpu_suites_build 300 bash -c 'cmake -S . -B build -DHARNESS_TESTS=ON >/dev/null && cmake --build build -j16 --target harness test_gpu_fixtures test_gpu_reference test_gpu_gpus'
+        for t in build/tests/test_gpu_*; do
+            run "$(basename "$t")_verbose" 300 env LD_LIBRARY_PATH="$DEPS_LIB" "$t" --verbose --jobs 8
+        done ;;
+    fixtures) for t in build/tests/test_gpu_*; do
+            run "$(basename "$t")_verbose" 300 env LD_LIBRARY_PATH="$DEPS_LIB" "$t" --verbose --jobs 8
+        done ;;
     *) say "unknown step $step" ;;
     esac
 done
@@ -85,6 +96,6 @@ for f in "$OUT"/logs/lb_*.log; do [ -f "$f" ] && { say "-- $(basename "$f")"; gr
 for f in "$OUT"/logs/big_*.log; do
     [ -f "$f" ] && say "$(basename "$f" .log): $(grep -o '"status":"[a-z-]*"' "$f" | head -1) $(grep -o '"runtime_ms":[0-9.]*' "$f") $(grep -o '"time_ratio":[0-9.]*' "$f")"
 done
-for f in "$OUT"/logs/fixtures_verbose.log "$OUT"/logs/reference_verbose.log; do [ -f "$f" ] && grep -E "^\[(PASS|FAIL|SKIP)\]|Synthesis|cuBLAS SGEMM" "$f" | tee -a "$S"; done
+for f in "$OUT"/logs/test_gpu_*_verbose.log; do [ -f "$f" ] && grep -E "^\[(PASS|FAIL|SKIP)\]|Synthesis|cuBLAS SGEMM" "$f" | tee -a "$S"; done
 [ -f "$OUT/logs/make_test.log" ] && grep -E "tests passed|Test +#|Synthesis|FAIL" "$OUT/logs/make_test.log" | tee -a "$S"
 tar czf "$OUT/logs.tgz" -C "$OUT" logs && rm -rf "$OUT/logs"

@@ -8,7 +8,8 @@
 // Measured (H200, harness): 81.59 ms at M=8192, N=6144, K=4096 (5.1 TF/s, 10.0% of cuBLAS) (run 2, cuBLAS beside it).
 //   1.4× slower than predicted (60 ms).
 // Tiles: none; 16×16 threads per block, one output per thread
-// Targets: sm_75 sm_80 sm_90a
+// Targets: sm_75 sm_80 sm_90a sm_100a
+// Judge GPUs: T4 A100 H100 H200 B200
 
 #include <cuda_runtime.h>
 

@@ -1,0 +1,118 @@
+/* mode_profile.c — --profile: one performance case under Nsight Compute (the solution's kernels
+ * only, the metrics the summary prints), then its CSV read back and printed. */
+#include "modes.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "text.h"
+#include "tools.h"
+
+/* Print the lines of text that start with prefix (ncu's ==ERROR== lines), at most max. */
+static int in_print_lines_with(FILE *to, const char *text, const char *prefix, int max)
+{
+    char line[4096];
+    int n = 0;
+    for (const char *p = text; n < max && in_getline(&p, line, sizeof(line));)
+        if (strstr(line, prefix)) {
+            fprintf(to, "  %s\n", line);
+            n++;
+        }
+    return n;
+}
+
+int in_run_profile(in_ctx *cx, const char *ncu)
+{
+    char csv[PATH_MAX + 16], self[PATH_MAX];
+    snprintf(csv, sizeof(csv), "%s.ncu.csv", cx->stem);
+    if (!in_self(self, sizeof(self))) {
+        fprintf(stderr, "harness: --profile: cannot find the harness binary: %s\n", strerror(errno));
+        return HX_INTERNAL;
+    }
+    in_inner in;
+    in_inner_args(cx, false, &in);
+    /* the solution's kernels by mangled name, so cuBLAS's reference is not profiled */
+    size_t nk = cx->have_ptx ? cx->ptx.n : 0, rlen = 32;
+    for (size_t i = 0; i < nk; i++) rlen += strlen(cx->ptx.f[i].name) * 2 + 1;
+    char *regex = malloc(rlen);
+    if (!regex) return HX_INTERNAL;
+    size_t u = (size_t)snprintf(regex, rlen, "regex:^(");
+    for (size_t i = 0; i < nk; i++) {
+        if (i) regex[u++] = '|';
+        for (const char *s = cx->ptx.f[i].name; *s; s++) {
+            if (*s == '$' || *s == '.') regex[u++] = '\\';
+            regex[u++] = *s;
+        }
+    }
+    snprintf(regex + u, rlen - u, ")$");
+    static const char metrics[] =
+        "gpu__time_duration.sum,sm__warps_active.avg.pct_of_peak_sustained_active,"
+        "sm__maximum_warps_per_active_cycle_pct,sm__throughput.avg.pct_of_peak_sustained_elapsed,"
+        "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed,"
+        "sm__cycles_elapsed.avg.per_second,lts__throughput.avg.pct_of_peak_sustained_elapsed,"
+        "l1tex__m_xbar2l1tex_read_bytes.sum.per_second,lts__t_sector_hit_rate.pct,"
+        "launch__registers_per_thread,launch__shared_mem_per_block_static,"
+        "launch__shared_mem_per_block_dynamic,launch__occupancy_limit_registers,"
+        "launch__occupancy_limit_shared_mem,launch__occupancy_limit_warps,"
+        "launch__occupancy_limit_blocks,launch__waves_per_multiprocessor,"
+        "regex:sm__pipe_tensor.*cycles_active\\.avg\\.pct_of_peak_sustained_active,"
+        "regex:smsp__average_warps_issue_stalled_.*_per_issue_active\\.ratio";
+    const char *argv[96];
+    int argc = 0;
+    const char *fixed[] = {ncu, "--clock-control", "none", "--target-processes", "all", "--csv",
+                           "--print-units", "base", "--print-kernel-base", "mangled", "--launch-count",
+                           "20", "--metrics", metrics};
+    for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++) argv[argc++] = fixed[i];
+    if (nk) {
+        argv[argc++] = "--kernel-name-base";
+        argv[argc++] = "mangled";
+        argv[argc++] = "--kernel-name";
+        argv[argc++] = regex;
+    }
+    argv[argc++] = self;
+    for (int i = 0; i < in.argc; i++) argv[argc++] = in.argv[i];
+    argv[argc++] = cx->o->solution;
+    argv[argc] = NULL;
+    const char *env[] = {IN_ENV_PROFILER, "ncu", "HARNESS_CACHE", cx->o->cache_dir, NULL};
+    int rc = in_spawn((char *const *)argv, env, csv);
+    free(regex);
+
+    char *text = ld_read_text(csv, NULL);
+    in_profile p;
+    bool parsed = text && in_parse_ncu_csv(text, &p);
+    if (text && strstr(text, "ERR_NVGPUCTRPERM")) {
+        printf("harness: --profile: ncu cannot read the GPU's performance counters here (ERR_NVGPUCTRPERM: "
+               "they need admin rights, or the driver option NVreg_RestrictProfilingToAdminUsers=0)\n");
+        free(text);
+        if (parsed) in_profile_free(&p);
+        return HX_INTERNAL;
+    }
+    if (!parsed || !p.n) {
+        if (rc == HX_NO_DEVICE) {
+            printf("harness: --profile: no CUDA device: nothing to profile\n");
+        } else {
+            printf("harness: --profile: ncu returned no kernel profile (exit status %d); its output: %s\n", rc, csv);
+            if (text && !in_print_lines_with(stdout, text, "==ERROR==", 5))
+                in_print_lines_with(stdout, text, "==WARNING==", 5);
+        }
+        free(text);
+        if (parsed) in_profile_free(&p);
+        return rc == HX_NO_DEVICE ? HX_NO_DEVICE : HX_INTERNAL;
+    }
+    in_dm *d = calloc(p.n, sizeof(*d));
+    for (size_t i = 0; d && i < p.n; i++) d[i] = (in_dm){p.k[i].name, p.k[i].display, sizeof(p.k[i].display)};
+    if (d) in_demangle(d, p.n);
+    free(d);
+    printf("Profile — %s, %s, one call under Nsight Compute (ncu --clock-control none; each kernel "
+           "replayed once per metric pass): %s\n",
+           cx->o->solution, cx->o->custom ? in.size : "the performance case", csv);
+    in_print_profile(stdout, &p);
+    if (rc != 0) {
+        printf("note: the run under ncu ended with exit status %d (its output is in %s)\n", rc, csv);
+        in_print_lines_with(stdout, text, "==ERROR==", 5);
+    }
+    free(text);
+    in_profile_free(&p);
+    return rc >= 0 && rc <= HX_INTERNAL ? rc : HX_INTERNAL;
+}

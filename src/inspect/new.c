@@ -1,0 +1,133 @@
+/* new.c — `harness new NAME`: the problem's starter with the stage header to fill in, written as the
+ * next-numbered NN_NAME.cu of a stage folder, never over an existing file. */
+#include "inspect.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+int in_new_stage(const char *dir, const char *name, const pb_problem *p, char *path, size_t len,
+                 char *err, size_t errlen)
+{
+    size_t n = strlen(name);
+    bool ok = n > 0 && n <= 48 && !isdigit((unsigned char)name[0]);
+    for (size_t i = 0; ok && i < n; i++) ok = isalnum((unsigned char)name[i]) || name[i] == '_';
+    if (!ok) {
+        snprintf(err, errlen, "'%s': a stage name is 1-48 letters, digits and '_', not starting with a "
+                              "digit (the number is added)", name);
+        return HX_USAGE;
+    }
+    DIR *d = opendir(dir);
+    if (!d) {
+        snprintf(err, errlen, "cannot open the folder %s: %s", dir, strerror(errno));
+        return HX_BAD_FILE;
+    }
+    int last = 0;
+    char clash[512] = "";
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        size_t l = strlen(e->d_name);
+        size_t digits = strspn(e->d_name, "0123456789");
+        if (l < 4 || strcmp(e->d_name + l - 3, ".cu") != 0 || !digits || e->d_name[digits] != '_') continue;
+        int num = atoi(e->d_name);
+        if (num > last) last = num;
+        /* the same name under another number would be a second copy of that stage */
+        if (l - digits - 1 - 3 == n && strncmp(e->d_name + digits + 1, name, n) == 0)
+            snprintf(clash, sizeof(clash), "%s", e->d_name);
+    }
+    closedir(d);
+    if (clash[0]) {
+        snprintf(err, errlen, "%s/%s already holds a stage named '%s': nothing written", dir, clash, name);
+        return HX_USAGE;
+    }
+    int next = last + 1;
+    snprintf(path, len, "%s/%02d_%s.cu", dir, next, name);
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0644);
+    if (fd < 0) {
+        snprintf(err, errlen, errno == EEXIST ? "%s already exists: nothing written" : "cannot create %s: %s",
+                 path, strerror(errno));
+        return errno == EEXIST ? HX_USAGE : HX_BAD_FILE;
+    }
+    FILE *f = fdopen(fd, "w");
+    if (!f) {
+        snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
+        close(fd);
+        unlink(path);
+        return HX_BAD_FILE;
+    }
+    char changed[64];
+    if (last) snprintf(changed, sizeof(changed), "%02d", last);
+    else snprintf(changed, sizeof(changed), "the starter");
+    /* the header shape of solutions/STAGE_HEADER.md, to be filled in */
+    int w = fprintf(f,
+                    "// %02d_%s — TODO: the technique, in one line\n"
+                    "//\n"
+                    "// Changed from %s: TODO: what changed, and why it should be faster\n"
+                    "// Prediction (before measuring): TODO: a number, and why\n"
+                    "// Measured (H200, harness): pending\n"
+                    "// Tiles: TODO: the compile-time parameters\n"
+                    "// Targets: sm_75 sm_80 sm_90a sm_100a\n"
+                    "// Judge GPUs: T4 A100 H100 H200 B200\n"
+                    "%s",
+                    next, name, changed, p->starter);
+    if (fclose(f) != 0 || w < 0) {
+        snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
+        unlink(path);
+        return HX_BAD_FILE;
+    }
+    return HX_SUCCESS;
+}
+
+int in_new_main(int argc, char **argv)
+{
+    static const struct option longs[] = {{"problem", required_argument, 0, 'p'},
+                                          {"dir", required_argument, 0, 'd'},
+                                          {"help", no_argument, 0, 'h'},
+                                          {0, 0, 0, 0}};
+    const char *problem = "gemm_fp16", *dir = NULL;
+    int c;
+    opterr = 0;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "p:h", longs, NULL)) != -1) {
+        switch (c) {
+        case 'p': problem = optarg; break;
+        case 'd': dir = optarg; break;
+        case 'h':
+            printf("usage: harness new NAME [--problem P] [--dir DIR]\n"
+                   "Writes the problem's starter, with the stage header to fill in, as the next-numbered\n"
+                   "NN_NAME.cu in DIR (default solutions/, or solutions/P/ for problems other than\n"
+                   "gemm_fp16), refuses to overwrite, and prints the path.\n");
+            return HX_SUCCESS;
+        default:
+            fprintf(stderr, "harness new: %s: unknown option or missing argument (harness new --help)\n",
+                    argv[optind - 1]);
+            return HX_USAGE;
+        }
+    }
+    if (optind != argc - 1) {
+        fprintf(stderr, "harness new: %s (usage: harness new NAME [--problem P] [--dir DIR])\n",
+                optind >= argc ? "no stage name given" : "one stage name at a time");
+        return HX_USAGE;
+    }
+    const pb_problem *p = pb_find(problem);
+    if (!p) {
+        fprintf(stderr, "harness new: unknown problem '%s'\n", problem);
+        return HX_USAGE;
+    }
+    char dflt[PATH_MAX];
+    if (!dir) {
+        pb_stage_dir(p, dflt, sizeof(dflt));
+        dir = dflt;
+    }
+    char path[PATH_MAX + 64], err[PATH_MAX + 256];
+    int code = in_new_stage(dir, argv[optind], p, path, sizeof(path), err, sizeof(err));
+    if (code == HX_SUCCESS) printf("%s\n", path);
+    else fprintf(stderr, "harness new: %s\n", err);
+    return code;
+}

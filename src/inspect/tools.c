@@ -1,0 +1,159 @@
+/* tools.c — running the CUDA tools: finding one (nvcc's folder, $CUDA_HOME...), the one line when
+ * it is missing, spawning it without a shell, a scratch file, and demangling names through
+ * c++filt. */
+#include "tools.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "loader.h"
+#include "text.h"
+
+/* Run argv (no shell) with env ("NAME", "VALUE", ..., NULL) added; out: NULL inherits stdout and
+ * stderr, else both go to that file. The exit status, 128 + a signal, or -1 when it never ran. */
+int in_spawn(char *const argv[], const char *const env[], const char *out)
+{
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0) return -1;
+    if (pid == 0) {
+        if (out) {
+            int fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+            if (fd < 0 || dup2(fd, STDOUT_FILENO) < 0 || dup2(fd, STDERR_FILENO) < 0) _exit(126);
+            close(fd);
+        }
+        for (size_t i = 0; env && env[i] && env[i + 1]; i += 2)
+            if (setenv(env[i], env[i + 1], 1) != 0) _exit(126);
+        execv(argv[0], argv);
+        fprintf(stderr, "cannot run %s: %s\n", argv[0], strerror(errno));
+        _exit(127);
+    }
+    int ws = 0;
+    while (waitpid(pid, &ws, 0) < 0)
+        if (errno != EINTR) return -1;
+    if (WIFEXITED(ws)) return WEXITSTATUS(ws);
+    if (WIFSIGNALED(ws)) return 128 + WTERMSIG(ws);
+    return -1;
+}
+
+/* A CUDA tool: $ENV when set (then only there, so that a test can hide a tool), else PATH, nvcc's
+ * folder, $CUDA_HOME/bin, /usr/local/cuda/bin. */
+bool in_find_tool(const char *name, const char *env, char *out, size_t len)
+{
+    const char *e = getenv(env);
+    if (e && *e) {
+        snprintf(out, len, "%s", e);
+        return access(e, X_OK) == 0;
+    }
+    char cand[PATH_MAX + 64];
+    const char *path = getenv("PATH");
+    if (path) {
+        char *copy = strdup(path), *save = NULL;
+        if (!copy) return false;
+        for (char *d = strtok_r(copy, ":", &save); d; d = strtok_r(NULL, ":", &save)) {
+            snprintf(cand, sizeof(cand), "%s/%s", *d ? d : ".", name);
+            if (access(cand, X_OK) == 0) {
+                snprintf(out, len, "%s", cand);
+                free(copy);
+                return true;
+            }
+        }
+        free(copy);
+    }
+    char nvcc[PATH_MAX];
+    if (ld_find_nvcc(nvcc, sizeof(nvcc))) {
+        snprintf(cand, sizeof(cand), "%s/%s", dirname(nvcc), name);
+        if (access(cand, X_OK) == 0) {
+            snprintf(out, len, "%s", cand);
+            return true;
+        }
+    }
+    const char *home = getenv("CUDA_HOME");
+    if (home && *home) {
+        snprintf(cand, sizeof(cand), "%s/bin/%s", home, name);
+        if (access(cand, X_OK) == 0) {
+            snprintf(out, len, "%s", cand);
+            return true;
+        }
+    }
+    snprintf(cand, sizeof(cand), "/usr/local/cuda/bin/%s", name);
+    if (access(cand, X_OK) == 0) {
+        snprintf(out, len, "%s", cand);
+        return true;
+    }
+    return false;
+}
+
+/* The one line for a missing tool. */
+void in_tool_missing(FILE *to, const char *mode, const char *name, const char *env,
+                     const char *consequence)
+{
+    const char *e = getenv(env);
+    if (e && *e)
+        fprintf(to, "harness: %s: %s not found: $%s=%s is not an executable; %s\n", mode, name, env, e,
+                consequence);
+    else
+        fprintf(to, "harness: %s: %s not found (looked at $%s, PATH, nvcc's folder, $CUDA_HOME/bin, "
+                    "/usr/local/cuda/bin); %s\n",
+                mode, name, env, consequence);
+}
+
+bool in_tmpfile(char *path, size_t len)
+{
+    const char *dir = getenv("TMPDIR");
+    snprintf(path, len, "%s/harness-inspect-XXXXXX", dir && *dir ? dir : "/tmp");
+    int fd = mkstemp(path);
+    if (fd < 0) return false;
+    close(fd);
+    return true;
+}
+
+/* Shorten a demangled kernel name: no "void ", no "(anonymous namespace)::", no parameters. */
+static void in_shorten(const char *dem, char *out, size_t len)
+{
+    const char *s = dem;
+    if (in_starts(s, "void ")) s += strlen("void ");
+    if (in_starts(s, "(anonymous namespace)::")) s += strlen("(anonymous namespace)::");
+    size_t n = strlen(s);
+    if (n && s[n - 1] == ')') {
+        int depth = 0;
+        for (size_t i = n; i-- > 0;) {
+            if (s[i] == ')') depth++;
+            else if (s[i] == '(' && --depth == 0) {
+                n = i;
+                break;
+            }
+        }
+    }
+    snprintf(out, len, "%.*s", (int)n, s);
+}
+
+/* Demangle through c++filt when it exists; otherwise the names stay mangled. */
+void in_demangle(in_dm *d, size_t n)
+{
+    char filt[PATH_MAX], tmp[PATH_MAX];
+    if (!n || !in_find_tool("c++filt", "CXXFILT", filt, sizeof(filt)) || !in_tmpfile(tmp, sizeof(tmp)))
+        return;
+    for (size_t at = 0; at < n; at += 64) {
+        char *argv[66];
+        size_t m = 0;
+        argv[m++] = filt;
+        for (size_t i = at; i < n && m < 65; i++) argv[m++] = (char *)d[i].mangled;
+        argv[m] = NULL;
+        if (in_spawn(argv, NULL, tmp) != 0) break;
+        char *text = ld_read_text(tmp, NULL);
+        if (!text) break;
+        const char *p = text;
+        char line[4096];
+        for (size_t i = at; i < at + m - 1 && in_getline(&p, line, sizeof(line)); i++)
+            in_shorten(line, d[i].out, d[i].len);
+        free(text);
+    }
+    unlink(tmp);
+}

@@ -1,0 +1,372 @@
+/* --sweep and --shapes, and the leaderboard's shapes section: the problems' sweep lists, the
+ * list parser, every bad input's exit code, the printers and the section on synthetic runs, and
+ * that the shapes section's splice keeps every other section byte for byte. No GPU needed. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "judge.h"
+#include "leaderboard.h"
+#include "report.h"
+#include "util.h"
+
+static char out[1 << 16];
+
+#define RUN(...) tu_run_harness(out, sizeof(out), (const char *const[]){__VA_ARGS__, NULL})
+#define CORRECT FIXTURES "/correct.cu"
+
+static int count(const char *hay, const char *needle)
+{
+    int n = 0;
+    for (const char *p = strstr(hay, needle); p; p = strstr(p + strlen(needle), needle)) n++;
+    return n;
+}
+
+/* --- the sweep lists ------------------------------------------------------------------------ */
+
+Test(sweep_list, gemm_fp16_has_the_required_shapes_in_order)
+{
+    const pb_problem *p = pb_find("gemm_fp16");
+    static const pb_size want[] = {
+        {4095, 4095, 4095}, {4096, 4096, 4095}, {4096, 4095, 4096}, {4095, 4096, 4096},
+        {4096, 4096, 4096}, {2048, 2048, 2048}, {1024, 1024, 1024}, {1000, 1000, 1000},
+        {3000, 2000, 1000}, {17, 4096, 4096},   {4096, 17, 4096},   {4096, 4096, 17},
+        {31, 47, 4096},     {64, 64, 4096},     {4096, 16, 64},     {512, 512, 512},
+        {256, 256, 256}};
+    size_t nw = sizeof(want) / sizeof(want[0]);
+    cr_assert_geq(p->n_sweep, nw);
+    for (size_t i = 0; i < nw; i++)
+        cr_expect(p->sweep[i].m == want[i].m && p->sweep[i].n == want[i].n && p->sweep[i].k == want[i].k,
+                  "shape %zu is %dx%dx%d, want %dx%dx%d", i, p->sweep[i].m, p->sweep[i].n,
+                  p->sweep[i].k, want[i].m, want[i].n, want[i].k);
+}
+
+Test(sweep_list, every_problem_sweeps_inside_its_constraints)
+{
+    for (size_t i = 0; i < pb_count(); i++) {
+        const pb_problem *p = pb_at(i);
+        cr_expect_gt(p->n_sweep, 0, "%s has no sweep", p->name);
+        cr_expect_leq(p->n_sweep, PB_MAX_SHAPES, "%s", p->name);
+        for (size_t s = 0; s < p->n_sweep; s++)
+            cr_expect(pb_size_ok(p, p->sweep[s].m, p->sweep[s].n, p->sweep[s].k),
+                      "%s: %dx%dx%d is outside its constraints", p->name, p->sweep[s].m,
+                      p->sweep[s].n, p->sweep[s].k);
+    }
+}
+
+Test(sweep_list, a_shape_is_the_performance_recipe_with_its_own_seed)
+{
+    const pb_problem *p = pb_find("matmul_fp32");
+    const pb_case *ref = &p->cases[PB_SET_PERFORMANCE][0];
+    pb_case a = pb_perf_case(p, (pb_size){31, 47, 4096}, 0, "a");
+    pb_case b = pb_perf_case(p, (pb_size){31, 47, 4096}, 3, "b");
+    cr_expect(a.m == 31 && a.n == 47 && a.k == 4096);
+    cr_expect_str_eq(a.name, "a");
+    cr_expect(a.alpha == ref->alpha && a.beta == ref->beta);
+    cr_expect(a.a.kind == ref->a.kind && a.a.lo == ref->a.lo && a.a.hi == ref->a.hi);
+    cr_expect(a.c.kind == ref->c.kind); /* matmul's C holds NaN: it must not be read */
+    cr_expect_eq(a.seed, ref->seed);
+    cr_expect_eq(b.seed, ref->seed + 3);
+}
+
+Test(sweep_list, size_list_parser)
+{
+    pb_size s[4];
+    size_t n = 0;
+    cr_assert(pb_parse_size_list("17x129x33,64", s, 4, &n));
+    cr_expect_eq(n, 2);
+    cr_expect(s[0].m == 17 && s[0].n == 129 && s[0].k == 33);
+    cr_expect(s[1].m == 64 && s[1].n == 64 && s[1].k == 64);
+    cr_expect(pb_parse_size_list("4096X4095X4096", s, 4, &n) && n == 1 && s[0].n == 4095);
+    const char *bad[] = {"", ",", "12x", "0", "-5", "64x64", "64x64x64x64", "abc", "64,x", "1,2,3,4,5"};
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+        cr_expect(!pb_parse_size_list(bad[i], s, 4, &n), "'%s' parsed", bad[i]);
+}
+
+/* --- the command line ------------------------------------------------------------------------ */
+
+Test(sweep_cli, help_documents_it)
+{
+    cr_expect_eq(RUN("--help"), HX_SUCCESS);
+    cr_expect(strstr(out, "--sweep") && strstr(out, "--shapes LIST"), "%s", out);
+    cr_expect_eq(RUN("leaderboard", "--help"), HX_SUCCESS);
+    cr_expect(strstr(out, "--sweep") && strstr(out, "--stages LIST"), "%s", out);
+}
+
+Test(sweep_cli, bad_shapes_are_usage_errors)
+{
+    const char *bad[] = {"12x", "", "0", "64x64", "17x129x33,,x"};
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        cr_expect_eq(RUN("--shapes", bad[i], CORRECT), HX_USAGE, "'%s': %s", bad[i], out);
+        cr_expect(strstr(out, "--shapes: expected a comma list"), "%s", out);
+    }
+}
+
+Test(sweep_cli, shape_outside_constraints_is_exit_4_in_one_line)
+{
+    cr_expect_eq(RUN("--shapes", "64x64x64,8x8x8", CORRECT), HX_BAD_SIZE, "%s", out);
+    cr_expect(strstr(out, "shape 8x8x8 is outside gemm_fp16's constraints"), "%s", out);
+    cr_expect_eq(count(out, "\n"), 1, "one line: %s", out);
+    cr_expect_eq(RUN("--shapes", "16x16x5000", CORRECT), HX_BAD_SIZE, "%s", out);
+}
+
+Test(sweep_cli, sweep_refuses_size_tests_and_no_timing)
+{
+    const char *const combos[][3] = {
+        {"--sweep", "--size", "64x64x64"}, {"--sweep", "--tests", "judge"},
+        {"--shapes", "64", "--perf-only"}, {"--sweep", "--judge-only", "-q"},
+        {"--sweep", "--no-timing", "-q"},  {"--sweep", "--resources", "-q"},
+        {"--sweep", "-t", "all"}};
+    for (size_t i = 0; i < sizeof(combos) / sizeof(combos[0]); i++) {
+        int code = RUN(combos[i][0], combos[i][1], combos[i][2], CORRECT);
+        cr_expect_eq(code, HX_USAGE, "%s %s %s: %s", combos[i][0], combos[i][1], combos[i][2], out);
+        cr_expect(strstr(out, "not with --size, --tests"), "%s", out);
+    }
+}
+
+Test(sweep_cli, no_constraints_lets_a_shape_through, .timeout = 180)
+{
+    char why[256];
+    int code = RUN("--arch", "sm_80", "--shapes", "8x8x8", "--no-constraints", "-q", CORRECT);
+    cr_expect_neq(code, HX_BAD_SIZE, "%s", out);
+    if (!tu_have_gpu(why, sizeof(why))) cr_expect_eq(code, HX_NO_DEVICE, "%s", out);
+}
+
+Test(sweep_cli, leaderboard_sweep_usage_errors)
+{
+    cr_expect_eq(RUN("leaderboard", "--sweep", "--sizes", "64"), HX_USAGE, "%s", out);
+    cr_expect(strstr(out, "not with --sizes"), "%s", out);
+    cr_expect_eq(RUN("leaderboard", "--stages", "09"), HX_USAGE, "%s", out);
+    cr_expect(strstr(out, "--stages goes with --sweep"), "%s", out);
+    cr_expect_eq(RUN("leaderboard", "--max-time", "0"), HX_USAGE, "%s", out);
+    cr_expect_eq(RUN("leaderboard", "--min-runs", "x"), HX_USAGE, "%s", out);
+    cr_expect_eq(RUN("leaderboard", "--sweep", "--dir", FIXTURES, "--stages", "correct,zz_none",
+                     "--out", SCRATCH "/never.md"),
+                 HX_USAGE, "%s", out);
+    cr_expect(strstr(out, "no stage file starts with 'zz_none'"), "%s", out);
+}
+
+Test(sweep_cli, failed_leaderboard_sweep_leaves_file_untouched, .timeout = 180)
+{
+    mkdir(SCRATCH, 0755);
+    mkdir(SCRATCH "/lb_sweep_stages", 0755);
+    char cmd[1024];
+    snprintf(cmd, sizeof(cmd), "cp '%s/compile_error.cu' '%s/lb_sweep_stages/09_broken.cu'", FIXTURES, SCRATCH);
+    cr_assert_eq(tu_run_shell(NULL, 0, cmd), 0);
+    const char *path = SCRATCH "/lb_sweep_untouched.md";
+    const char *before = "# mine\n<!-- leaderboard:gemm_fp16-shapes:begin -->\nold rows\n"
+                         "<!-- leaderboard:gemm_fp16-shapes:end -->\ntail\n";
+    cr_assert(tu_write(path, before));
+    int code = RUN("leaderboard", "--sweep", "--dir", SCRATCH "/lb_sweep_stages", "--out", path);
+    cr_expect_neq(code, 0, "%s", out);
+    cr_expect(strstr(out, "left untouched"), "%s", out);
+    char *after = tu_slurp(path);
+    cr_expect_str_eq(after, before);
+    free(after);
+}
+
+/* --- the shapes section ---------------------------------------------------------------------- */
+
+Test(sweep_section, splice_keeps_other_sections_byte_for_byte)
+{
+    const char *main_sec = "<!-- leaderboard:gemm_fp16:begin -->\nFP16 TABLE | 1.00× |\n"
+                           "<!-- leaderboard:gemm_fp16:end -->\n";
+    const char *sg_sec = "<!-- leaderboard:sgemm:begin -->\nSGEMM\n<!-- leaderboard:sgemm:end -->\n";
+    char old[1024];
+    snprintf(old, sizeof(old), "# Leaderboard\n\nintro\n\n%s\n%s", main_sec, sg_sec);
+    char *t1 = lb_splice(old, "gemm_fp16-shapes", "SHAPES 1\n");
+    cr_assert_not_null(t1);
+    cr_expect(strncmp(t1, old, strlen(old)) == 0, "appended after everything: %s", t1);
+    cr_expect_str_eq(t1 + strlen(old), "\n<!-- leaderboard:gemm_fp16-shapes:begin -->\nSHAPES 1\n"
+                                       "<!-- leaderboard:gemm_fp16-shapes:end -->\n");
+    char *t2 = lb_splice(t1, "gemm_fp16-shapes", "SHAPES 2\n");
+    cr_assert_not_null(t2);
+    cr_expect(strncmp(t2, old, strlen(old)) == 0, "%s", t2);
+    cr_expect(strstr(t2, "SHAPES 2") && !strstr(t2, "SHAPES 1"), "%s", t2);
+    /* the main section's rewrite leaves the shapes section alone */
+    char *t3 = lb_splice(t2, "gemm_fp16", "NEW FP16\n");
+    cr_assert_not_null(t3);
+    const char *shapes = strstr(t2, "<!-- leaderboard:gemm_fp16-shapes:begin -->");
+    cr_expect(strstr(t3, shapes), "%s", t3);
+    cr_expect(strstr(t3, sg_sec) && strstr(t3, "NEW FP16") && !strstr(t3, "FP16 TABLE"), "%s", t3);
+    free(t1);
+    free(t2);
+    free(t3);
+}
+
+static lb_sweep_stage stages[2];
+
+static lb_sweep_table synthetic_table(pb_case *shapes)
+{
+    const pb_problem *p = pb_find("gemm_fp16");
+    shapes[0] = pb_perf_case(p, (pb_size){4095, 4095, 4095}, 0, "");
+    shapes[1] = pb_perf_case(p, (pb_size){4096, 17, 4096}, 1, "");
+    memset(stages, 0, sizeof(stages));
+    snprintf(stages[0].stem, sizeof(stages[0].stem), "09_mma_ldmatrix");
+    stages[0].status = RS_FAILED;
+    stages[0].shape_status[0] = RS_SUCCESS;
+    stages[0].timed[0] = true;
+    stages[0].ms[0] = 0.4;
+    stages[0].base_ms[0] = 0.2;
+    stages[0].shape_status[1] = RS_FAILED;
+    snprintf(stages[1].stem, sizeof(stages[1].stem), "12_best");
+    stages[1].status = RS_SUCCESS;
+    for (int si = 0; si < 2; si++) {
+        stages[1].shape_status[si] = RS_SUCCESS;
+        stages[1].timed[si] = true;
+        stages[1].ms[si] = 0.1;
+        stages[1].base_ms[si] = 0.2;
+    }
+    return (lb_sweep_table){.problem = p, .command = "./harness leaderboard --problem gemm_fp16 --sweep",
+                            .header = "Test GPU · sm_90 · driver 13.0", .timing_note = "timed somehow",
+                            .device_name = "Test GPU", .commit = "abc123", .shapes = shapes,
+                            .n_shapes = 2, .stages = stages, .n_stages = 2};
+}
+
+Test(sweep_section, table_chart_and_legend)
+{
+    pb_case shapes[2];
+    lb_sweep_table t = synthetic_table(shapes);
+    char *sec = lb_shapes_section(&t);
+    cr_assert_not_null(sec);
+    cr_expect(strstr(sec, "## gemm_fp16 — shapes"), "%s", sec);
+    cr_expect(strstr(sec, "Test GPU · sm_90 · driver 13.0"), "%s", sec);
+    cr_expect(strstr(sec, "Regenerated by `./harness leaderboard --problem gemm_fp16 --sweep`"), "%s", sec);
+    cr_expect(strstr(sec, "never edited by hand"), "%s", sec);
+    cr_expect(strstr(sec, "| shape (M×N×K) | cuBLAS ms | TF/s | 09_mma_ldmatrix ms | TF/s | × cuBLAS | "
+                          "12_best ms | TF/s | × cuBLAS |"), "%s", sec);
+    /* cuBLAS: the median beside the stages; 09 is 2× its cuBLAS, 12 half */
+    cr_expect(strstr(sec, "| 4095³ | 0.2000 | "), "%s", sec);
+    cr_expect(strstr(sec, " 0.4000 ✓ | "), "%s", sec);
+    cr_expect(strstr(sec, " 2.00× |"), "%s", sec);
+    cr_expect(strstr(sec, " 0.50× |"), "%s", sec);
+    cr_expect(strstr(sec, "| 4096×17×4096 | 0.2000 | "), "%s", sec);
+    cr_expect(strstr(sec, " ✗ test-case-failed | | |"), "%s", sec);
+    cr_expect(strstr(sec, " 1/2 | | 2.00× |") && strstr(sec, " 2/2 | | 0.50× |"), "%s", sec);
+    cr_expect(strstr(sec, "```mermaid\nxychart-beta\n"), "%s", sec);
+    cr_expect(strstr(sec, "(lines: 09, 12, cuBLAS)"), "%s", sec);
+    cr_expect(strstr(sec, "x-axis [\"4095³\", \"4096×17×4096\"]"), "%s", sec);
+    cr_expect_eq(count(sec, "    line ["), 3, "%s", sec); /* two stages and cuBLAS */
+    cr_expect(strstr(sec, ", 0.0]"), "the failed shape plots at 0: %s", sec);
+    cr_expect(strstr(sec, "Lines, in order (xychart has no legend): 09_mma_ldmatrix, 12_best, cuBLAS."), "%s", sec);
+    free(sec);
+}
+
+Test(sweep_section, json)
+{
+    pb_case shapes[2];
+    lb_sweep_table t = synthetic_table(shapes);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    lb_shapes_json(f, &t);
+    fclose(f);
+    cr_expect(strstr(buf, "{\"problem\":\"gemm_fp16\",\"mode\":\"shapes\",\"device\":\"Test GPU\","
+                          "\"commit\":\"abc123\",\"shapes\":[{\"M\":4095,\"N\":4095,\"K\":4095,"
+                          "\"cublas_ms\":0.200000},"), "%s", buf);
+    cr_expect(strstr(buf, "{\"stage\":\"09_mma_ldmatrix\",\"status\":\"test-case-failed\",\"passed\":1,"
+                          "\"geomean_ratio\":2.000000,\"shapes\":[{\"status\":\"success\",\"ms\":0.400000,"
+                          "\"cublas_ms\":0.200000,\"ratio\":2.000000},{\"status\":\"test-case-failed\","
+                          "\"ms\":null,\"cublas_ms\":null,\"ratio\":null}]}"), "%s", buf);
+    cr_expect_eq(buf[len - 1], '\n');
+    free(buf);
+}
+
+/* --- the sweep printers ---------------------------------------------------------------------- */
+
+static rs_test tests[3];
+static rs_run run;
+
+static rp_report synthetic_report(void)
+{
+    memset(tests, 0, sizeof(tests));
+    const int dims[3][3] = {{4096, 4095, 4096}, {17, 4096, 4096}, {64, 64, 64}};
+    for (int i = 0; i < 3; i++) {
+        tests[i].set = PB_SET_PERFORMANCE;
+        tests[i].m = dims[i][0];
+        tests[i].n = dims[i][1];
+        tests[i].k = dims[i][2];
+        tests[i].status = RS_SUCCESS;
+        tests[i].timing.done = tests[i].timing.base_done = true;
+    }
+    tests[0].timing.median_ms = 0.2;
+    tests[0].timing.base_median_ms = 0.4; /* 0.5× */
+    tests[2].timing.median_ms = 0.02;
+    tests[2].timing.base_median_ms = 0.01; /* 2× */
+    tests[1].status = RS_FAILED;
+    tests[1].timing.done = tests[1].timing.base_done = false;
+    snprintf(tests[1].detail, sizeof(tests[1].detail), "12 of 69632 elements off");
+    memset(&run, 0, sizeof(run));
+    run.outcome = RN_OK;
+    run.device.present = true;
+    snprintf(run.device.name, sizeof(run.device.name), "Test GPU");
+    run.device.cc_major = 9;
+    run.tests = tests;
+    run.n_tests = 3;
+    return (rp_report){.solution = "x.cu", .problem = pb_find("gemm_fp16"), .arch = "sm_90a",
+                       .run = &run, .status = RS_FAILED, .timing_note = "NOTE", .width = 80};
+}
+
+/* What a printer writes, malloc'd. */
+static char *printed(void (*print)(FILE *, const rp_report *), const rp_report *r)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    print(f, r);
+    fclose(f);
+    return buf;
+}
+
+Test(sweep_print, text)
+{
+    rp_report r = synthetic_report();
+    char *buf = printed(rp_sweep_text, &r);
+    cr_expect(strstr(buf, "gemm_fp16 sweep — x.cu\n"), "%s", buf);
+    cr_expect(strstr(buf, "device  Test GPU · sm_90"), "%s", buf);
+    cr_expect(strstr(buf, "timed   per shape, NOTE; cuBLAS timed beside it"), "%s", buf);
+    cr_expect(strstr(buf, "shape (MxNxK)            ms     TF/s  cuBLAS ms   ratio  status\n"), "%s", buf);
+    /* 2·4096·4095·4096 flop in 0.2 ms = 687.0 TF/s */
+    cr_expect(strstr(buf, "4096x4095x4096       0.2000    687.0     0.4000   0.50×  success\n"), "%s", buf);
+    cr_expect(strstr(buf, "17x4096x4096              -        -          -       -  test-case-failed\n"), "%s", buf);
+    cr_expect(strstr(buf, "64x64x64             0.0200      0.0     0.0100   2.00×  success\n"), "%s", buf);
+    cr_expect(strstr(buf, "  17x4096x4096: 12 of 69632 elements off\n"), "%s", buf);
+    cr_expect(strstr(buf, "2 of 3 shapes passed; geometric-mean ratio 1.00× cuBLAS's time (over 2 timed shapes)\n"), "%s", buf);
+    cr_expect(strstr(buf, "Status: test-case-failed\n"), "%s", buf);
+    free(buf);
+}
+
+Test(sweep_print, json)
+{
+    rp_report r = synthetic_report();
+    char *buf = printed(rp_sweep_json, &r);
+    cr_expect(strstr(buf, "{\"mode\":\"sweep\",\"problem\":\"gemm_fp16\",\"solution\":\"x.cu\","
+                          "\"arch\":\"sm_90a\",\"status\":\"test-case-failed\""), "%s", buf);
+    cr_expect(strstr(buf, "\"device\":{\"name\":\"Test GPU\""), "%s", buf);
+    cr_expect(strstr(buf, "{\"M\":4096,\"N\":4095,\"K\":4096,\"status\":\"success\",\"detail\":\"\","
+                          "\"runtime_ms\":0.2,\"tflops\":687.0"), "%s", buf);
+    cr_expect(strstr(buf, "\"cublas_ms\":0.4,"), "%s", buf);
+    cr_expect(strstr(buf, "\"ratio\":0.5,"), "%s", buf);
+    cr_expect(strstr(buf, "{\"M\":17,\"N\":4096,\"K\":4096,\"status\":\"test-case-failed\","
+                          "\"detail\":\"12 of 69632 elements off\",\"runtime_ms\":null,\"tflops\":null,"
+                          "\"cublas_ms\":null,\"cublas_tflops\":null,\"ratio\":null"), "%s", buf);
+    cr_expect(strstr(buf, "],\"passed\":2,\"total\":3,\"geomean_ratio\":1}\n"), "%s", buf);
+    free(buf);
+}
+
+Test(sweep_print, nothing_ran)
+{
+    rp_report r = {.solution = "x.cu", .problem = pb_find("gemm_fp16"), .status = RS_COMPILE_ERROR,
+                   .status_detail = "nvcc failed"};
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    rp_sweep_text(f, &r);
+    rp_sweep_json(f, &r);
+    fclose(f);
+    cr_expect(strstr(buf, "Status: compile-error\n  nvcc failed\n"), "%s", buf);
+    cr_expect(strstr(buf, "\"shapes\":[],\"passed\":0,\"total\":0,\"geomean_ratio\":null}"), "%s", buf);
+    free(buf);
+}
