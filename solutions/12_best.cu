@@ -165,6 +165,13 @@
 #ifndef GEMM_TINY_TILES
 #define GEMM_TINY_TILES 4      // the tiny CUDA-core split-K path: C of at most this many 64×64 tiles
 #endif
+#ifndef GEMM_TINY_MIN_K
+#define GEMM_TINY_MIN_K 32     // ... each piece at least this much of K (run 61: a piece's time grows with
+                               // its k-steps; 31×47×4096 0.0149–0.0153 ms at 32, 0.0178–0.0185 at 64)
+#endif
+#ifndef GEMM_TINY_MAX_SPLIT
+#define GEMM_TINY_MAX_SPLIT 128  // ... and at most this many pieces a tile
+#endif
 #ifndef GEMM_TINY_ALIGNED
 #define GEMM_TINY_ALIGNED 0    // 1: also when TMA could describe the operands
 #endif
@@ -2660,12 +2667,13 @@ bool solve_mma_any(const half* A, const half* B, half* C, int M, int N, int K, f
 
 // The tiny path (gemm_fallback split over K): a C of at most GEMM_TINY_TILES 64×64 tiles with a
 // K of 1024 or more whose rows TMA cannot describe (or any such C, GEMM_TINY_ALIGNED). Each
-// piece takes at least 64 of K. False when it does not apply or cannot be set up.
+// piece takes at least GEMM_TINY_MIN_K of K. False when it does not apply or cannot be set up.
 bool solve_tiny(const half* A, const half* B, half* C, int M, int N, int K, float alpha, float beta) {
     const bool aligned = K % 8 == 0 && N % 8 == 0 && aligned16(A) && aligned16(B) && aligned16(C);
     const long long tiles = static_cast<long long>((M + 63) / 64) * ((N + 63) / 64);
     if ((aligned && !GEMM_TINY_ALIGNED) || tiles > GEMM_TINY_TILES || K < 1024) return false;
-    const long long s = std::min<long long>(std::min<long long>(num_sms() / tiles, K / 64), 64);
+    const long long s =
+        std::min<long long>(std::min<long long>(num_sms() / tiles, K / GEMM_TINY_MIN_K), GEMM_TINY_MAX_SPLIT);
     if (s < 2 || !ensure(g_tiny, static_cast<size_t>(tiles) * (64 * 64 * 4 + 4), true)) return false;
     float* part = static_cast<float*>(g_tiny.ptr);
     int* count = reinterpret_cast<int*>(part + tiles * 64 * 64);
