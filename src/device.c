@@ -50,7 +50,7 @@ double dv_peak_flops(const dv_info *info, bool fp16)
     return per_sm * info->sm_count * info->clock_khz * 1e3;
 }
 
-/* Under --sanitize ($HARNESS_SANITIZER, set by inspect.c) buffers get no guard zones: memcheck
+/* Under --sanitize ($HARNESS_SANITIZER, set by src/inspect/mode_sanitize.c) buffers get no guard zones: memcheck
  * sees an access past a buffer only at its allocation's end, and a guard zone would hide it. */
 static size_t dv_guard_bytes(void)
 {

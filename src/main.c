@@ -211,7 +211,7 @@ int main(int argc, char **argv)
         {"rebuild", no_argument, 0, O_REBUILD},   {"json", no_argument, 0, O_JSON},
         {"quiet", no_argument, 0, 'q'},           {"help", no_argument, 0, 'h'},
         {"version", no_argument, 0, O_VERSION},   {"no-constraints", no_argument, 0, O_ANYSIZE},
-        /* inspection (inspect.c) */
+        /* inspection (src/inspect/) */
         {"resources", no_argument, 0, O_RESOURCES}, {"ptx", no_argument, 0, O_PTX},
         {"sass", no_argument, 0, O_SASS},         {"sanitize", optional_argument, 0, O_SANITIZE},
         {"profile", no_argument, 0, O_PROFILE},
@@ -294,7 +294,7 @@ int main(int argc, char **argv)
         case O_REBUILD: o.rebuild = true; break;
         case O_ANYSIZE: o.any_size = true; break;
         case O_JSON: json = true; break;
-        /* inspection (inspect.c) */
+        /* inspection (src/inspect/) */
         case O_RESOURCES: inspect.modes |= IN_RESOURCES; break;
         case O_PTX: inspect.modes |= IN_PTX; break;
         case O_SASS: inspect.modes |= IN_SASS; break;
@@ -349,7 +349,7 @@ int main(int argc, char **argv)
         if (gc != HX_SUCCESS) return gc;
         if (gpu_all) return hm_gpu_all(&o, json);
     }
-    if (inspect.modes) { /* inspection: its own modes (inspect.c), never a judged run */
+    if (inspect.modes) { /* inspection: its own modes (src/inspect/), never a judged run */
         unsigned dyn = inspect.modes & (IN_SANITIZE | IN_PROFILE);
         if (json || (dyn && inspect.modes != dyn) || dyn == (IN_SANITIZE | IN_PROFILE)) {
             fprintf(stderr, "harness: --sanitize and --profile run alone, and no inspection mode "
