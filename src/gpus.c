@@ -117,7 +117,7 @@ void gp_judge_gpus(const char *const *files, size_t n, const char *nvcc_flags,
     const char *targets[GP_N];
     size_t nt = gp_targets(targets, GP_N);
     gp_job *jobs = calloc(n * nt > 0 ? n * nt : 1, sizeof(gp_job));
-    for (size_t i = 0; i < n; i++) out[i][0] = '\0';
+    for (size_t i = 0; i < n; i++) snprintf(out[i], 64, "?");  /* unknown until built */
     if (!jobs) return;
     for (size_t i = 0; i < n; i++)
         for (size_t t = 0; t < nt; t++)
@@ -125,13 +125,18 @@ void gp_judge_gpus(const char *const *files, size_t n, const char *nvcc_flags,
                                         .lo = {.arch = targets[t], .extra_flags = nvcc_flags,
                                                .cache_dir = cache_dir, .quiet = true}};
     gp_build_all(jobs, n * nt, 0);
+    /* only a compile error leaves a GPU out; a build the harness could not run (no nvcc, cache
+     * unwritable) is marked "?", never passed off as "does not compile" */
     for (size_t i = 0; i < n; i++) {
         size_t u = 0;
+        out[i][0] = '\0';
         for (size_t g = 0; g < GP_N; g++) {
             size_t t = 0;
             while (t < nt && strcmp(targets[t], gp_table[g].arch) != 0) t++;
-            if (jobs[i * nt + t].status == LD_OK && u < 64)
-                u += (size_t)snprintf(out[i] + u, 64 - u, "%s%s", u ? " " : "", gp_table[g].name);
+            ld_status st = jobs[i * nt + t].status;
+            if (st != LD_COMPILE_ERROR && u < 64)
+                u += (size_t)snprintf(out[i] + u, 64 - u, "%s%s%s", u ? " " : "", gp_table[g].name,
+                                      st == LD_OK ? "" : "?");
         }
     }
     free(jobs);
@@ -146,7 +151,9 @@ static void gp_first_error(const ld_build *b, char *out, size_t len)
     for (char *line = log, *nl; line && *line; line = nl ? nl + 1 : NULL) {
         nl = strchr(line, '\n');
         if (nl) *nl = '\0';
-        if (strstr(line, "error")) {
+        /* nvcc's "f.cu(12): error: ...", ptxas's "...; error   : ...", "nvcc fatal": not a
+         * warning or a path that happens to hold the word */
+        if (strstr(line, "): error") || strstr(line, "; error") || strstr(line, "fatal")) {
             snprintf(out, len, "%s", line);
             break;
         }

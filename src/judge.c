@@ -2,6 +2,7 @@
 #include "judge.h"
 #include "gpus.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <libgen.h>
 #include <limits.h>
@@ -189,13 +190,26 @@ static int jd_sweep_options(const jd_options *o, const pb_problem *p, jd_options
  * says so: exit 8). A GPU that runs the target's SASS runs the build; a newer one runs a PTX-only
  * build of a non-"a" target, which the driver compiles for it at load, so the target's
  * __CUDA_ARCH__ code path runs; otherwise solve is only looked up (exit 13). */
+/* Whether the device's name holds the judge GPU's name as a whole word ("NVIDIA A100-SXM4-80GB"
+ * for A100; not "NVIDIA RTX A1000" or "NVIDIA T400"). Only asked where its SASS runs here. */
+static bool jd_names_chip(const char *device, const char *gpu)
+{
+    size_t n = strlen(gpu);
+    for (const char *p = strstr(device, gpu); p; p = strstr(p + 1, gpu)) {
+        bool start = p == device || !isalnum((unsigned char)p[-1]);
+        bool end = !isalnum((unsigned char)p[n]);
+        if (start && end) return true;
+    }
+    return false;
+}
+
 static int jd_gpu_plan(const jd_options *o, const gp_gpu *gpu, jd_result *r, bool *lookup_only)
 {
     dv_info dev;
     if (!rn_probe(&dev, 60.0)) return HX_SUCCESS;
     char local[320];
     snprintf(local, sizeof(local), "%s (sm_%d%d)", dev.name, dev.cc_major, dev.cc_minor);
-    bool same_chip = strstr(dev.name, gpu->name) != NULL;
+    bool same_chip = jd_names_chip(dev.name, gpu->name);
     switch (gp_how_runs(gpu->arch, dev.cc_major, dev.cc_minor)) {
     case GP_RUN_SASS:
         if (same_chip)
@@ -213,7 +227,12 @@ static int jd_gpu_plan(const jd_options *o, const gp_gpu *gpu, jd_result *r, boo
         if (ls != LD_OK) {
             snprintf(r->detail, sizeof(r->detail), "the compute_%s PTX-only build (to run the %s "
                      "code path here) failed: %s", gpu->arch + 3, gpu->name, r->ptx_build.error);
-            return ls == LD_COMPILE_ERROR ? HX_COMPILE : HX_INTERNAL;
+            if (ls == LD_COMPILE_ERROR) {
+                r->status = RS_COMPILE_ERROR;
+                r->ptx_failed = true;
+                return HX_COMPILE;
+            }
+            return HX_INTERNAL;
         }
         r->ptx_built = true;
         snprintf(r->ran_as, sizeof(r->ran_as),

@@ -73,9 +73,10 @@ typedef struct {
     pb_case *sweep_cases;     /* --sweep: the cases, and their names ("MxNxK") */
     char (*sweep_names)[32];
     char gpu[16];             /* --gpu's name, "" without it */
-    char ran_as[300];         /* --gpu: what ran here, on which GPU ("" when nothing ran) */
+    char ran_as[640];         /* --gpu: what ran here, on which GPU ("" when nothing ran) */
     ld_build ptx_build;       /* --gpu: the PTX-only object that ran, when ptx_built */
     bool ptx_built;
+    bool ptx_failed;          /* --gpu: that build failed (its log is the one to print) */
 } jd_result;
 
 /* The command line's defaults: every table, timing on, 10 s per test. */

@@ -625,7 +625,8 @@ static int lb_sweep_totals(const lb_sweep_stage *s, int n_shapes, double *geomea
     int passed = 0;
     for (int si = 0; si < n_shapes; si++) {
         passed += s->shape_status[si] == RS_SUCCESS;
-        if (lb_sweep_ratio(s, si) > 0) v[nv++] = lb_sweep_ratio(s, si);
+        /* only passed shapes: one timed and then failing its check must not improve the mean */
+        if (s->shape_status[si] == RS_SUCCESS && lb_sweep_ratio(s, si) > 0) v[nv++] = lb_sweep_ratio(s, si);
     }
     *geomean = st_geomean(v, nv);
     return passed;

@@ -172,6 +172,13 @@ static int hm_gpu_all(const jd_options *o, bool json)
     int code = gp_judge_all(o, m);
     if (!m->problem || m->detail[0]) {
         fprintf(stderr, "harness: %s\n", m->detail);
+        if (json) { /* --json always prints JSON: here what stopped it */
+            fprintf(stdout, "{\"solution\":");
+            rp_json_string(stdout, o->solution);
+            fprintf(stdout, ",\"exit_code\":%d,\"detail\":", code);
+            rp_json_string(stdout, m->detail);
+            fputs("}\n", stdout);
+        }
     } else if (json) {
         rp_gpus_json(stdout, o->solution, m);
     } else {
@@ -366,7 +373,7 @@ int main(int argc, char **argv)
         jd_free(&r);
         return code;
     }
-    if (code == HX_COMPILE) ld_print_log(&r.build, stderr);
+    if (code == HX_COMPILE) ld_print_log(r.ptx_failed ? &r.ptx_build : &r.build, stderr);
     char note[400];
     jd_timing_note(&o.topts, note, sizeof(note));
     rp_report rep = {.solution = o.solution, .problem = r.problem,

@@ -254,6 +254,21 @@ Test(sweep_section, table_chart_and_legend)
     free(sec);
 }
 
+/* 09's second shape timed (fast), then failing its check: still ✗, still out of its mean. */
+Test(sweep_section, a_timed_shape_that_fails_is_not_in_the_mean)
+{
+    pb_case shapes[2];
+    lb_sweep_table t = synthetic_table(shapes);
+    stages[0].timed[1] = true;
+    stages[0].ms[1] = 0.001;
+    stages[0].base_ms[1] = 0.2;
+    char *sec = lb_shapes_section(&t);
+    cr_assert_not_null(sec);
+    cr_expect(strstr(sec, " ✗ test-case-failed | | |"), "%s", sec);
+    cr_expect(strstr(sec, " 1/2 | | 2.00× |"), "%s", sec);
+    free(sec);
+}
+
 Test(sweep_section, json)
 {
     pb_case shapes[2];
@@ -333,8 +348,21 @@ Test(sweep_print, text)
     cr_expect(strstr(buf, "17x4096x4096              -        -          -       -  test-case-failed\n"), "%s", buf);
     cr_expect(strstr(buf, "64x64x64             0.0200      0.0     0.0100   2.00×  success\n"), "%s", buf);
     cr_expect(strstr(buf, "  17x4096x4096: 12 of 69632 elements off\n"), "%s", buf);
-    cr_expect(strstr(buf, "2 of 3 shapes passed; geometric-mean ratio 1.00× cuBLAS's time (over 2 timed shapes)\n"), "%s", buf);
+    cr_expect(strstr(buf, "2 of 3 shapes passed; geometric-mean ratio 1.00× cuBLAS's time (over 2 passed, timed shapes)\n"), "%s", buf);
     cr_expect(strstr(buf, "Status: test-case-failed\n"), "%s", buf);
+    free(buf);
+}
+
+/* A shape timed, then failing its check (the output of the timed calls, or new inputs), is a
+ * failure: its fast time must not enter the geometric mean. */
+Test(sweep_print, a_timed_shape_that_fails_is_not_in_the_mean)
+{
+    rp_report r = synthetic_report();
+    tests[1].timing.done = tests[1].timing.base_done = true;
+    tests[1].timing.median_ms = 0.001;
+    tests[1].timing.base_median_ms = 1.0; /* 0.001×: would pull the mean far down */
+    char *buf = printed(rp_sweep_text, &r);
+    cr_expect(strstr(buf, "2 of 3 shapes passed; geometric-mean ratio 1.00× cuBLAS's time (over 2 passed, timed shapes)\n"), "%s", buf);
     free(buf);
 }
 
