@@ -199,7 +199,7 @@ static void gp_fill_row(gp_row *row, const jd_result *r, const dv_info *dev, gp_
         }
         if (tt->set == PB_SET_PERFORMANCE && tt->timing.done && !row->timed) {
             row->timed = true;
-            row->perf_ms = tt->timing.escaped ? tt->timing.host_median_ms : tt->timing.median_ms;
+            row->perf_ms = rs_reported_ms(&tt->timing);
         }
     }
 }

@@ -437,7 +437,7 @@ static int lb_run(const pb_problem *p, const jd_options *o_in, const char *dir, 
                     snprintf(s->size_status[si], sizeof(s->size_status[si]), "%s", rs_status_name(tt->status));
                     if (tt->timing.done) {
                         s->timed[si] = true;
-                        s->ms[si] = tt->timing.escaped ? tt->timing.host_median_ms : tt->timing.median_ms;
+                        s->ms[si] = rs_reported_ms(&tt->timing);
                         s->base_ms[si] = tt->timing.base_done ? tt->timing.base_median_ms : 0;
                     }
                 }
@@ -813,7 +813,7 @@ static int lb_sweep_stage_run(const jd_options *o, const char *path, int n_shape
         s->shape_status[t] = tt->status;
         if (!tt->timing.done) continue;
         s->timed[t] = true;
-        s->ms[t] = tt->timing.escaped ? tt->timing.host_median_ms : tt->timing.median_ms;
+        s->ms[t] = rs_reported_ms(&tt->timing);
         s->base_ms[t] = tt->timing.base_done ? tt->timing.base_median_ms : 0;
     }
     jd_free(&r);

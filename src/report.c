@@ -57,7 +57,7 @@ static void rp_timing(FILE *out, const rp_report *r, const rs_test *t)
     const rs_timing *tm = &t->timing;
     pb_case c = {.m = t->m, .n = t->n, .k = t->k};
     double flops = pb_flops(r->problem, &c);
-    double ms = tm->escaped ? tm->host_median_ms : tm->median_ms;
+    double ms = rs_reported_ms(tm);
     fprintf(out, "\nPerformance  %s  ", t->name);
     rp_case_line(out, t, r->problem->has_alpha_beta);
     fprintf(out, "\nRuntime: %.4fms\n", ms);
@@ -214,7 +214,7 @@ static void rp_json_test(FILE *out, const rp_report *r, const rs_test *t)
     const rs_timing *tm = &t->timing;
     if (tm->done) {
         pb_case c = {.m = t->m, .n = t->n, .k = t->k};
-        double ms = tm->escaped ? tm->host_median_ms : tm->median_ms;
+        double ms = rs_reported_ms(tm);
         fprintf(out,
                 ",\"timing\":{\"runtime_ms\":%.6f,\"median_ms\":%.6f,\"min_ms\":%.6f,\"max_ms\":%.6f,"
                 "\"noise_pct\":%.3f,\"runs\":%d,\"warmup\":%d,\"host_median_ms\":%.6f,"
@@ -294,13 +294,11 @@ void rp_json(FILE *out, const rp_report *r)
 
 /* --sweep: one row per shape (every test is a performance case timed beside cuBLAS). */
 
-static double rp_ms(const rs_timing *tm) { return tm->escaped ? tm->host_median_ms : tm->median_ms; }
-
 /* The shape's time over cuBLAS's beside it; 0 when either is missing. */
 static double rp_sweep_ratio(const rs_test *t)
 {
     const rs_timing *tm = &t->timing;
-    return tm->done && tm->base_done && tm->base_median_ms > 0 ? rp_ms(tm) / tm->base_median_ms : 0;
+    return tm->done && tm->base_done && tm->base_median_ms > 0 ? rs_reported_ms(tm) / tm->base_median_ms : 0;
 }
 
 static double rp_tflops(const rp_report *r, const rs_test *t, double ms)
@@ -359,7 +357,7 @@ void rp_sweep_text(FILE *out, const rp_report *r)
             snprintf(shape, sizeof(shape), "%dx%dx%d", t->m, t->n, t->k);
             fprintf(out, "%-16s ", shape);
             if (tm->done)
-                fprintf(out, "%10.4f %8.1f ", rp_ms(tm), rp_tflops(r, t, rp_ms(tm)));
+                fprintf(out, "%10.4f %8.1f ", rs_reported_ms(tm), rp_tflops(r, t, rs_reported_ms(tm)));
             else
                 fprintf(out, "%10s %8s ", "-", "-");
             if (tm->base_done) fprintf(out, "%10.4f ", tm->base_median_ms);
@@ -411,8 +409,8 @@ void rp_sweep_json(FILE *out, const rp_report *r)
         fprintf(out, "%s{\"M\":%d,\"N\":%d,\"K\":%d,\"status\":\"%s\",\"detail\":", i ? "," : "",
                 t->m, t->n, t->k, rs_status_name(t->status));
         rp_json_string(out, t->detail);
-        rp_json_ms(out, "runtime_ms", tm->done, rp_ms(tm));
-        rp_json_ms(out, "tflops", tm->done, tm->done ? rp_tflops(r, t, rp_ms(tm)) : 0);
+        rp_json_ms(out, "runtime_ms", tm->done, rs_reported_ms(tm));
+        rp_json_ms(out, "tflops", tm->done, tm->done ? rp_tflops(r, t, rs_reported_ms(tm)) : 0);
         rp_json_ms(out, "cublas_ms", tm->base_done, tm->base_median_ms);
         rp_json_ms(out, "cublas_tflops", tm->base_done,
                    tm->base_done ? rp_tflops(r, t, tm->base_median_ms) : 0);

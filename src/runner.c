@@ -13,6 +13,8 @@
 
 #include "wire.h"
 
+double rs_reported_ms(const rs_timing *t) { return t->escaped ? t->host_median_ms : t->median_ms; }
+
 const char *rs_status_name(rs_status s)
 {
     static const char *const names[] = {"success", "test-case-failed", "timeout", "out-of-memory",

@@ -101,6 +101,10 @@ typedef struct {
     size_t n_tests;
 } rs_run;
 
+/* The time a report shows: the events' median, or the host clock's when work escaped the
+ * events (launched on a stream of the solution's own). */
+double rs_reported_ms(const rs_timing *t);
+
 /* Run every item; fills run (free with rn_free). Returns run->outcome. */
 rn_outcome rn_run(const rn_plan *plan, rs_run *run);
 void rn_free(rs_run *run);

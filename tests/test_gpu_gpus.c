@@ -10,13 +10,7 @@
 #define RUN(out, ...) tu_run_harness(out, sizeof(out), (const char *const[]){__VA_ARGS__, NULL})
 #define FX(name) FIXTURES "/" name ".cu"
 
-static void need_gpu(void)
-{
-    char why[256];
-    if (!tu_have_gpu(why, sizeof(why))) cr_skip_test("no CUDA device: %s", why);
-}
-
-TestSuite(gpus_gpu, .init = need_gpu, .timeout = 600);
+TestSuite(gpus_gpu, .init = tu_need_gpu, .timeout = 600);
 
 Test(gpus_gpu, driver_api_solution_succeeds)
 {

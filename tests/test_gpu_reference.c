@@ -13,13 +13,7 @@
 #include "rng.h"
 #include "util.h"
 
-static void need_gpu(void)
-{
-    char why[256];
-    if (!tu_have_gpu(why, sizeof(why))) cr_skip_test("no CUDA device: %s", why);
-}
-
-TestSuite(reference, .init = need_gpu, .timeout = 600);
+TestSuite(reference, .init = tu_need_gpu, .timeout = 600);
 
 /* C = alpha·A·B + beta·C in float64 on the host, row-major. */
 static void cpu_gemm(int m, int n, int k, double alpha, const float *a, const float *b, double beta,

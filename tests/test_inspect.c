@@ -591,13 +591,7 @@ Test(cli, profile_prints_the_summary, .timeout = 240)
 
 /* ---- GPU: the real tools (the lead's device run); each skips without a device ---- */
 
-static void need_gpu(void)
-{
-    char why[256];
-    if (!tu_have_gpu(why, sizeof(why))) cr_skip_test("no CUDA device: %s", why);
-}
-
-TestSuite(inspect_gpu, .init = need_gpu, .timeout = 1200);
+TestSuite(inspect_gpu, .init = tu_need_gpu, .timeout = 1200);
 
 /* Needs the worker to drop its guard zones under $HARNESS_SANITIZER (device.c): the element past B
  * is inside B's guard zone otherwise, and memcheck cannot see it. */

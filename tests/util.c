@@ -8,6 +8,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <criterion/criterion.h>
+
 #include "runner.h"
 
 int tu_run_shell(char *out, size_t outlen, const char *cmd)
@@ -70,8 +72,13 @@ bool tu_have_gpu(char *reason, size_t len)
     return ok;
 }
 
+void tu_need_gpu(void)
+{
+    char why[256];
+    if (!tu_have_gpu(why, sizeof(why))) cr_skip_test("no CUDA device: %s", why);
+}
+
 #ifdef GPU_SUITE
-#include <criterion/criterion.h>
 
 /* GPU suites: without a device, say why and exit 77 so ctest reports the suite as skipped. */
 int main(int argc, char *argv[])

@@ -19,4 +19,7 @@ bool tu_write(const char *path, const char *text);
 /* Whether a CUDA device is usable (asked of a child process); reason when not. */
 bool tu_have_gpu(char *reason, size_t len);
 
+/* A GPU suite's .init: without a device, skip the test and say why. */
+void tu_need_gpu(void);
+
 #endif
