@@ -131,26 +131,25 @@ static int ld_mkdirs(const char *dir)
 }
 
 /* nvcc's identity without running it: the toolkit's version.json and the binary's stat. */
-static void ld_hash_nvcc(XXH3_state_t *st, const char *nvcc)
+static void ld_toolkit_root(const char *nvcc, char *out, size_t len);
+static void ld_hash_nvcc(XXH3_state_t *st, const char *nvcc, const char *root)
 {
     char real[PATH_MAX];
     if (!realpath(nvcc, real)) snprintf(real, sizeof(real), "%s", nvcc);
     XXH3_64bits_update(st, real, strlen(real) + 1);
+    XXH3_64bits_update(st, root, strlen(root) + 1);
     struct stat sb;
     if (stat(real, &sb) == 0) {
         long long v[2] = {(long long)sb.st_size, (long long)sb.st_mtime};
         XXH3_64bits_update(st, v, sizeof(v));
     }
     char vj[PATH_MAX + 32];
-    char *slash = strrchr(real, '/');
-    if (slash) {
-        snprintf(vj, sizeof(vj), "%.*s/../version.json", (int)(slash - real), real);
-        size_t n;
-        char *text = ld_read_text(vj, &n);
-        if (text) {
-            XXH3_64bits_update(st, text, n);
-            free(text);
-        }
+    snprintf(vj, sizeof(vj), "%s/version.json", root);
+    size_t n;
+    char *text = root[0] ? ld_read_text(vj, &n) : NULL;
+    if (text) {
+        XXH3_64bits_update(st, text, n);
+        free(text);
     }
 }
 
@@ -167,27 +166,94 @@ static double ld_now(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-void ld_driver_stubs(const char *nvcc, char *out, size_t len)
+/* nvcc's own answer to where its toolkit lives: the "#$ TOP=" line of a dry run. */
+static bool ld_dryrun_top(const char *nvcc, char *out, size_t len)
+{
+    int fds[2];
+    if (pipe(fds) != 0) return false;
+    pid_t pid = fork();
+    if (pid < 0) {
+        close(fds[0]);
+        close(fds[1]);
+        return false;
+    }
+    if (pid == 0) {
+        dup2(fds[1], STDOUT_FILENO);
+        dup2(fds[1], STDERR_FILENO);
+        close(fds[0]);
+        close(fds[1]);
+        execl(nvcc, nvcc, "--dryrun", "-shared", "-o", "/dev/null", "ld_probe.cu", (char *)NULL);
+        _exit(127);
+    }
+    close(fds[1]);
+    char buf[16384];
+    size_t used = 0;
+    ssize_t n;
+    while ((n = read(fds[0], buf + used, sizeof(buf) - 1 - used)) > 0) {
+        used += (size_t)n;
+        if (used == sizeof(buf) - 1) break;
+    }
+    buf[used] = '\0';
+    close(fds[0]);
+    int st;
+    waitpid(pid, &st, 0);
+    const char *top = strstr(buf, "#$ TOP=");
+    if (!top) return false;
+    top += 7;
+    size_t l = strcspn(top, "\r\n");
+    char raw[PATH_MAX];
+    if (l >= sizeof(raw)) return false;
+    memcpy(raw, top, l);
+    raw[l] = '\0';
+    char real[PATH_MAX];
+    if (!realpath(raw, real)) return false;
+    snprintf(out, len, "%s", real);
+    return true;
+}
+
+static void ld_toolkit_root(const char *nvcc, char *out, size_t len)
 {
     out[0] = '\0';
     char real[PATH_MAX];
-    if (!realpath(nvcc, real)) return;
-    char *slash = strrchr(real, '/'); /* .../bin/nvcc -> the toolkit's root */
-    if (!slash) return;
-    *slash = '\0';
-    slash = strrchr(real, '/');
-    if (!slash) return;
-    *slash = '\0';
+    if (realpath(nvcc, real)) {
+        char *slash = strrchr(real, '/'); /* .../bin/nvcc -> the toolkit's root */
+        if (slash) *slash = '\0';
+        slash = strrchr(real, '/');
+        if (slash) {
+            *slash = '\0';
+            char vj[PATH_MAX + 16];
+            snprintf(vj, sizeof(vj), "%s/version.json", real);
+            if (access(vj, R_OK) == 0) {
+                snprintf(out, len, "%s", real);
+                return;
+            }
+        }
+    }
+    /* a wrapper script (e.g. /usr/local/bin/nvcc exec'ing the real one): ask nvcc */
+    ld_dryrun_top(nvcc, out, len);
+}
+
+static void ld_stubs_in(const char *root, char *out, size_t len)
+{
+    out[0] = '\0';
+    if (!root[0]) return;
     static const char *const subdirs[] = {"lib64/stubs", "targets/x86_64-linux/lib/stubs",
                                           "targets/sbsa-linux/lib/stubs", "lib/stubs"};
     for (size_t i = 0; i < sizeof(subdirs) / sizeof(subdirs[0]); i++) {
         char cand[PATH_MAX + 64];
-        snprintf(cand, sizeof(cand), "%s/%s/libcuda.so", real, subdirs[i]);
+        snprintf(cand, sizeof(cand), "%s/%s/libcuda.so", root, subdirs[i]);
         if (access(cand, R_OK) == 0) {
-            snprintf(out, len, "%s/%s", real, subdirs[i]);
+            snprintf(out, len, "%s/%s", root, subdirs[i]);
             return;
         }
     }
+}
+
+void ld_driver_stubs(const char *nvcc, char *out, size_t len)
+{
+    char root[PATH_MAX];
+    ld_toolkit_root(nvcc, root, sizeof(root));
+    ld_stubs_in(root, out, len);
 }
 
 ld_status ld_build_start(const ld_options *o, const char *src_path, ld_build *b)
@@ -213,7 +279,9 @@ ld_status ld_build_start(const ld_options *o, const char *src_path, ld_build *b)
     XXH3_64bits_update(st, o->arch, strlen(o->arch) + 1);
     if (o->ptx_only) XXH3_64bits_update(st, "ptx-only", 9);
     XXH3_64bits_update(st, extra, strlen(extra) + 1);
-    ld_hash_nvcc(st, b->nvcc);
+    char root[PATH_MAX];
+    ld_toolkit_root(b->nvcc, root, sizeof(root));
+    ld_hash_nvcc(st, b->nvcc, root);
     unsigned long long key = (unsigned long long)XXH3_64bits_digest(st);
     XXH3_freeState(st);
     free(src);
@@ -239,7 +307,7 @@ ld_status ld_build_start(const ld_options *o, const char *src_path, ld_build *b)
     /* the driver library through the toolkit's stub, so solutions that call the driver API
      * load; --as-needed keeps it out of objects that never call it (machines without a driver) */
     char stubs[PATH_MAX], stubs_opt[PATH_MAX + 8];
-    ld_driver_stubs(b->nvcc, stubs, sizeof(stubs));
+    ld_stubs_in(root, stubs, sizeof(stubs));
     snprintf(stubs_opt, sizeof(stubs_opt), "-L%s", stubs);
 
     /* argv: the fixed recipe, then the user's extra flags split on spaces */

@@ -52,7 +52,8 @@ bool ld_build_poll(ld_build *build, ld_status *status);
  * loading it: an object whose libraries are missing here can still be checked). */
 bool ld_object_defines(const char *so_path, const char *name);
 
-/* The toolkit's libcuda stub directory (from nvcc's path), "" when there is none. */
+/* The toolkit's libcuda stub directory, "" when there is none. The toolkit is found from
+ * nvcc's real path, or from nvcc's own dry run when that path is a wrapper script. */
 void ld_driver_stubs(const char *nvcc, char *out, size_t len);
 
 /* A whole file as a NUL-terminated string (malloc'd; NULL when unreadable); *len gets its size

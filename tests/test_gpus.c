@@ -6,8 +6,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "gpus.h"
+#include "loader.h"
 #include "util.h"
 
 static char out[1 << 17];
@@ -146,6 +148,26 @@ Test(gpus, driver_api_links_libcuda_only_where_called, .timeout = 300)
     needed_of(out, needed, sizeof(needed));
     cr_expect(!strstr(needed, "libcuda.so"), "correct.cu never calls the driver: %s", needed);
     cr_expect(strstr(out, "-lcuda"), "the recipe links the stub: %s", out);
+}
+
+Test(gpus, stub_found_through_an_nvcc_wrapper_script)
+{
+    /* CI's /usr/local/bin/nvcc is a two-line script exec'ing the toolkit's nvcc: its path says
+     * nothing about the toolkit, so the stub directory must come from nvcc itself */
+    char nvcc[4096], direct[4096], wrapped[4096], script[4200];
+    cr_assert(ld_find_nvcc(nvcc, sizeof(nvcc)), "nvcc");
+    ld_driver_stubs(nvcc, direct, sizeof(direct));
+    cr_assert(direct[0], "the stub directory of %s", nvcc);
+    mkdir(SCRATCH, 0755);
+    const char *wrapper = SCRATCH "/nvcc-wrapper";
+    snprintf(script, sizeof(script), "#!/bin/sh\nexec '%s' \"$@\"\n", nvcc);
+    cr_assert(tu_write(wrapper, script));
+    cr_assert_eq(chmod(wrapper, 0755), 0);
+    ld_driver_stubs(wrapper, wrapped, sizeof(wrapped));
+    char real_direct[4096], real_wrapped[4096];
+    cr_assert(realpath(direct, real_direct) && realpath(wrapped, real_wrapped), "%s | %s", direct,
+              wrapped);
+    cr_expect_str_eq(real_wrapped, real_direct);
 }
 
 /* The value after "// KEY" in a file's header comment, or "" when absent. */
