@@ -1,30 +1,148 @@
-/* problem.c — helpers every problem shares: shapes, FLOPs, tolerance, size parsing. */
+/* problem.c — what every problem shares: its parameters by kind, extents, FLOPs, tolerance,
+ * constraints, size parsing, and the reference and baseline of a problem that is one GEMM. */
 #include "problem.h"
 
+#include <ctype.h>
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-pb_shape pb_gemm_shape(const pb_problem *p, const pb_case *c)
+#include "fp16.h"
+
+static const pb_param *pb_nth(const pb_problem *p, int i, bool ptr)
 {
-    pb_shape s;
-    if (p->dims == PB_DIMS_MKN) { /* A M×N · B N×K = C M×K */
-        s.m = c->m;
-        s.n = c->k;
-        s.k = c->n;
-    } else {
-        s.m = c->m;
-        s.n = c->n;
-        s.k = c->k;
-    }
-    return s;
+    for (int j = 0; j < p->n_params; j++)
+        if ((p->params[j].kind == PB_PTR) == ptr && i-- == 0) return &p->params[j];
+    return NULL;
 }
 
-double pb_flops(const pb_problem *p, const pb_case *c)
+const pb_param *pb_buf(const pb_problem *p, int i) { return pb_nth(p, i, true); }
+const pb_param *pb_scalar(const pb_problem *p, int i) { return pb_nth(p, i, false); }
+
+int pb_n_bufs(const pb_problem *p)
 {
-    pb_shape s = pb_gemm_shape(p, c);
-    return 2.0 * (double)s.m * (double)s.n * (double)s.k;
+    int n = 0;
+    for (int j = 0; j < p->n_params; j++) n += p->params[j].kind == PB_PTR;
+    return n;
+}
+
+int pb_n_scalars(const pb_problem *p) { return p->n_params - pb_n_bufs(p); }
+
+int pb_n_sizes(const pb_problem *p)
+{
+    int n = 0;
+    for (int i = 0; i < pb_n_scalars(p); i++) n += pb_scalar(p, i)->size;
+    return n;
+}
+
+int pb_size_scalar(const pb_problem *p, int i)
+{
+    for (int s = 0; s < pb_n_scalars(p); s++)
+        if (pb_scalar(p, s)->size && i-- == 0) return s;
+    return -1;
+}
+
+int pb_scalar_index(const pb_problem *p, const char *name)
+{
+    for (int s = 0; s < pb_n_scalars(p); s++)
+        if (strcmp(pb_scalar(p, s)->name, name) == 0) return s;
+    return -1;
+}
+
+double pb_get(const pb_problem *p, const double *v, const char *name)
+{
+    int s = pb_scalar_index(p, name);
+    return s < 0 ? NAN : v[s];
+}
+
+int pb_out_buf(const pb_problem *p)
+{
+    for (int b = 0; b < pb_n_bufs(p); b++)
+        if (pb_buf(p, b)->role != PB_IN) return b;
+    return -1;
+}
+
+bool pb_eval(const pb_problem *p, const char *expr, const double *v, long long *out)
+{
+    long long acc = 0;
+    char op = 0; /* 0: the first term */
+    const char *s = expr;
+    for (;;) {
+        while (*s == ' ') s++;
+        long long term;
+        if (isdigit((unsigned char)*s)) {
+            term = strtoll(s, (char **)&s, 10);
+        } else if (isalpha((unsigned char)*s) || *s == '_') {
+            const char *a = s;
+            while (isalnum((unsigned char)*s) || *s == '_') s++;
+            char name[32];
+            if ((size_t)(s - a) >= sizeof(name)) return false;
+            snprintf(name, sizeof(name), "%.*s", (int)(s - a), a);
+            int i = pb_scalar_index(p, name);
+            if (i < 0) return false;
+            term = (long long)v[i];
+        } else {
+            return false;
+        }
+        if (op == 0) acc = term;
+        else if (op == '*') acc *= term;
+        else if (term == 0) return false;
+        else acc /= term;
+        while (*s == ' ') s++;
+        if (*s == '\0') break;
+        if (*s != '*' && *s != '/') return false;
+        op = *s++;
+    }
+    *out = acc;
+    return true;
+}
+
+void pb_buf_dims(const pb_problem *p, int buf, const double *v, long long *rows, long long *cols)
+{
+    const pb_param *q = pb_buf(p, buf);
+    if (!q || !pb_eval(p, q->rows, v, rows) || !pb_eval(p, q->cols, v, cols) || *rows < 0 ||
+        *cols < 0)
+        *rows = *cols = 0;
+}
+
+size_t pb_type_size(pb_type t)
+{
+    switch (t) {
+    case PB_F16: return 2;
+    case PB_F32: return 4;
+    case PB_I8:
+    case PB_U8: return 1;
+    case PB_F64: return 8;
+    }
+    return 1;
+}
+
+const char *pb_type_name(pb_type t)
+{
+    static const char *const n[] = {"f16", "f32", "int8", "uint8", "f64"};
+    return (unsigned)t < 5 ? n[t] : "?";
+}
+
+void pb_param_type(const pb_param *q, char *out, size_t len)
+{
+    if (q->kind == PB_INT) {
+        snprintf(out, len, "int");
+        return;
+    }
+    if (q->kind == PB_FLOAT) {
+        snprintf(out, len, "float");
+        return;
+    }
+    static const char *const c[] = {"half", "float", "int8_t", "uint8_t", "double"};
+    snprintf(out, len, "%s%s*", q->role == PB_IN ? "const " : "", c[q->type]);
+}
+
+double pb_flops(const pb_problem *p, const double *v)
+{
+    long long f;
+    return pb_eval(p, p->flops, v, &f) ? (double)f : 0.0;
 }
 
 void pb_case_tolerance(const pb_problem *p, const pb_case *c, double *atol, double *rtol)
@@ -37,20 +155,58 @@ void pb_case_tolerance(const pb_problem *p, const pb_case *c, double *atol, doub
     }
 }
 
+bool pb_values_sound(const pb_problem *p, const double *v, char *err, size_t errlen)
+{
+    const char *why = p->check ? p->check(p, v) : NULL;
+    if (why) snprintf(err, errlen, "%s", why);
+    return why == NULL;
+}
+
+bool pb_values_ok(const pb_problem *p, const double *v, char *err, size_t errlen)
+{
+    for (int s = 0; s < pb_n_scalars(p); s++) {
+        const pb_param *q = pb_scalar(p, s);
+        if (!(v[s] >= q->lo && v[s] <= q->hi)) {
+            snprintf(err, errlen, "%s = %g; %g <= %s <= %g", q->name, v[s], q->lo, q->name, q->hi);
+            return false;
+        }
+    }
+    return pb_values_sound(p, v, err, errlen);
+}
+
+void pb_format_values(const pb_problem *p, const double *v, char *out, size_t len)
+{
+    size_t u = 0;
+    out[0] = '\0';
+    for (int s = 0; s < pb_n_scalars(p) && u < len; s++)
+        u += (size_t)snprintf(out + u, len - u, "%s%s=%g", s ? " " : "", pb_scalar(p, s)->name,
+                              v[s]);
+}
+
+void pb_format_size(const pb_problem *p, const double *v, char *out, size_t len)
+{
+    size_t u = 0;
+    out[0] = '\0';
+    for (int i = 0; i < pb_n_sizes(p) && u < len; i++)
+        u += (size_t)snprintf(out + u, len - u, "%s%d", i ? "x" : "",
+                              (int)v[pb_size_scalar(p, i)]);
+}
+
+void pb_size_names(const pb_problem *p, char *out, size_t len)
+{
+    size_t u = 0;
+    out[0] = '\0';
+    for (int i = 0; i < pb_n_sizes(p) && u < len; i++)
+        u += (size_t)snprintf(out + u, len - u, "%s%s", i ? "x" : "",
+                              pb_scalar(p, pb_size_scalar(p, i))->name);
+}
+
 void pb_stage_dir(const pb_problem *p, char *out, size_t len)
 {
     if (strcmp(p->name, "gemm_fp16") == 0)
         snprintf(out, len, "solutions");
     else
         snprintf(out, len, "solutions/%s", p->name);
-}
-
-size_t pb_elem_size(const pb_problem *p) { return p->elem == PB_F16 ? 2 : 4; }
-
-bool pb_size_ok(const pb_problem *p, int m, int n, int k)
-{
-    return m >= p->min_dim && m <= p->max_dim && n >= p->min_dim && n <= p->max_dim &&
-           k >= p->min_dim && k <= p->max_dim;
 }
 
 static bool pb_parse_int(const char *s, char **end, int *out)
@@ -63,56 +219,134 @@ static bool pb_parse_int(const char *s, char **end, int *out)
     return true;
 }
 
-bool pb_parse_size(const char *s, int *m, int *n, int *k)
+bool pb_parse_sizes(const char *s, int n, int *out)
 {
     char *end;
-    int v[3];
-    for (int i = 0; i < 3; i++) {
-        if (!pb_parse_int(s, &end, &v[i])) return false;
-        if (i < 2) {
+    for (int i = 0; i < n; i++) {
+        if (!pb_parse_int(s, &end, &out[i])) return false;
+        if (i < n - 1) {
             if (*end != 'x' && *end != 'X' && *end != ',') return false;
             s = end + 1;
         } else if (*end != '\0') {
             return false;
         }
     }
-    *m = v[0];
-    *n = v[1];
-    *k = v[2];
-    return true;
+    return n > 0;
 }
 
-bool pb_parse_size_list(const char *list, pb_size *out, size_t max, size_t *n)
+bool pb_parse_size_list(const pb_problem *p, const char *list, pb_size *out, size_t max,
+                        size_t *count)
 {
+    int n = pb_n_sizes(p);
     char *copy = strdup(list), *save = NULL;
     if (!copy) return false;
     bool ok = true;
-    *n = 0;
+    *count = 0;
     for (char *w = strtok_r(copy, ",", &save); w && ok; w = strtok_r(NULL, ",", &save)) {
         pb_size s;
+        memset(&s, 0, sizeof(s));
         char *end;
-        if (*n >= max) {
+        int one;
+        if (*count >= max) {
             ok = false;
-        } else if (pb_parse_int(w, &end, &s.m) && *end == '\0') {
-            s.n = s.k = s.m; /* N: a cube */
-            out[(*n)++] = s;
-        } else if (pb_parse_size(w, &s.m, &s.n, &s.k)) {
-            out[(*n)++] = s;
+        } else if (pb_parse_int(w, &end, &one) && *end == '\0') {
+            for (int i = 0; i < n; i++) s.v[i] = one; /* N: every size N (a cube) */
+            out[(*count)++] = s;
+        } else if (pb_parse_sizes(w, n, s.v)) {
+            out[(*count)++] = s;
         } else {
             ok = false;
         }
     }
     free(copy);
-    return ok && *n > 0;
+    return ok && *count > 0;
 }
 
 pb_case pb_perf_case(const pb_problem *p, pb_size s, size_t i, const char *name)
 {
     pb_case c = p->cases[PB_SET_PERFORMANCE][0];
     c.name = name;
-    c.m = s.m;
-    c.n = s.n;
-    c.k = s.k;
+    for (int j = 0; j < pb_n_sizes(p); j++) c.v[pb_size_scalar(p, j)] = s.v[j];
     c.seed += (uint64_t)i;
     return c;
+}
+
+pb_size pb_case_size(const pb_problem *p, const pb_case *c)
+{
+    pb_size s;
+    memset(&s, 0, sizeof(s));
+    for (int j = 0; j < pb_n_sizes(p) && j < PB_MAX_SIZES; j++)
+        s.v[j] = (int)c->v[pb_size_scalar(p, j)];
+    return s;
+}
+
+/* ---- one GEMM of buffers 0 and 1 into buffer 2 ---- */
+
+static bool pb_gemm_shape(const pb_problem *p, const pb_gemm_dims *d, const double *v, int *batch,
+                          int *m, int *n, int *k)
+{
+    long long b = 1, mm, nn, kk;
+    if ((d->batch && !pb_eval(p, d->batch, v, &b)) || !pb_eval(p, d->m, v, &mm) ||
+        !pb_eval(p, d->n, v, &nn) || !pb_eval(p, d->k, v, &kk))
+        return false;
+    *batch = (int)b;
+    *m = (int)mm;
+    *n = (int)nn;
+    *k = (int)kk;
+    return true;
+}
+
+int pb_gemm_reference(const pb_problem *p, const pb_gemm_dims *d, pb_type in_type,
+                      const pb_ref_env *env, const double *v, const void *const *in, float *out,
+                      char *err, size_t errlen)
+{
+    pb_gemm g = {.type = in_type, .alpha = 1.0, .beta = 0.0};
+    if (!pb_gemm_shape(p, d, v, &g.batch, &g.m, &g.n, &g.k)) {
+        snprintf(err, errlen, "%s: bad GEMM dimensions", p->name);
+        return -1;
+    }
+    double alpha = pb_get(p, v, "alpha"), beta = pb_get(p, v, "beta");
+    bool ab = !isnan(alpha);
+    if (ab) {
+        g.alpha = alpha;
+        g.beta = pb_buf(p, 2)->role == PB_INOUT ? beta : 0.0;
+    }
+    size_t nc = (size_t)g.batch * g.m * g.n;
+    /* C in fp32: the initial C's values where beta reads them; NaN otherwise, which BLAS must
+     * not read */
+    for (size_t i = 0; i < nc; i++) {
+        if (g.beta == 0.0)
+            out[i] = NAN;
+        else if (in_type == PB_F16)
+            out[i] = f16_to_float(((const uint16_t *)in[2])[i]);
+        else
+            out[i] = ((const float *)in[2])[i];
+    }
+    g.a = in[0];
+    g.b = in[1];
+    g.c = out;
+    int e = env->gemm(env, &g, err, errlen);
+    if (e) return e;
+    if (in_type == PB_F16) f16_round_n(out, nc); /* the judge casts its fp32 result to fp16 */
+    return 0;
+}
+
+int pb_gemm_baseline(const pb_problem *p, const pb_gemm_dims *d, pb_type type,
+                     const pb_dev_env *env, const double *v, void *const *bufs, char *err,
+                     size_t errlen)
+{
+    pb_dev_gemm g = {.type = type, .alpha = 1.0f, .beta = 0.0f};
+    if (!pb_gemm_shape(p, d, v, &g.batch, &g.m, &g.n, &g.k)) {
+        snprintf(err, errlen, "%s: bad GEMM dimensions", p->name);
+        return -1;
+    }
+    double alpha = pb_get(p, v, "alpha"), beta = pb_get(p, v, "beta");
+    if (!isnan(alpha)) {
+        g.alpha = (float)alpha;
+        g.beta = (float)beta;
+    }
+    g.a = bufs[0];
+    g.b = bufs[1];
+    g.c = bufs[2];
+    return env->gemm(env, &g, err, errlen);
 }

@@ -6,8 +6,15 @@
 extern const pb_problem pb_gemm_fp16;
 extern const pb_problem pb_sgemm;
 extern const pb_problem pb_matmul_fp32;
+extern const pb_problem pb_batched_matmul_fp32;
+extern const pb_problem pb_batched_matmul_fp16;
+extern const pb_problem pb_int8_matmul;
+extern const pb_problem pb_int4_matmul;
 
-static const pb_problem *const pb_all[] = {&pb_gemm_fp16, &pb_sgemm, &pb_matmul_fp32};
+static const pb_problem *const pb_all[] = {&pb_gemm_fp16,           &pb_sgemm,
+                                           &pb_matmul_fp32,         &pb_batched_matmul_fp32,
+                                           &pb_batched_matmul_fp16, &pb_int8_matmul,
+                                           &pb_int4_matmul};
 
 size_t pb_count(void) { return sizeof(pb_all) / sizeof(pb_all[0]); }
 

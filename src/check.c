@@ -11,6 +11,12 @@ static int ck_ceil_div(int a, int b) { return (a + b - 1) / b; }
 bool ck_compare_f32(const float *got, const float *ref, int rows, int cols, double atol, double rtol,
                     ck_summary *out)
 {
+    return ck_compare_notes(got, ref, NULL, rows, cols, atol, rtol, out);
+}
+
+bool ck_compare_notes(const float *got, const float *ref, const float *note, int rows, int cols,
+                      double atol, double rtol, ck_summary *out)
+{
     memset(out, 0, sizeof(*out));
     out->n_total = (int64_t)rows * cols;
     out->cell_h = ck_ceil_div(rows, CK_MAP_ROWS);
@@ -37,7 +43,8 @@ bool ck_compare_f32(const float *got, const float *ref, int rows, int cols, doub
             if (isnan(rel_err) || (!isnan(out->max_rel) && rel_err > out->max_rel)) out->max_rel = rel_err;
             if (out->n_shown < CK_MAX_SHOWN)
                 out->shown[out->n_shown++] =
-                    (ck_mismatch){r, c, gv, ev, atol + rtol * fabs(ev)};
+                    (ck_mismatch){r, c, gv, ev, atol + rtol * fabs(ev),
+                                  note ? note[(size_t)r * cols + c] : NAN};
             bad_in_cell[r / out->cell_h][c / out->cell_w]++;
         }
     }
@@ -51,6 +58,34 @@ bool ck_compare_f32(const float *got, const float *ref, int rows, int cols, doub
         }
     }
     return out->n_bad == 0;
+}
+
+bool ck_guard_hit(const unsigned char *whole, size_t data_bytes, size_t guard, unsigned char pattern,
+                  long long *offset)
+{
+    /* front guard from the data backwards, so the offset reported is the nearest to the data */
+    for (size_t i = guard; i-- > 0;)
+        if (whole[i] != pattern) {
+            *offset = (long long)i - (long long)guard;
+            return true;
+        }
+    const unsigned char *back = whole + guard + data_bytes;
+    for (size_t i = 0; i < guard; i++)
+        if (back[i] != pattern) {
+            *offset = (long long)(data_bytes + i);
+            return true;
+        }
+    return false;
+}
+
+bool ck_first_change(const void *a, const void *b, size_t bytes, size_t *at)
+{
+    if (memcmp(a, b, bytes) == 0) return false;
+    const unsigned char *x = a, *y = b;
+    size_t i = 0;
+    while (x[i] == y[i]) i++;
+    *at = i;
+    return true;
 }
 
 char *ck_render_map(const ck_summary *s, int width, char *buf, size_t len)

@@ -13,6 +13,8 @@
 typedef struct {
     int row, col;
     double got, expected, allowed;
+    double note; /* what explains the expected value (int8: the fp32 value before rounding); NaN
+                    when the problem gives none */
 } ck_mismatch;
 
 typedef struct {
@@ -38,6 +40,18 @@ static inline bool ck_close(double got, double ref, double atol, double rtol)
 /* Compare rows×cols row-major outputs (already in double or float precision). */
 bool ck_compare_f32(const float *got, const float *ref, int rows, int cols, double atol, double rtol,
                     ck_summary *out);
+
+/* The same, with a note per reference element shown beside each listed mismatch (NULL: none). */
+bool ck_compare_notes(const float *got, const float *ref, const float *note, int rows, int cols,
+                      double atol, double rtol, ck_summary *out);
+
+/* Whether a guard zone read back (guard bytes, data, guard bytes) changed: the byte offset from
+ * the data's start nearest to the data (negative before it). */
+bool ck_guard_hit(const unsigned char *whole, size_t data_bytes, size_t guard, unsigned char pattern,
+                  long long *offset);
+
+/* The first byte where two equal-length byte strings differ, or false when they are equal. */
+bool ck_first_change(const void *a, const void *b, size_t bytes, size_t *at);
 
 /* Render the map as text lines (each ≤ width columns) into buf; returns buf. */
 char *ck_render_map(const ck_summary *s, int width, char *buf, size_t len);

@@ -37,13 +37,16 @@ bool dv_probe(dv_info *info)
     return true;
 }
 
-double dv_peak_flops(const dv_info *info, bool fp16)
+double dv_peak_flops(const dv_info *info, pb_type compute)
 {
-    /* Dense FLOP per clock per SM: tensor cores for fp16 (fp32 accumulate), FMA units for fp32. */
+    /* Dense FLOP (or OP) per clock per SM: tensor cores for fp16 (fp32 accumulate) and int8
+     * (twice fp16's from Turing on), FMA units for fp32. */
     int cc = info->cc_major * 10 + info->cc_minor;
     double per_sm;
-    if (fp16)
+    if (compute == PB_F16)
         per_sm = cc >= 90 ? 4096 : cc >= 80 ? 2048 : cc >= 70 ? 1024 : 256;
+    else if (compute == PB_I8)
+        per_sm = cc >= 90 ? 8192 : cc >= 80 ? 4096 : cc >= 75 ? 2048 : 256;
     else
         per_sm = cc >= 80 ? 256 : 128;
     if (info->clock_khz <= 0) return 0;
@@ -52,7 +55,7 @@ double dv_peak_flops(const dv_info *info, bool fp16)
 
 /* Under --sanitize ($HARNESS_SANITIZER, set by src/inspect/mode_sanitize.c) buffers get no guard zones: memcheck
  * sees an access past a buffer only at its allocation's end, and a guard zone would hide it. */
-static size_t dv_guard_bytes(void)
+size_t dv_guard_bytes(void)
 {
     const char *s = getenv("HARNESS_SANITIZER");
     return s && *s ? 0 : DV_GUARD_BYTES;
@@ -78,41 +81,10 @@ void dv_buf_free(dv_buf *b)
     memset(b, 0, sizeof(*b));
 }
 
-bool dv_buf_guard_hit(const dv_buf *b, long long *offset, int *cuda_err)
+int dv_buf_read_whole(const dv_buf *b, void *host)
 {
-    *cuda_err = 0;
-    if (dv_guard_bytes() == 0) return false; /* the sanitizer watches the edges instead */
-    unsigned char *host = malloc(DV_GUARD_BYTES);
-    if (!host) return false;
-    bool hit = false;
-    /* front guard: scan from the data backwards so the reported offset is nearest to C */
-    cudaError_t e = cudaMemcpy(host, b->base, DV_GUARD_BYTES, cudaMemcpyDeviceToHost);
-    if (e != cudaSuccess) {
-        *cuda_err = (int)e;
-        free(host);
-        return false;
-    }
-    for (long long i = DV_GUARD_BYTES - 1; i >= 0 && !hit; i--)
-        if (host[i] != DV_GUARD_BYTE) {
-            *offset = i - (long long)DV_GUARD_BYTES;
-            hit = true;
-        }
-    if (!hit) {
-        e = cudaMemcpy(host, b->base + DV_GUARD_BYTES + b->bytes, DV_GUARD_BYTES,
-                       cudaMemcpyDeviceToHost);
-        if (e != cudaSuccess) {
-            *cuda_err = (int)e;
-            free(host);
-            return false;
-        }
-        for (long long i = 0; i < (long long)DV_GUARD_BYTES && !hit; i++)
-            if (host[i] != DV_GUARD_BYTE) {
-                *offset = (long long)b->bytes + i;
-                hit = true;
-            }
-    }
-    free(host);
-    return hit;
+    size_t guard = (size_t)(b->ptr ? (unsigned char *)b->ptr - b->base : 0);
+    return (int)cudaMemcpy(host, b->base, b->bytes + 2 * guard, cudaMemcpyDeviceToHost);
 }
 
 int dv_upload(void *dst, const void *src, size_t bytes)
@@ -205,51 +177,123 @@ void dv_blas_destroy(dv_blas *b)
     free(b);
 }
 
-/* Row-major C = A·B is column-major Cᵀ = Bᵀ·Aᵀ: swap the operands, keep the buffers. */
-static cublasStatus_t dv_gemm_ex(cublasHandle_t h, int m, int n, int k, float alpha,
-                                 const void *A, cudaDataType_t ab, const void *B, float beta,
-                                 void *C, cudaDataType_t ct, cublasComputeType_t compute)
+/* Row-major C = A·op(B) is column-major Cᵀ = op(B)ᵀ·Aᵀ: swap the operands, keep the buffers.
+ * B row-major k×n is column-major n×k (ld n); B row-major n×k (trans_b) is its transpose (ld k). */
+typedef struct {
+    cublasOperation_t opb;
+    int ldb;
+    long long sa, sb, sc; /* batch strides in elements */
+} dv_shape;
+
+static dv_shape dv_shape_of(bool trans_b, int m, int n, int k)
 {
-    return cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &alpha, B, ab, n, A, ab, k, &beta,
-                        C, ct, n, compute, CUBLAS_GEMM_DEFAULT);
+    dv_shape d = {trans_b ? CUBLAS_OP_T : CUBLAS_OP_N, trans_b ? k : n, (long long)m * k,
+                  (long long)k * n, (long long)m * n};
+    return d;
 }
 
-int dv_blas_reference(dv_blas *b, bool fp16, int m, int n, int k, float alpha, const void *A,
-                      const void *B, float beta, float *C32, char *err, size_t errlen)
+static cublasStatus_t dv_gemm_ex(cublasHandle_t h, bool trans_b, int batch, int m, int n, int k,
+                                 float alpha, const void *A, cudaDataType_t ab, const void *B,
+                                 float beta, void *C, cudaDataType_t ct,
+                                 cublasComputeType_t compute)
+{
+    dv_shape d = dv_shape_of(trans_b, m, n, k);
+    if (batch == 1)
+        return cublasGemmEx(h, d.opb, CUBLAS_OP_N, n, m, k, &alpha, B, ab, d.ldb, A, ab, k, &beta,
+                            C, ct, n, compute, CUBLAS_GEMM_DEFAULT);
+    return cublasGemmStridedBatchedEx(h, d.opb, CUBLAS_OP_N, n, m, k, &alpha, B, ab, d.ldb, d.sb,
+                                      A, ab, k, d.sa, &beta, C, ct, n, d.sc, batch, compute,
+                                      CUBLAS_GEMM_DEFAULT);
+}
+
+static int dv_ref_gemm_dev(dv_blas *b, const pb_gemm *g, const void *A, const void *B, void *C,
+                           char *err, size_t errlen)
 {
     cublasSetMathMode(b->h, CUBLAS_PEDANTIC_MATH);
-    cudaDataType_t ab = fp16 ? CUDA_R_16F : CUDA_R_32F;
-    cublasStatus_t s =
-        dv_gemm_ex(b->h, m, n, k, alpha, A, ab, B, beta, C32, CUDA_R_32F, CUBLAS_COMPUTE_32F_PEDANTIC);
-    if (s == CUBLAS_STATUS_NOT_SUPPORTED) /* pedantic fp16 inputs: plain fp32 compute */
-        s = dv_gemm_ex(b->h, m, n, k, alpha, A, ab, B, beta, C32, CUDA_R_32F, CUBLAS_COMPUTE_32F);
+    cublasStatus_t s;
+    if (g->type == PB_F64) {
+        dv_shape d = dv_shape_of(g->trans_b, g->m, g->n, g->k);
+        double alpha = g->alpha, beta = g->beta;
+        s = cublasDgemmStridedBatched(b->h, d.opb, CUBLAS_OP_N, g->n, g->m, g->k, &alpha, B, d.ldb,
+                                      d.sb, A, g->k, d.sa, &beta, C, g->n, d.sc, g->batch);
+    } else {
+        cudaDataType_t ab = g->type == PB_F16 ? CUDA_R_16F : CUDA_R_32F;
+        float alpha = (float)g->alpha, beta = (float)g->beta;
+        s = dv_gemm_ex(b->h, g->trans_b, g->batch, g->m, g->n, g->k, alpha, A, ab, B, beta, C,
+                       CUDA_R_32F, CUBLAS_COMPUTE_32F_PEDANTIC);
+        if (s == CUBLAS_STATUS_NOT_SUPPORTED) /* pedantic fp16 inputs: plain fp32 compute */
+            s = dv_gemm_ex(b->h, g->trans_b, g->batch, g->m, g->n, g->k, alpha, A, ab, B, beta, C,
+                           CUDA_R_32F, CUBLAS_COMPUTE_32F);
+    }
     if (s != CUBLAS_STATUS_SUCCESS) {
         snprintf(err, errlen, "reference GEMM: %s", dv_blas_status(s));
         return -1;
     }
     int e = dv_sync();
-    if (e) {
-        snprintf(err, errlen, "reference GEMM: %s", dv_error_string(e));
-        return -1;
-    }
-    return 0;
+    if (e) snprintf(err, errlen, "reference GEMM: %s", dv_error_string(e));
+    return e;
 }
 
-int dv_blas_baseline(dv_blas *b, bool fp16, int m, int n, int k, float alpha, const void *A,
-                     const void *B, float beta, void *C, char *err, size_t errlen)
+static int dv_ref_gemm(const pb_ref_env *env, const pb_gemm *g, char *err, size_t errlen)
 {
+    dv_blas *b = env->ctx;
+    size_t es = pb_type_size(g->type), cs = g->type == PB_F64 ? sizeof(double) : sizeof(float);
+    size_t na = (size_t)g->batch * g->m * g->k, nb = (size_t)g->batch * g->k * g->n,
+           nc = (size_t)g->batch * g->m * g->n;
+    void *A = NULL, *B = NULL, *C = NULL;
+    int e = (int)cudaMalloc(&A, na * es > 0 ? na * es : 1);
+    if (!e) e = (int)cudaMalloc(&B, nb * es > 0 ? nb * es : 1);
+    if (!e) e = (int)cudaMalloc(&C, nc * cs > 0 ? nc * cs : 1);
+    if (!e) e = dv_upload(A, g->a, na * es);
+    if (!e) e = dv_upload(B, g->b, nb * es);
+    if (!e && g->beta != 0.0) e = dv_upload(C, g->c, nc * cs);
+    if (e) {
+        snprintf(err, errlen, "reference GEMM buffers: %s", dv_error_string(e));
+    } else if ((e = dv_ref_gemm_dev(b, g, A, B, C, err, errlen)) == 0) {
+        e = dv_download(g->c, C, nc * cs);
+        if (e) snprintf(err, errlen, "reading the reference: %s", dv_error_string(e));
+    }
+    cudaFree(A);
+    cudaFree(B);
+    cudaFree(C);
+    return e;
+}
+
+void dv_ref_env_init(pb_ref_env *env, dv_blas *b)
+{
+    env->gemm = dv_ref_gemm;
+    env->ctx = b;
+}
+
+static int dv_base_gemm(const pb_dev_env *env, const pb_dev_gemm *g, char *err, size_t errlen)
+{
+    dv_blas *b = env->ctx;
     cublasStatus_t s;
     cublasSetMathMode(b->h, CUBLAS_DEFAULT_MATH);
-    if (fp16)
-        s = dv_gemm_ex(b->h, m, n, k, alpha, A, CUDA_R_16F, B, beta, C, CUDA_R_16F,
-                       CUBLAS_COMPUTE_32F);
-    else
-        s = cublasSgemm(b->h, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &alpha, B, n, A, k, &beta, C, n);
+    if (g->type == PB_F16) {
+        s = dv_gemm_ex(b->h, g->trans_b, g->batch, g->m, g->n, g->k, g->alpha, g->a, CUDA_R_16F,
+                       g->b, g->beta, g->c, CUDA_R_16F, CUBLAS_COMPUTE_32F);
+    } else {
+        dv_shape d = dv_shape_of(g->trans_b, g->m, g->n, g->k);
+        if (g->batch == 1)
+            s = cublasSgemm(b->h, d.opb, CUBLAS_OP_N, g->n, g->m, g->k, &g->alpha, g->b, d.ldb,
+                            g->a, g->k, &g->beta, g->c, g->n);
+        else
+            s = cublasSgemmStridedBatched(b->h, d.opb, CUBLAS_OP_N, g->n, g->m, g->k, &g->alpha,
+                                          g->b, d.ldb, d.sb, g->a, g->k, d.sa, &g->beta, g->c,
+                                          g->n, d.sc, g->batch);
+    }
     if (s != CUBLAS_STATUS_SUCCESS) {
         snprintf(err, errlen, "cuBLAS baseline: %s", dv_blas_status(s));
         return -1;
     }
     return 0;
+}
+
+void dv_dev_env_init(pb_dev_env *env, dv_blas *b)
+{
+    env->gemm = dv_base_gemm;
+    env->ctx = b;
 }
 
 int dv_flusher_init(dv_flusher *f, const dv_info *info)

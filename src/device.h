@@ -8,6 +8,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "problem.h"
+
 typedef struct {
     bool present;
     char name[256];
@@ -21,9 +23,9 @@ typedef struct {
 /* Fills info; false when no usable CUDA device exists (info->error says why). */
 bool dv_probe(dv_info *info);
 
-/* Peak dense FLOP/s the chip could do on this element type (0 when unknown): the bound for the
- * "faster than physically possible" flag. */
-double dv_peak_flops(const dv_info *info, bool fp16);
+/* Peak dense FLOP/s the chip could do on this kind of arithmetic (0 when unknown): the bound for
+ * the "faster than physically possible" flag. */
+double dv_peak_flops(const dv_info *info, pb_type compute);
 
 /* A device buffer between two guard zones filled with a pattern. */
 #define DV_GUARD_BYTES (1u << 20)
@@ -37,9 +39,11 @@ typedef struct {
 /* 0 or a cudaError_t value. */
 int dv_buf_alloc(dv_buf *b, size_t bytes);
 void dv_buf_free(dv_buf *b);
-/* First byte offset (from ptr, may be negative) where a guard zone changed; false when intact.
- * *cuda_err gets a CUDA error if reading failed. */
-bool dv_buf_guard_hit(const dv_buf *b, long long *offset, int *cuda_err);
+/* The bytes of each guard zone: DV_GUARD_BYTES, or 0 under --sanitize ($HARNESS_SANITIZER),
+ * where memcheck sees an access past a buffer only at its allocation's end. No CUDA call. */
+size_t dv_guard_bytes(void);
+/* Copy guard | data | guard (bytes + 2 guards) to host. */
+int dv_buf_read_whole(const dv_buf *b, void *host);
 
 int dv_upload(void *dst, const void *src, size_t bytes);
 int dv_download(void *dst, const void *src, size_t bytes);
@@ -57,14 +61,10 @@ typedef struct dv_blas dv_blas;
 int dv_blas_create(dv_blas **h, char *err, size_t errlen);
 void dv_blas_destroy(dv_blas *h);
 
-/* Reference C32[m×n] = alpha·A·B + beta·C32 (row-major), fp32 compute without TF32. A and B are
- * fp16 (fp16 = true) or fp32; C32 is fp32 and, as in BLAS, not read when beta == 0. */
-int dv_blas_reference(dv_blas *h, bool fp16, int m, int n, int k, float alpha, const void *A,
-                      const void *B, float beta, float *C32, char *err, size_t errlen);
-/* Baseline: what a user would call. fp16: cublasGemmEx fp16 in/out, fp32 compute; fp32:
- * cublasSgemm (default math: no TF32). C has the problem's element type. */
-int dv_blas_baseline(dv_blas *h, bool fp16, int m, int n, int k, float alpha, const void *A,
-                     const void *B, float beta, void *C, char *err, size_t errlen);
+/* The reference's GEMM on host arrays (uploaded, computed pedantically: no TF32, then read
+ * back), and the baseline's on device buffers (default math: what a user would call). */
+void dv_ref_env_init(pb_ref_env *env, dv_blas *b);
+void dv_dev_env_init(pb_dev_env *env, dv_blas *b);
 
 /* Flush L2 by writing a buffer twice its size (outside any timed region). */
 typedef struct { void *buf; size_t bytes; } dv_flusher;

@@ -12,11 +12,38 @@
 #include <string.h>
 #include <sys/stat.h>
 
+typedef struct {
+    char text[PB_MAX_PARAMS][32];
+    const char *ptr[PB_MAX_PARAMS];
+} jd_types;
+
+static void jd_types_of(const pb_problem *p, jd_types *t)
+{
+    for (int i = 0; i < p->n_params && i < PB_MAX_PARAMS; i++) {
+        pb_param_type(&p->params[i], t->text[i], sizeof(t->text[i]));
+        t->ptr[i] = t->text[i];
+    }
+}
+
+sig_verdict jd_compare_signature(const sig_info *sig, const pb_problem *p)
+{
+    jd_types t;
+    jd_types_of(p, &t);
+    return sig_compare(sig, t.ptr, p->n_params);
+}
+
+void jd_format_signature(const pb_problem *p, char *buf, size_t len)
+{
+    jd_types t;
+    jd_types_of(p, &t);
+    sig_format(t.ptr, p->n_params, buf, len);
+}
+
 const pb_problem *jd_infer_problem(const sig_info *sig)
 {
     for (size_t i = 0; i < pb_count(); i++) {
         const pb_problem *p = pb_at(i);
-        if (sig_compare(sig, p->param_types, p->n_params) != SIG_MISMATCH) return p;
+        if (jd_compare_signature(sig, p) != SIG_MISMATCH) return p;
     }
     return NULL;
 }
@@ -119,13 +146,15 @@ static bool jd_items(const jd_options *o, jd_result *r)
     }
     r->items = calloc(n ? n : 1, sizeof(rn_item));
     if (!r->items) return false;
-    if (o->custom) {
-        pb_case c = {.name = "custom", .m = o->m, .n = o->n, .k = o->k,
-                     .alpha = o->alpha, .beta = o->beta,
-                     .a = {PB_FILL_UNIFORM, -1, 1, NULL}, .b = {PB_FILL_UNIFORM, -1, 1, NULL},
-                     .c = {p->c_role == PB_C_OUT ? PB_FILL_NAN : PB_FILL_UNIFORM, -1, 1, NULL},
-                     .seed = 777};
-        if (!p->has_alpha_beta) c.alpha = 1, c.beta = 0;
+    if (o->custom) { /* the performance case's recipe at the user's size */
+        pb_size sz;
+        memset(&sz, 0, sizeof(sz));
+        pb_parse_sizes(o->size, pb_n_sizes(p), sz.v); /* checked in jd_judge */
+        pb_case c = pb_perf_case(p, sz, 0, "custom");
+        c.seed = 777;
+        int ia = pb_scalar_index(p, "alpha"), ib = pb_scalar_index(p, "beta");
+        if (ia >= 0) c.v[ia] = o->alpha;
+        if (ib >= 0) c.v[ib] = o->beta;
         r->items[0] = (rn_item){c, PB_SET_PERFORMANCE, o->timing};
         r->n_items = 1;
         return true;
@@ -152,20 +181,35 @@ static bool jd_items(const jd_options *o, jd_result *r)
  * timing and the cuBLAS baseline on. The cases live in r. HX_SUCCESS or the exit code. */
 static int jd_sweep_options(const jd_options *o, const pb_problem *p, jd_options *eff, jd_result *r)
 {
-    const pb_size *sh = o->shapes ? o->shapes : p->sweep;
-    size_t n = o->shapes ? o->n_shapes : p->n_sweep;
+    const pb_size *sh = p->sweep;
+    size_t n = p->n_sweep;
+    if (o->shapes) {
+        r->shapes = calloc(PB_MAX_SHAPES, sizeof(*r->shapes));
+        char names[64];
+        pb_size_names(p, names, sizeof(names));
+        if (!r->shapes || !pb_parse_size_list(p, o->shapes, r->shapes, PB_MAX_SHAPES, &n)) {
+            snprintf(r->detail, sizeof(r->detail),
+                     "--shapes: expected a comma list of %s or N (at most %d) for %s, got '%s'",
+                     names, PB_MAX_SHAPES, p->name, o->shapes);
+            return HX_USAGE;
+        }
+        sh = r->shapes;
+    }
     if (n == 0) {
         snprintf(r->detail, sizeof(r->detail), "%s has no sweep shapes (give them with --shapes)", p->name);
         return HX_USAGE;
     }
-    for (size_t i = 0; i < n && !o->any_size; i++)
-        if (!pb_size_ok(p, sh[i].m, sh[i].n, sh[i].k)) {
-            snprintf(r->detail, sizeof(r->detail),
-                     "shape %dx%dx%d is outside %s's constraints (%d <= M, N, K <= %d; "
-                     "--no-constraints to time it anyway)",
-                     sh[i].m, sh[i].n, sh[i].k, p->name, p->min_dim, p->max_dim);
+    for (size_t i = 0; i < n; i++) {
+        pb_case c = pb_perf_case(p, sh[i], i, "");
+        char why[300], shape[48];
+        bool sound = pb_values_sound(p, c.v, why, sizeof(why));
+        if (!sound || (!o->any_size && !pb_values_ok(p, c.v, why, sizeof(why)))) {
+            pb_format_size(p, c.v, shape, sizeof(shape));
+            snprintf(r->detail, sizeof(r->detail), "shape %s is outside %s's constraints (%s%s)",
+                     shape, p->name, why, sound ? "; --no-constraints to time it anyway" : "");
             return HX_BAD_SIZE;
         }
+    }
     r->sweep_cases = calloc(n, sizeof(*r->sweep_cases));
     r->sweep_names = calloc(n, sizeof(*r->sweep_names));
     if (!r->sweep_cases || !r->sweep_names) {
@@ -173,8 +217,8 @@ static int jd_sweep_options(const jd_options *o, const pb_problem *p, jd_options
         return HX_INTERNAL;
     }
     for (size_t i = 0; i < n; i++) {
-        snprintf(r->sweep_names[i], sizeof(r->sweep_names[i]), "%dx%dx%d", sh[i].m, sh[i].n, sh[i].k);
         r->sweep_cases[i] = pb_perf_case(p, sh[i], i, r->sweep_names[i]);
+        pb_format_size(p, r->sweep_cases[i].v, r->sweep_names[i], sizeof(r->sweep_names[i]));
     }
     *eff = *o;
     for (int s = 0; s < PB_N_SETS; s++) eff->sets[s] = s == PB_SET_PERFORMANCE;
@@ -306,10 +350,10 @@ int jd_judge(const jd_options *o, jd_result *r)
     }
     const pb_problem *p = r->problem;
     if (r->sig.found) {
-        sig_verdict v = sig_compare(&r->sig, p->param_types, p->n_params);
+        sig_verdict v = jd_compare_signature(&r->sig, p);
         if (v == SIG_MISMATCH) {
             char want[512];
-            sig_format(p->param_types, p->n_params, want, sizeof(want));
+            jd_format_signature(p, want, sizeof(want));
             snprintf(r->detail, sizeof(r->detail),
                      "signature mismatch: %s:%d declares %s, but %s needs %s", o->solution,
                      r->sig.line, r->sig.text, p->name, want);
@@ -327,17 +371,54 @@ int jd_judge(const jd_options *o, jd_result *r)
         fprintf(stderr, "warning: no solve(...) declaration found in %s; assuming %s\n",
                 o->solution, p->name);
     }
-    if (o->custom && !o->any_size && !pb_size_ok(p, o->m, o->n, o->k)) {
-        snprintf(r->detail, sizeof(r->detail),
-                 "size %dx%dx%d is outside %s's constraints (%d <= M, N, K <= %d; --no-constraints to time it anyway)", o->m, o->n,
-                 o->k, p->name, p->min_dim, p->max_dim);
-        return r->exit_code = HX_BAD_SIZE;
+    if (o->custom) {
+        pb_size sz;
+        char names[64], why[300];
+        pb_size_names(p, names, sizeof(names));
+        if (!pb_parse_sizes(o->size, pb_n_sizes(p), sz.v)) {
+            snprintf(r->detail, sizeof(r->detail), "--size: %s takes %s (positive integers), got '%s'",
+                     p->name, names, o->size);
+            return r->exit_code = HX_USAGE;
+        }
+        pb_case c = pb_perf_case(p, sz, 0, "custom");
+        bool sound = pb_values_sound(p, c.v, why, sizeof(why));
+        if (!sound || (!o->any_size && !pb_values_ok(p, c.v, why, sizeof(why)))) {
+            snprintf(r->detail, sizeof(r->detail), "size %s is outside %s's constraints (%s%s)",
+                     o->size, p->name, why, sound ? "; --no-constraints to time it anyway" : "");
+            return r->exit_code = HX_BAD_SIZE;
+        }
     }
     jd_options sweep_o;
     if (o->sweep) {
         int rc = jd_sweep_options(o, p, &sweep_o, r);
         if (rc != HX_SUCCESS) return r->exit_code = rc;
         o = &sweep_o;
+    }
+
+    if (o->vs) {
+        char *vsrc = NULL, why[600];
+        size_t vlen = 0;
+        size_t vl = strlen(o->vs);
+        if (vl < 4 || strcmp(o->vs + vl - 3, ".cu") != 0) {
+            snprintf(r->detail, sizeof(r->detail), "--vs %s: not a .cu file", o->vs);
+            return r->exit_code = HX_BAD_FILE;
+        }
+        if (!jd_read_file(o->vs, &vsrc, &vlen, why, sizeof(why))) {
+            snprintf(r->detail, sizeof(r->detail), "--vs: %s", why);
+            return r->exit_code = HX_BAD_FILE;
+        }
+        sig_info vsig;
+        sig_read(vsrc, vlen, &vsig);
+        free(vsrc);
+        if (vsig.found && jd_compare_signature(&vsig, p) == SIG_MISMATCH) {
+            char want[512];
+            jd_format_signature(p, want, sizeof(want));
+            snprintf(r->detail, sizeof(r->detail),
+                     "--vs: the two files solve different problems: %s:%d declares %s, but %s "
+                     "(the problem of %s) needs %s",
+                     o->vs, vsig.line, vsig.text, p->name, o->solution, want);
+            return r->exit_code = HX_SIGNATURE;
+        }
     }
 
     if (o->check_only) return r->exit_code = HX_SUCCESS;
@@ -395,6 +476,23 @@ int jd_judge(const jd_options *o, jd_result *r)
                     .timing = o->topts, .progress = o->progress};
     if (r->ptx_built) plan.so_path = r->ptx_build.so_path;
     plan.lookup_only = lookup_only;
+    if (o->vs) { /* the other file, built the same way as the one that runs */
+        ld_options vo = {.arch = r->arch, .extra_flags = o->nvcc_flags, .cache_dir = o->cache_dir,
+                         .rebuild = o->rebuild, .quiet = o->quiet, .ptx_only = r->ptx_built};
+        ld_status vs = ld_build_solution(&vo, o->vs, &r->vs_build);
+        if (vs != LD_OK) {
+            snprintf(r->detail, sizeof(r->detail), "--vs %s: %s", o->vs, r->vs_build.error);
+            if (vs == LD_COMPILE_ERROR) {
+                r->status = RS_COMPILE_ERROR;
+                r->vs_failed = true;
+                return r->exit_code = HX_COMPILE;
+            }
+            return r->exit_code = HX_INTERNAL;
+        }
+        r->vs_built = true;
+        plan.vs_path = r->vs_build.so_path;
+        plan.timing.baseline = true;
+    }
     rn_outcome out = rn_run(&plan, &r->run);
     r->ran = true;
     switch (out) {
@@ -436,6 +534,8 @@ void jd_free(jd_result *r)
     r->items = NULL;
     free(r->sweep_cases);
     free(r->sweep_names);
+    free(r->shapes);
+    r->shapes = NULL;
     r->sweep_cases = NULL;
     r->sweep_names = NULL;
 }

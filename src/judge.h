@@ -38,8 +38,8 @@ typedef struct {
     bool rebuild;
     bool sets[PB_N_SETS];     /* which tables to run */
     bool custom;              /* one case of the user's size instead of the tables */
-    int m, n, k;
-    float alpha, beta;
+    const char *size;         /* --size as given: the problem's sizes joined by x */
+    float alpha, beta;        /* --alpha, --beta: for problems that have them */
     bool timing;              /* time the performance case(s) */
     rn_timing_opts topts;
     bool any_size;            /* --size may leave the constraints (benchmarking) */
@@ -51,10 +51,11 @@ typedef struct {
     size_t n_override_perf;
     /* --sweep: only the performance recipe, at every shape, checked then timed beside cuBLAS */
     bool sweep;
-    const pb_size *shapes;    /* --shapes; NULL: the problem's sweep list */
-    size_t n_shapes;
+    const char *shapes;       /* --shapes as given; NULL: the problem's sweep list */
     const char *gpu;          /* --gpu: a judge GPU's name (gpus.h); its target replaces arch */
     bool check_only;          /* stop after the file, problem, signature and size checks */
+    const char *vs;           /* --vs: a second file, judged on the timed cases and timed
+                                 against, in cuBLAS's place */
 } jd_options;
 
 typedef struct {
@@ -71,12 +72,16 @@ typedef struct {
     rn_item *items;
     size_t n_items;
     pb_case *sweep_cases;     /* --sweep: the cases, and their names ("MxNxK") */
-    char (*sweep_names)[32];
+    char (*sweep_names)[48];
+    pb_size *shapes;          /* --shapes, parsed for the problem */
     char gpu[16];             /* --gpu's name, "" without it */
     char ran_as[640];         /* --gpu: what ran here, on which GPU ("" when nothing ran) */
     ld_build ptx_build;       /* --gpu: the PTX-only object that ran, when ptx_built */
     bool ptx_built;
     bool ptx_failed;          /* --gpu: that build failed (its log is the one to print) */
+    ld_build vs_build;        /* --vs: the other file's object (PTX-only when ptx_built) */
+    bool vs_built;
+    bool vs_failed;           /* --vs: that build failed (its log is the one to print) */
 } jd_result;
 
 /* The command line's defaults: every table, timing on, 10 s per test. */
@@ -87,6 +92,9 @@ void jd_free(jd_result *r);
 
 /* The problem whose signature the source declares (NULL when none matches). */
 const pb_problem *jd_infer_problem(const sig_info *sig);
+/* The problem's parameter types as the signature check compares them ("const half*", "int"). */
+sig_verdict jd_compare_signature(const sig_info *sig, const pb_problem *p);
+void jd_format_signature(const pb_problem *p, char *buf, size_t len);
 
 /* build/cache beside the harness binary, unless $HARNESS_CACHE says otherwise. */
 void jd_cache_dir(char *out, size_t len);

@@ -205,17 +205,33 @@ static int lb_write_section(const char *out_path, const char *marker, char *sec)
     return HX_SUCCESS;
 }
 
-static void lb_size_label(const pb_case *c, char *out, size_t len)
+static void lb_size_label(const pb_problem *p, const pb_case *c, char *out, size_t len)
 {
-    if (c->m == c->n && c->n == c->k)
-        snprintf(out, len, "%d³", c->m);
-    else
-        snprintf(out, len, "%d×%d×%d", c->m, c->n, c->k);
+    pb_size s = pb_case_size(p, c);
+    int n = pb_n_sizes(p);
+    bool cube = n == 3 && s.v[0] == s.v[1] && s.v[1] == s.v[2];
+    if (cube) {
+        snprintf(out, len, "%d³", s.v[0]);
+        return;
+    }
+    size_t u = 0;
+    out[0] = '\0';
+    for (int i = 0; i < n && u < len; i++)
+        u += (size_t)snprintf(out + u, len - u, "%s%d", i ? "×" : "", s.v[i]);
 }
 
 static double lb_tflops(const pb_problem *p, const pb_case *c, double ms)
 {
-    return pb_flops(p, c) / (ms * 1e-3) * 1e-12;
+    return pb_flops(p, c->v) / (ms * 1e-3) * 1e-12;
+}
+
+/* "M":1024,"N":1024,"K":1024: a case's sizes as JSON members */
+static void lb_json_sizes(FILE *j, const pb_problem *p, const pb_case *c)
+{
+    for (int i = 0; i < pb_n_sizes(p); i++) {
+        int s = pb_size_scalar(p, i);
+        fprintf(j, "%s\"%s\":%d", i ? "," : "", pb_scalar(p, s)->name, (int)c->v[s]);
+    }
 }
 
 static void lb_usage(FILE *out)
@@ -239,10 +255,10 @@ static void lb_usage(FILE *out)
 
 static void lb_default_sizes(const pb_problem *p, pb_case *sizes, int *n)
 {
-    if (strcmp(p->name, "gemm_fp16") == 0) {
-        sizes[0] = (pb_case){.m = 1024, .n = 1024, .k = 1024};
-        sizes[1] = (pb_case){.m = 4096, .n = 4096, .k = 4096};
-        *n = 2;
+    if (p->board_sizes) {
+        *n = 0;
+        for (size_t i = 0; i < p->n_board_sizes && *n < LB_MAX_SIZES; i++, (*n)++)
+            sizes[*n] = pb_perf_case(p, p->board_sizes[i], i, "");
     } else {
         *n = 0;
         for (size_t i = 0; i < p->n_cases[PB_SET_PERFORMANCE] && *n < LB_MAX_SIZES; i++)
@@ -250,12 +266,12 @@ static void lb_default_sizes(const pb_problem *p, pb_case *sizes, int *n)
     }
 }
 
-static bool lb_parse_sizes(const char *list, pb_case *sizes, int *n)
+static bool lb_parse_sizes(const pb_problem *p, const char *list, pb_case *sizes, int *n)
 {
     pb_size s[LB_MAX_SIZES];
     size_t ns = 0;
-    if (!pb_parse_size_list(list, s, LB_MAX_SIZES, &ns)) return false;
-    for (size_t i = 0; i < ns; i++) sizes[i] = (pb_case){.m = s[i].m, .n = s[i].n, .k = s[i].k};
+    if (!pb_parse_size_list(p, list, s, LB_MAX_SIZES, &ns)) return false;
+    for (size_t i = 0; i < ns; i++) sizes[i] = pb_perf_case(p, s[i], i, "");
     *n = (int)ns;
     return true;
 }
@@ -356,7 +372,7 @@ int lb_main(int argc, char **argv)
     int n_sizes = 0;
     if (!sizes_opt) {
         lb_default_sizes(p, sizes, &n_sizes);
-    } else if (!lb_parse_sizes(sizes_opt, sizes, &n_sizes)) {
+    } else if (!lb_parse_sizes(p, sizes_opt, sizes, &n_sizes)) {
         fprintf(stderr, "harness leaderboard: --sizes: expected a comma list of N or MxNxK (at most %d), got '%s'\n",
                 LB_MAX_SIZES, sizes_opt);
         return HX_USAGE;
@@ -364,10 +380,9 @@ int lb_main(int argc, char **argv)
     char names[LB_MAX_SIZES][48]; /* sizes[i].name points here: lives as long as sizes */
     for (int i = 0; i < n_sizes; i++) { /* timed cases: the judge's recipe at other sizes */
         char label[40];
-        lb_size_label(&sizes[i], label, sizeof(label));
+        lb_size_label(p, &sizes[i], label, sizeof(label));
         snprintf(names[i], sizeof(names[i]), "performance %s", label);
-        pb_size s = {sizes[i].m, sizes[i].n, sizes[i].k};
-        sizes[i] = pb_perf_case(p, s, (size_t)i, names[i]);
+        sizes[i] = pb_perf_case(p, pb_case_size(p, &sizes[i]), (size_t)i, names[i]);
     }
     char dir[PATH_MAX];
     if (dir_opt)
@@ -489,14 +504,14 @@ static int lb_run(const pb_problem *p, const jd_options *o_in, const char *dir, 
         "its row is the median of those, and %% cuBLAS compares each stage with the cuBLAS run "
         "beside it.\n\n",
         p->name, note,
-        p->elem == PB_F16 ? "cublasGemmEx, fp16 in and out, fp32 compute" : "cublasSgemm, no TF32");
+        p->baseline_note ? p->baseline_note : "none yet for this problem");
     OUT("judge GPUs: the judge's GPUs whose target the stage compiles for (T4 sm_75, A100 sm_80, "
         "H100 and H200 sm_90a, B200 sm_100a), from real SASS builds with the harness's recipe; "
         "the times are this GPU's.\n\n");
     OUT("| stage | technique | judge GPUs | judge tests | extra tests |");
     for (int si = 0; si < n_sizes; si++) {
         char label[40];
-        lb_size_label(&sizes[si], label, sizeof(label));
+        lb_size_label(p, &sizes[si], label, sizeof(label));
         OUT(" %s ms | TF/s | %% cuBLAS | vs prev | vs 01 |", label);
     }
     OUT("\n|---|---|---|---|---|");
@@ -539,7 +554,7 @@ static int lb_run(const pb_problem *p, const jd_options *o_in, const char *dir, 
     for (int ci = 0; ci < (n_sizes > 1 ? 2 : 1); ci++) {
         int si = charts[ci];
         char label[40];
-        lb_size_label(&sizes[si], label, sizeof(label));
+        lb_size_label(p, &sizes[si], label, sizeof(label));
         double top = base[si] > 0 ? lb_tflops(p, &sizes[si], base[si]) : 0;
         OUT("\n```mermaid\nxychart-beta\n    title \"%s, TF/s at %s on %s (last bar: cuBLAS)\"\n    x-axis [",
             p->name, label, dev.name);
@@ -571,8 +586,11 @@ static int lb_run(const pb_problem *p, const jd_options *o_in, const char *dir, 
         rp_json_string(j, commit);
         fprintf(j, ",\"sizes\":[");
         for (int si = 0; si < n_sizes; si++)
-            fprintf(j, "%s{\"M\":%d,\"N\":%d,\"K\":%d,\"cublas_ms\":%.6f}", si ? "," : "",
-                    sizes[si].m, sizes[si].n, sizes[si].k, base[si]);
+        {
+            fprintf(j, "%s{", si ? "," : "");
+            lb_json_sizes(j, p, &sizes[si]);
+            fprintf(j, ",\"cublas_ms\":%.6f}", base[si]);
+        }
         fprintf(j, "],\"stages\":[");
         for (int i = 0; i < n; i++) {
             const lb_stage *s = &stages[i];
@@ -641,21 +659,27 @@ char *lb_shapes_section(const lb_sweep_table *t)
     if (!f) return NULL;
     fprintf(f, "\n## %s — shapes\n\n%s\n\n", p->name, t->header);
     fprintf(f, "Regenerated by `%s` from one run; never edited by hand. Each stage runs %s's "
-               "performance case (its fills, alpha and beta; a seed per shape) at every shape of the "
+               "performance case (its fills and scalars; a seed per shape) at every shape of the "
                "problem's sweep list (`problems/%s.c`), checked against the reference, then %s; cuBLAS "
                "is timed the same way beside each stage in the same process, call by call in "
                "alternation with it. The cuBLAS columns are the median of those; × cuBLAS is the "
                "stage's time over the cuBLAS time measured beside it (under 1× is faster). ✓ the "
                "shape passed its check, ✗ it did not (its status).\n\n",
             t->command, p->name, p->name, t->timing_note);
-    fprintf(f, "| shape (M×N×K) | cuBLAS ms | TF/s |");
+    char names[64];
+    pb_size_names(p, names, sizeof(names));
+    for (char *x = strchr(names, 'x'); x; x = strchr(x, 'x')) { /* MxNxK -> M×N×K */
+        memmove(x + 2, x + 1, strlen(x + 1) + 1);
+        memcpy(x, "×", 2);
+    }
+    fprintf(f, "| shape (%s) | cuBLAS ms | TF/s |", names);
     for (int i = 0; i < t->n_stages; i++) fprintf(f, " %s ms | TF/s | × cuBLAS |", t->stages[i].stem);
     fprintf(f, "\n|---|---:|---:|");
     for (int i = 0; i < t->n_stages; i++) fprintf(f, "---:|---:|---:|");
     fputc('\n', f);
     for (int si = 0; si < t->n_shapes; si++) {
         char label[40];
-        lb_size_label(&t->shapes[si], label, sizeof(label));
+        lb_size_label(p, &t->shapes[si], label, sizeof(label));
         double base = lb_sweep_base(t, si);
         if (base > 0) fprintf(f, "| %s | %.4f | %.1f |", label, base, lb_tflops(p, &t->shapes[si], base));
         else fprintf(f, "| %s | – | |", label);
@@ -685,7 +709,7 @@ char *lb_shapes_section(const lb_sweep_table *t)
     fprintf(f, " cuBLAS)\"\n    x-axis [");
     for (int si = 0; si < t->n_shapes; si++) {
         char label[40];
-        lb_size_label(&t->shapes[si], label, sizeof(label));
+        lb_size_label(p, &t->shapes[si], label, sizeof(label));
         fprintf(f, "%s\"%s\"", si ? ", " : "", label);
     }
     fprintf(f, "]\n    y-axis \"TF/s\"\n");
@@ -724,8 +748,8 @@ void lb_shapes_json(FILE *j, const lb_sweep_table *t)
     rp_json_string(j, t->commit);
     fprintf(j, ",\"shapes\":[");
     for (int si = 0; si < t->n_shapes; si++) {
-        fprintf(j, "%s{\"M\":%d,\"N\":%d,\"K\":%d", si ? "," : "", t->shapes[si].m, t->shapes[si].n,
-                t->shapes[si].k);
+        fprintf(j, "%s{", si ? "," : "");
+        lb_json_sizes(j, t->problem, &t->shapes[si]);
         lb_json_ms(j, "cublas_ms", lb_sweep_base(t, si));
         fputc('}', j);
     }
@@ -770,12 +794,12 @@ static int lb_sweep_pick(const pb_problem *p, const lb_stage *found, int n_found
                          const char *list, int *picked, int *n_picked)
 {
     *n_picked = 0;
-    if (!list && strcmp(p->name, "gemm_fp16") != 0) { /* the last four: the fastest */
+    if (!list && !p->sweep_stages) { /* the last four: the fastest */
         for (int i = n_found > 4 ? n_found - 4 : 0; i < n_found; i++) picked[(*n_picked)++] = i;
         return HX_SUCCESS;
     }
     bool given = list != NULL;
-    if (!given) list = "09,10,11,12"; /* gemm_fp16's tensor-core stages */
+    if (!given) list = p->sweep_stages;
     bool matched[LB_MAX_STAGES] = {false};
     for (int i = 0; i < n_found; i++)
         if (lb_stage_picked(found[i].stem, list, matched, LB_MAX_STAGES)) picked[(*n_picked)++] = i;

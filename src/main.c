@@ -29,12 +29,15 @@ static void hm_usage(FILE *out)
         "against a cuBLAS reference and times the performance case, like the LeetGPU judge.\n"
         "\n"
         "options:\n"
-        "  -p, --problem NAME   gemm_fp16 | sgemm | matmul_fp32 (default: from solve's signature)\n"
+        "  -p, --problem NAME   gemm_fp16 | sgemm | matmul_fp32 | batched_matmul_fp32 |\n"
+        "                       batched_matmul_fp16 | int8_matmul | int4_matmul\n"
+        "                       (default: from solve's signature)\n"
         "  -t, --tests LIST     comma list of example, functional, perf, extra, judge, all\n"
         "                       (default all; judge = example,functional,perf)\n"
         "      --judge-only     same as --tests judge: what the site's Submit runs\n"
         "      --perf-only      same as --tests perf\n"
-        "  -s, --size MxNxK     one case of this size (checked, then timed) instead of the tables\n"
+        "  -s, --size MxNxK     one case of this size (BATCHxMxNxK for the batched problems), checked\n"
+        "                       then timed, instead of the tables\n"
         "      --alpha A, --beta B   alpha and beta for --size (default 1 and 1)\n"
         "      --no-constraints let --size or --shapes leave the problem's constraints\n"
         "      --sweep          only the performance case's recipe, at every shape of the problem's\n"
@@ -43,6 +46,10 @@ static void hm_usage(FILE *out)
         "      --shapes LIST    --sweep over these shapes: comma list of MxNxK or N (N³)\n"
         "      --seed N         change every case's random inputs\n"
         "      --baseline       time cuBLAS on the same case, alternating with the solution\n"
+        "      --vs OTHER.cu    judge OTHER.cu on the same timed cases and time the two in\n"
+        "                       alternation: each median, the ratio, a 95%% interval for it and\n"
+        "                       a verdict (faster / slower / no difference beyond the noise);\n"
+        "                       with --size, --sweep, --gpu, --json (not with --baseline)\n"
         "                       call by call, and print the ratio\n"
         "      --flush-l2       flush L2 before every timed call\n"
         "      --no-timing      check only\n"
@@ -110,6 +117,17 @@ static bool hm_parse_sets(const char *list, bool sets[PB_N_SETS])
     }
     free(copy);
     return ok;
+}
+
+/* 1 to PB_MAX_SIZES positive integers joined by x (how many a problem takes is the judge's to
+ * check, once the problem is known). */
+static bool hm_size_syntax(const char *s)
+{
+    for (int n = 1; n <= PB_MAX_SIZES; n++) {
+        int v[PB_MAX_SIZES];
+        if (pb_parse_sizes(s, n, v)) return true;
+    }
+    return false;
 }
 
 static bool hm_parse_double(const char *s, double lo, double hi, double *out)
@@ -202,7 +220,7 @@ int main(int argc, char **argv)
     enum { O_JUDGE = 256, O_PERF, O_ALPHA, O_BETA, O_SEED, O_BASE, O_FLUSH, O_NOTIME, O_MINRUNS,
            O_MAXTIME, O_TIMEOUT, O_ARCH, O_FLAGS, O_REBUILD, O_JSON, O_VERSION, O_ANYSIZE,
            O_RESOURCES, O_PTX, O_SASS, O_SANITIZE, O_PROFILE };
-    enum { O_SWEEP = 512, O_SHAPES }; /* apart from the list above: --sweep's own */
+    enum { O_SWEEP = 512, O_SHAPES, O_VS }; /* apart from the list above: --sweep's own, --vs */
     enum { O_GPU = 768 };
     bool gpu_all = false;
     static const struct option longs[] = {
@@ -224,10 +242,10 @@ int main(int argc, char **argv)
         {"profile", no_argument, 0, O_PROFILE},
         /* the sweep (judge.c, report.c) */
         {"sweep", no_argument, 0, O_SWEEP},       {"shapes", required_argument, 0, O_SHAPES},
+        {"vs", required_argument, 0, O_VS},
         {"gpu", required_argument, 0, O_GPU}, /* the judge's GPUs (gpus.c) */
         {0, 0, 0, 0}};
     in_request inspect = {0, NULL};
-    pb_size shapes[PB_MAX_SHAPES];
     bool sets_given = false;
     int c;
     double d;
@@ -245,10 +263,12 @@ int main(int argc, char **argv)
         case O_JUDGE: hm_parse_sets("judge", o.sets); break;
         case O_PERF: hm_parse_sets("perf", o.sets); break;
         case 's':
-            if (!pb_parse_size(optarg, &o.m, &o.n, &o.k)) {
-                fprintf(stderr, "harness: --size: expected MxNxK with positive integers, got '%s'\n", optarg);
+            if (!hm_size_syntax(optarg)) {
+                fprintf(stderr, "harness: --size: expected positive integers joined by x (MxNxK; "
+                                "BATCHxMxNxK for the batched problems), got '%s'\n", optarg);
                 return HX_USAGE;
             }
+            o.size = optarg;
             o.custom = true;
             break;
         case O_ALPHA:
@@ -315,13 +335,9 @@ int main(int argc, char **argv)
             inspect.san_tool = optarg;
             break;
         case O_SWEEP: o.sweep = true; break;
+        case O_VS: o.vs = optarg; break;
         case O_SHAPES:
-            if (!pb_parse_size_list(optarg, shapes, PB_MAX_SHAPES, &o.n_shapes)) {
-                fprintf(stderr, "harness: --shapes: expected a comma list of MxNxK or N (at most %d), got '%s'\n",
-                        PB_MAX_SHAPES, optarg);
-                return HX_USAGE;
-            }
-            o.shapes = shapes;
+            o.shapes = optarg; /* parsed for the problem (its number of sizes) by the judge */
             o.sweep = true;
             break;
         case O_GPU:
@@ -342,6 +358,11 @@ int main(int argc, char **argv)
         fprintf(stderr, "harness: --sweep and --shapes time the performance recipe at each shape: "
                         "not with --size, --tests, --judge-only, --perf-only, --no-timing or an "
                         "inspection mode (see --help)\n");
+        return HX_USAGE;
+    }
+    if (o.vs && (o.topts.baseline || !o.timing || inspect.modes || gpu_all)) {
+        fprintf(stderr, "harness: --vs times the two files against each other: not with "
+                        "--baseline, --no-timing, --gpu all or an inspection mode (see --help)\n");
         return HX_USAGE;
     }
     if (optind != argc - 1) {
@@ -373,7 +394,8 @@ int main(int argc, char **argv)
         jd_free(&r);
         return code;
     }
-    if (code == HX_COMPILE) ld_print_log(r.ptx_failed ? &r.ptx_build : &r.build, stderr);
+    if (code == HX_COMPILE)
+        ld_print_log(r.ptx_failed ? &r.ptx_build : r.vs_failed ? &r.vs_build : &r.build, stderr);
     char note[400];
     jd_timing_note(&o.topts, note, sizeof(note));
     rp_report rep = {.solution = o.solution, .problem = r.problem,
@@ -382,6 +404,7 @@ int main(int argc, char **argv)
                      .status_detail = r.detail, .timing_note = note, .width = hm_term_width()};
     rep.gpu = r.gpu[0] ? r.gpu : NULL;
     rep.ran_as = r.ran_as[0] ? r.ran_as : NULL;
+    rep.vs = o.vs;
     void (*print_json)(FILE *, const rp_report *) = o.sweep ? rp_sweep_json : rp_json;
     void (*print_text)(FILE *, const rp_report *) = o.sweep ? rp_sweep_text : rp_text;
     if (code == HX_BAD_FILE || code == HX_USAGE || code == HX_BAD_SIZE || code == HX_SIGNATURE ||

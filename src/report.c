@@ -7,10 +7,27 @@
 
 #include "stats.h"
 
-static void rp_case_line(FILE *out, const rs_test *t, bool has_ab)
+static void rp_case_line(FILE *out, const pb_problem *p, const rs_test *t)
 {
-    fprintf(out, "M=%d N=%d K=%d", t->m, t->n, t->k);
-    if (has_ab) fprintf(out, " alpha=%g beta=%g", t->alpha, t->beta);
+    char line[256];
+    pb_format_values(p, t->v, line, sizeof(line));
+    fputs(line, out);
+}
+
+/* The case's scalars as JSON members: "M":16,"N":16,"K":16,"alpha":1,"beta":0 */
+static void rp_json_num(FILE *out, double v);
+static void rp_json_ms(FILE *out, const char *key, bool have, double v);
+static void rp_json_values(FILE *out, const pb_problem *p, const double *v, bool sizes_only)
+{
+    bool first = true;
+    for (int i = 0; i < pb_n_scalars(p); i++) {
+        const pb_param *q = pb_scalar(p, i);
+        if (sizes_only && !q->size) continue;
+        fprintf(out, "%s\"%s\":", first ? "" : ",", q->name);
+        if (q->kind == PB_INT) fprintf(out, "%d", (int)v[i]);
+        else rp_json_num(out, v[i]);
+        first = false;
+    }
 }
 
 static void rp_failure(FILE *out, const rs_test *t, int width)
@@ -23,9 +40,13 @@ static void rp_failure(FILE *out, const rs_test *t, int width)
     fprintf(out, "; max abs err %.4g, max rel err %.4g; allowed |got-exp| <= %g + %g*|exp|\n",
             s->max_abs, s->max_rel, t->atol, t->rtol);
     fprintf(out, "    first mismatches (row, col): got, expected, allowed\n");
-    for (int i = 0; i < s->n_shown; i++)
-        fprintf(out, "      (%d, %d): %.6g, %.6g, %.4g\n", s->shown[i].row, s->shown[i].col,
+    for (int i = 0; i < s->n_shown; i++) {
+        fprintf(out, "      (%d, %d): %.6g, %.6g, %.4g", s->shown[i].row, s->shown[i].col,
                 s->shown[i].got, s->shown[i].expected, s->shown[i].allowed);
+        if (isfinite(s->shown[i].note)) /* what the expected value was rounded from */
+            fprintf(out, "  (the reference's fp32 value before rounding: %.9g)", s->shown[i].note);
+        fputc('\n', out);
+    }
     fprintf(out,
             "    error map (%d×%d cells of %d×%d elements; '#' all wrong, '+' some, '.' right):\n",
             s->map_rows, s->map_cols, s->cell_h, s->cell_w);
@@ -35,35 +56,64 @@ static void rp_failure(FILE *out, const rs_test *t, int width)
 
 static void rp_test(FILE *out, const rp_report *r, const rs_test *t)
 {
-    bool ab = r->problem->has_alpha_beta;
+    const pb_problem *ab = r->problem;
     if (t->status == RS_SUCCESS) {
         fprintf(out, "✓ Test passed  %-26s ", t->name);
-        rp_case_line(out, t, ab);
+        rp_case_line(out, ab, t);
         fputc('\n', out);
     } else if (t->status == RS_NOT_RUN) {
         fprintf(out, "- Not run      %-26s ", t->name);
-        rp_case_line(out, t, ab);
+        rp_case_line(out, ab, t);
         fputc('\n', out);
     } else {
         fprintf(out, "✗ Test failed: %-26s ", t->name);
-        rp_case_line(out, t, ab);
+        rp_case_line(out, ab, t);
         fprintf(out, "  [%s]\n", rs_status_name(t->status));
         rp_failure(out, t, r->width);
     }
 }
 
+static const char *rp_vs_word(int verdict)
+{
+    return verdict < 0 ? "faster" : verdict > 0 ? "slower" : "no difference beyond the noise";
+}
+
+/* --vs: the other file's verdict on this case, its time, the ratio, the interval, the verdict */
+static void rp_vs_line(FILE *out, const rp_report *r, const rs_test *t)
+{
+    const rs_timing *tm = &t->timing;
+    if (t->vs_status != RS_SUCCESS) {
+        fprintf(out, "  vs %s: %s on this case (%s): not compared\n", r->vs,
+                rs_status_name(t->vs_status), t->vs_detail);
+        return;
+    }
+    if (!tm->base_done) {
+        fprintf(out, "  vs %s: not timed (%s)\n", r->vs, tm->base_error);
+        return;
+    }
+    fprintf(out, "  vs %s: %.4fms (median of %d, noise ±%.1f%%) -> this file takes %.3f× its time",
+            r->vs, tm->base_median_ms, tm->base_runs, tm->base_noise_pct,
+            tm->median_ms / tm->base_median_ms);
+    if (tm->vs_interval)
+        fprintf(out, ", 95%% interval [%.3f, %.3f]: %s\n", tm->vs_lo, tm->vs_hi,
+                rp_vs_word(tm->vs_verdict));
+    else
+        fputs("\n", out);
+}
+
 static void rp_timing(FILE *out, const rp_report *r, const rs_test *t)
 {
     const rs_timing *tm = &t->timing;
-    pb_case c = {.m = t->m, .n = t->n, .k = t->k};
-    double flops = pb_flops(r->problem, &c);
+    double flops = pb_flops(r->problem, t->v);
     double ms = rs_reported_ms(tm);
     fprintf(out, "\nPerformance  %s  ", t->name);
-    rp_case_line(out, t, r->problem->has_alpha_beta);
+    rp_case_line(out, r->problem, t);
     fprintf(out, "\nRuntime: %.4fms\n", ms);
     fprintf(out, "  median of %d calls after %d warm-up (min %.4fms, noise ±%.1f%%), %.1f TF/s\n",
             tm->n_runs, tm->warmup, tm->min_ms, tm->noise_pct, flops / (ms * 1e-3) * 1e-12);
-    if (tm->base_done)
+    if (tm->vs)
+        rp_vs_line(out, r, t);
+    else if (tm->base_done)
         fprintf(out, "  cuBLAS: %.4fms (%.1f TF/s) -> this solution takes %.2f× cuBLAS's time (%.1f%% of its speed)\n",
                 tm->base_median_ms, flops / (tm->base_median_ms * 1e-3) * 1e-12,
                 ms / tm->base_median_ms, 100.0 * tm->base_median_ms / ms);
@@ -176,15 +226,9 @@ static void rp_json_test(FILE *out, const rp_report *r, const rs_test *t)
 {
     fputs("{\"name\":", out);
     rp_json_string(out, t->name);
-    fprintf(out, ",\"set\":\"%s\",\"M\":%d,\"N\":%d,\"K\":%d,", pb_set_name(t->set), t->m, t->n, t->k);
-    if (r->problem->has_alpha_beta) {
-        fputs("\"alpha\":", out);
-        rp_json_num(out, t->alpha);
-        fputs(",\"beta\":", out);
-        rp_json_num(out, t->beta);
-        fputc(',', out);
-    }
-    fprintf(out, "\"status\":\"%s\",\"detail\":", rs_status_name(t->status));
+    fprintf(out, ",\"set\":\"%s\",", pb_set_name(t->set));
+    rp_json_values(out, r->problem, t->v, false);
+    fprintf(out, ",\"status\":\"%s\",\"detail\":", rs_status_name(t->status));
     rp_json_string(out, t->detail);
     fputs(",\"atol\":", out);
     rp_json_num(out, t->atol);
@@ -207,28 +251,47 @@ static void rp_json_test(FILE *out, const rp_report *r, const rs_test *t)
             rp_json_num(out, s->shown[i].expected);
             fputs(",\"allowed\":", out);
             rp_json_num(out, s->shown[i].allowed);
+            if (isfinite(s->shown[i].note)) {
+                fputs(",\"before_rounding\":", out);
+                rp_json_num(out, s->shown[i].note);
+            }
             fputc('}', out);
         }
         fputs("]}", out);
     }
     const rs_timing *tm = &t->timing;
     if (tm->done) {
-        pb_case c = {.m = t->m, .n = t->n, .k = t->k};
         double ms = rs_reported_ms(tm);
         fprintf(out,
                 ",\"timing\":{\"runtime_ms\":%.6f,\"median_ms\":%.6f,\"min_ms\":%.6f,\"max_ms\":%.6f,"
                 "\"noise_pct\":%.3f,\"runs\":%d,\"warmup\":%d,\"host_median_ms\":%.6f,"
-                "\"tflops\":%.3f,\"escaped\":%s,\"impossible\":%s,\"flush_l2\":%s",
+                "\"tflops\":%.3f,\"escaped\":%s,\"impossible\":%s,\"flush_l2\":%s,"
+                "\"parent_ms\":%.3f,\"overhead_ms_per_call\":%.4f,\"unaccounted\":%s",
                 ms, tm->median_ms, tm->min_ms, tm->max_ms, tm->noise_pct, tm->n_runs, tm->warmup,
-                tm->host_median_ms, pb_flops(r->problem, &c) / (ms * 1e-3) * 1e-12,
+                tm->host_median_ms, pb_flops(r->problem, t->v) / (ms * 1e-3) * 1e-12,
                 tm->escaped ? "true" : "false", tm->impossible ? "true" : "false",
-                tm->flush_l2 ? "true" : "false");
-        if (tm->base_done)
+                tm->flush_l2 ? "true" : "false", tm->parent_ms, tm->overhead_ms,
+                tm->unaccounted ? "true" : "false");
+        if (tm->vs) {
+            fputs(",\"vs\":{\"file\":", out);
+            rp_json_string(out, r->vs ? r->vs : "");
+            fprintf(out, ",\"status\":\"%s\",\"detail\":", rs_status_name(t->vs_status));
+            rp_json_string(out, t->vs_detail);
+            rp_json_ms(out, "median_ms", tm->base_done, tm->base_median_ms);
+            rp_json_ms(out, "ratio", tm->base_done && tm->base_median_ms > 0,
+                       tm->base_median_ms > 0 ? tm->median_ms / tm->base_median_ms : 0);
+            rp_json_ms(out, "interval_lo", tm->vs_interval, tm->vs_lo);
+            rp_json_ms(out, "interval_hi", tm->vs_interval, tm->vs_hi);
+            fputs(",\"verdict\":", out);
+            if (tm->vs_interval) rp_json_string(out, rp_vs_word(tm->vs_verdict));
+            else fputs("null", out);
+            fputc('}', out);
+        } else if (tm->base_done)
             fprintf(out,
                     ",\"cublas\":{\"median_ms\":%.6f,\"min_ms\":%.6f,\"noise_pct\":%.3f,\"runs\":%d,"
                     "\"tflops\":%.3f,\"time_ratio\":%.4f}",
                     tm->base_median_ms, tm->base_min_ms, tm->base_noise_pct, tm->base_runs,
-                    pb_flops(r->problem, &c) / (tm->base_median_ms * 1e-3) * 1e-12,
+                    pb_flops(r->problem, t->v) / (tm->base_median_ms * 1e-3) * 1e-12,
                     ms / tm->base_median_ms);
         fputc('}', out);
     }
@@ -256,6 +319,10 @@ static void rp_json_ids(FILE *out, const rp_report *r)
     rp_json_string(out, r->solution);
     fputs(",\"arch\":", out);
     rp_json_string(out, r->arch ? r->arch : "");
+    if (r->vs) {
+        fputs(",\"vs\":", out);
+        rp_json_string(out, r->vs);
+    }
 }
 
 void rp_json(FILE *out, const rp_report *r)
@@ -303,8 +370,7 @@ static double rp_sweep_ratio(const rs_test *t)
 
 static double rp_tflops(const rp_report *r, const rs_test *t, double ms)
 {
-    pb_case c = {.m = t->m, .n = t->n, .k = t->k};
-    return pb_flops(r->problem, &c) / (ms * 1e-3) * 1e-12;
+    return pb_flops(r->problem, t->v) / (ms * 1e-3) * 1e-12;
 }
 
 typedef struct {
@@ -348,14 +414,18 @@ void rp_sweep_text(FILE *out, const rp_report *r)
         if (r->timing_note)
             fprintf(out, "timed   per shape, %s; cuBLAS timed beside it, call by call in alternation\n",
                     r->timing_note);
-        fprintf(out, "\n%-16s %10s %8s %10s %7s  %s\n", "shape (MxNxK)", "ms", "TF/s", "cuBLAS ms",
-                "ratio", "status");
+        char names[64], head[80];
+        pb_size_names(r->problem, names, sizeof(names));
+        snprintf(head, sizeof(head), "shape (%s)", names);
+        int w = (int)strlen(head) > 16 ? (int)strlen(head) : 16; /* gemm's: 16 */
+        fprintf(out, "\n%-*s %10s %8s %10s %7s  %s\n", w, head, "ms", "TF/s",
+                r->vs ? "other ms" : "cuBLAS ms", "ratio", "status");
         for (size_t i = 0; i < run->n_tests; i++) {
             const rs_test *t = &run->tests[i];
             const rs_timing *tm = &t->timing;
             char shape[48];
-            snprintf(shape, sizeof(shape), "%dx%dx%d", t->m, t->n, t->k);
-            fprintf(out, "%-16s ", shape);
+            pb_format_size(r->problem, t->v, shape, sizeof(shape));
+            fprintf(out, "%-*s ", w, shape);
             if (tm->done)
                 fprintf(out, "%10.4f %8.1f ", rs_reported_ms(tm), rp_tflops(r, t, rs_reported_ms(tm)));
             else
@@ -364,14 +434,18 @@ void rp_sweep_text(FILE *out, const rp_report *r)
             else fprintf(out, "%10s ", "-");
             if (rp_sweep_ratio(t) > 0) fprintf(out, "%6.2f×", rp_sweep_ratio(t));
             else fprintf(out, "%7s", "-");
+            if (tm->vs && tm->vs_interval)
+                fprintf(out, "  [%.3f, %.3f] %s", tm->vs_lo, tm->vs_hi, rp_vs_word(tm->vs_verdict));
             fprintf(out, "  %s%s%s\n", rs_status_name(t->status),
                     tm->escaped ? " (host time: work escaped the default stream)" : "",
                     tm->impossible ? " (faster than the chip's peak: suspect)" : "");
         }
         for (size_t i = 0; i < run->n_tests; i++) { /* why a shape failed, one line each */
             const rs_test *t = &run->tests[i];
+            char shape[48];
+            pb_format_size(r->problem, t->v, shape, sizeof(shape));
             if (t->status != RS_SUCCESS && t->status != RS_NOT_RUN)
-                fprintf(out, "  %dx%dx%d: %s\n", t->m, t->n, t->k, t->detail);
+                fprintf(out, "  %s: %s\n", shape, t->detail);
         }
         rp_sweep_totals s = rp_sweep_sum(run);
         fprintf(out, "\n%d of %d shapes passed", s.passed, s.n);
@@ -406,12 +480,20 @@ void rp_sweep_json(FILE *out, const rp_report *r)
     for (size_t i = 0; run && run->outcome == RN_OK && i < run->n_tests; i++) {
         const rs_test *t = &run->tests[i];
         const rs_timing *tm = &t->timing;
-        fprintf(out, "%s{\"M\":%d,\"N\":%d,\"K\":%d,\"status\":\"%s\",\"detail\":", i ? "," : "",
-                t->m, t->n, t->k, rs_status_name(t->status));
+        fputs(i ? ",{" : "{", out);
+        rp_json_values(out, r->problem, t->v, true);
+        fprintf(out, ",\"status\":\"%s\",\"detail\":", rs_status_name(t->status));
         rp_json_string(out, t->detail);
         rp_json_ms(out, "runtime_ms", tm->done, rs_reported_ms(tm));
         rp_json_ms(out, "tflops", tm->done, tm->done ? rp_tflops(r, t, rs_reported_ms(tm)) : 0);
-        rp_json_ms(out, "cublas_ms", tm->base_done, tm->base_median_ms);
+        rp_json_ms(out, r->vs ? "other_ms" : "cublas_ms", tm->base_done, tm->base_median_ms);
+        if (tm->vs) {
+            rp_json_ms(out, "interval_lo", tm->vs_interval, tm->vs_lo);
+            rp_json_ms(out, "interval_hi", tm->vs_interval, tm->vs_hi);
+            fputs(",\"verdict\":", out);
+            if (tm->vs_interval) rp_json_string(out, rp_vs_word(tm->vs_verdict));
+            else fputs("null", out);
+        }
         rp_json_ms(out, "cublas_tflops", tm->base_done,
                    tm->base_done ? rp_tflops(r, t, tm->base_median_ms) : 0);
         rp_json_ms(out, "ratio", rp_sweep_ratio(t) > 0, rp_sweep_ratio(t));

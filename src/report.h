@@ -21,6 +21,7 @@ typedef struct {
     int width;                 /* terminal columns for the error map */
     const char *gpu;           /* --gpu's name, NULL without it */
     const char *ran_as;        /* --gpu: what ran, where (the times are this GPU's) */
+    const char *vs;            /* --vs: the other file (its times are in the baseline's place) */
 } rp_report;
 
 void rp_text(FILE *out, const rp_report *r);

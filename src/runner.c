@@ -1,16 +1,20 @@
-/* runner.c — the parent side: start workers, enforce the time limit, turn deaths into verdicts. */
+/* runner.c — the parent side: make inputs, drive the oracle and the solution's child, validate
+ * what they send, and decide every verdict here (the checks are check.c's host arithmetic). */
 #include "runner.h"
 
 #include <errno.h>
-#include <poll.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "gen.h"
+#include "stats.h"
 #include "wire.h"
 
 double rs_reported_ms(const rs_timing *t) { return t->escaped ? t->host_median_ms : t->median_ms; }
@@ -23,32 +27,26 @@ const char *rs_status_name(rs_status s)
     return (unsigned)s < sizeof(names) / sizeof(names[0]) ? names[s] : "?";
 }
 
-static double rn_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
+typedef struct {
+    pid_t pid;
+    int cmd_fd, msg_fd;
+    bool alive;
+} rn_child;
 
-/* Read one whole message, waiting at most until deadline. 1: got it; 0: EOF; -1: timed out. */
-static int rn_read(int fd, wk_msg *m, double deadline)
-{
-    char *p = (char *)m;
-    size_t got = 0;
-    while (got < sizeof(*m)) {
-        int wait_ms = (int)((deadline - rn_now()) * 1e3);
-        if (wait_ms < 0) return -1;
-        struct pollfd pfd = {.fd = fd, .events = POLLIN};
-        int r = poll(&pfd, 1, wait_ms > 1000 ? 1000 : wait_ms);
-        if (r < 0 && errno == EINTR) continue;
-        if (r == 0) continue;
-        ssize_t n = read(fd, p + got, sizeof(*m) - got);
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) return 0;
-        got += (size_t)n;
-    }
-    return 1;
-}
+typedef struct {
+    const rn_plan *plan;
+    rs_run *run;
+    unsigned char *sol, *orc; /* the arenas: the solution's child's, and the oracle's */
+    size_t sol_bytes, orc_bytes;
+    rn_child wk, oracle;
+    bool oracle_ready;        /* its WR_READY was read */
+    bool device_known;
+    uint32_t nonce;
+    wr_msg m;
+    float *outf;              /* the output read back, as floats */
+    size_t outf_n;
+    double *samples;          /* a private copy of the timing samples */
+} rn_ctx;
 
 static void rn_describe_exit(int wstatus, char *buf, size_t len)
 {
@@ -74,174 +72,598 @@ static void rn_progress(const rn_plan *plan, const rs_test *t, size_t i)
     fprintf(stderr, "  (%.0f ms)\n", t->wall_ms);
 }
 
-static pid_t rn_spawn(const rn_plan *plan, size_t first, int *fd_out)
-{
-    int fds[2];
-    if (pipe(fds) != 0) return -1;
-    fflush(NULL);
-    pid_t pid = fork();
-    if (pid < 0) {
-        close(fds[0]);
-        close(fds[1]);
-        return -1;
-    }
-    if (pid == 0) {
-        close(fds[0]);
-        signal(SIGPIPE, SIG_DFL);
-        wk_main(plan, first, fds[1]);
-        _exit(0);
-    }
-    close(fds[1]);
-    *fd_out = fds[0];
-    return pid;
-}
-
-void rn_init_test(const rn_plan *plan, size_t i, rs_test *t)
+static void rn_init_test(const rn_plan *plan, size_t i, rs_test *t)
 {
     const pb_case *c = &plan->items[i].c;
     memset(t, 0, sizeof(*t));
     snprintf(t->name, sizeof(t->name), "%s", c->name);
     t->set = plan->items[i].set;
-    t->m = c->m;
-    t->n = c->n;
-    t->k = c->k;
-    t->alpha = c->alpha;
-    t->beta = c->beta;
+    memcpy(t->v, c->v, sizeof(t->v));
     t->status = RS_NOT_RUN;
     pb_case_tolerance(plan->problem, c, &t->atol, &t->rtol);
 }
 
-/* The loop over workers; m is the message buffer. */
-static rn_outcome rn_run_items(const rn_plan *plan, rs_run *run, wk_msg *m)
-{
-    memset(run, 0, sizeof(*run));
-    run->tests = calloc(plan->n_items ? plan->n_items : 1, sizeof(rs_test));
-    run->n_tests = plan->n_items;
-    if (!run->tests) {
-        run->outcome = RN_INTERNAL;
-        snprintf(run->detail, sizeof(run->detail), "out of host memory");
-        return run->outcome;
-    }
-    for (size_t i = 0; i < plan->n_items; i++) rn_init_test(plan, i, &run->tests[i]);
+/* ---- children ---- */
 
-    size_t next = 0;
-    while (next < plan->n_items) {
-        int fd;
-        pid_t pid = rn_spawn(plan, next, &fd);
-        if (pid < 0) {
-            run->outcome = RN_INTERNAL;
-            snprintf(run->detail, sizeof(run->detail), "cannot start a worker: %s", strerror(errno));
-            return run->outcome;
+static void rn_child_kill(rn_child *ch, int *wstatus)
+{
+    int ws = 0;
+    if (ch->alive) {
+        kill(ch->pid, SIGKILL);
+        waitpid(ch->pid, &ws, 0);
+        close(ch->cmd_fd);
+        close(ch->msg_fd);
+    }
+    ch->alive = false;
+    if (wstatus) *wstatus = ws;
+}
+
+/* The child's exit after it closed its end (or was told to), reaped. */
+static void rn_child_reap(rn_child *ch, int *wstatus)
+{
+    int ws = 0;
+    if (ch->alive) {
+        close(ch->cmd_fd);
+        close(ch->msg_fd);
+        waitpid(ch->pid, &ws, 0);
+    }
+    ch->alive = false;
+    if (wstatus) *wstatus = ws;
+}
+
+static bool rn_spawn(rn_ctx *x, rn_child *ch, bool oracle)
+{
+    int cmd[2], msg[2];
+    if (pipe(cmd) != 0) return false;
+    if (pipe(msg) != 0) {
+        close(cmd[0]);
+        close(cmd[1]);
+        return false;
+    }
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0) {
+        close(cmd[0]);
+        close(cmd[1]);
+        close(msg[0]);
+        close(msg[1]);
+        return false;
+    }
+    if (pid == 0) {
+        signal(SIGPIPE, SIG_DFL);
+        int keep[2] = {cmd[0], msg[1]};
+        wr_close_other_fds(keep, 2); /* the other child's pipes among them */
+        if (oracle) {
+            munmap(x->sol, x->sol_bytes);
+            or_main(x->plan, x->orc, x->orc_bytes, cmd[0], msg[1]);
+        } else {
+            munmap(x->orc, x->orc_bytes); /* the references and pristine inputs: out of reach */
+            wk_main(x->plan, x->sol, x->sol_bytes, cmd[0], msg[1]);
         }
-        int current = -1;
-        bool finished = false, started = false;
-        size_t first = next;
-        /* start-up (CUDA context, cuBLAS) gets the same limit as a test */
-        double deadline = rn_now() + plan->timeout_s + 20.0;
-        for (;;) {
-            int r = rn_read(fd, m, deadline);
-            if (r == 1) {
-                switch (m->kind) {
-                case WK_LOADED:
-                    break;
-                case WK_NO_SOLVE:
-                case WK_LOAD_FAILED:
-                case WK_NO_DEVICE:
-                case WK_FATAL:
-                    run->outcome = m->kind == WK_NO_SOLVE      ? RN_NO_SOLVE
-                                   : m->kind == WK_LOAD_FAILED ? RN_LOAD_FAILED
-                                   : m->kind == WK_NO_DEVICE   ? RN_NO_DEVICE
-                                                              : RN_INTERNAL;
-                    snprintf(run->detail, sizeof(run->detail), "%s", m->detail);
-                    run->device = m->device;
-                    close(fd);
-                    waitpid(pid, NULL, 0);
-                    return run->outcome;
-                case WK_DEVICE:
-                    run->device = m->device;
-                    started = true;
-                    break;
-                case WK_BEGIN:
-                    current = m->index;
-                    deadline = rn_now() + plan->timeout_s;
-                    break;
-                case WK_TIMING_BEGIN: /* sent again as a heartbeat while timing: each call gets the limit */
-                    deadline = rn_now() + plan->timeout_s + plan->timing.max_time_s * 2 + 5.0;
-                    break;
-                case WK_RESULT:
-                    if (m->index >= 0 && (size_t)m->index < plan->n_items) {
-                        run->tests[m->index] = m->test;
-                        rs_test *t = &run->tests[m->index];
-                        rn_progress(plan, t, (size_t)m->index);
-                        next = (size_t)m->index + 1;
-                    }
-                    current = -1;
-                    deadline = rn_now() + plan->timeout_s;
-                    break;
-                case WK_FINISH:
-                    finished = true;
-                    break;
-                }
-                if (finished) break;
-                continue;
+        _exit(0);
+    }
+    close(cmd[0]);
+    close(msg[1]);
+    ch->pid = pid;
+    ch->cmd_fd = cmd[1];
+    ch->msg_fd = msg[0];
+    ch->alive = true;
+    return true;
+}
+
+/* A message as it came (kind checked, text ended). 1, 0 (EOF) or -1 (timed out). */
+static int rn_recv(rn_child *ch, wr_msg *m, double deadline)
+{
+    int r = wr_read(ch->msg_fd, m, sizeof(*m), deadline);
+    if (r == 1) {
+        m->detail[sizeof(m->detail) - 1] = '\0';
+        m->device.name[sizeof(m->device.name) - 1] = '\0';
+        m->device.error[sizeof(m->device.error) - 1] = '\0';
+    }
+    return r;
+}
+
+/* Start the oracle (when it is not running) and wait until it is ready; false with run->detail
+ * set. Started early, its CUDA context comes up beside the solution's child's. */
+static bool rn_oracle_start(rn_ctx *x)
+{
+    if (x->oracle.alive) return true;
+    x->oracle_ready = false;
+    if (rn_spawn(x, &x->oracle, true)) return true;
+    snprintf(x->run->detail, sizeof(x->run->detail), "cannot start the oracle: %s", strerror(errno));
+    return false;
+}
+
+static bool rn_oracle_up(rn_ctx *x)
+{
+    if (x->oracle.alive && x->oracle_ready) return true;
+    if (!rn_oracle_start(x)) return false;
+    int r = rn_recv(&x->oracle, &x->m, wr_now() + x->plan->timeout_s + 60.0);
+    if (r == 1 && x->m.kind == WR_READY) {
+        if (!x->device_known) x->run->device = x->m.device;
+        x->device_known = true;
+        x->oracle_ready = true;
+        return true;
+    }
+    snprintf(x->run->detail, sizeof(x->run->detail), "the oracle did not start: %s",
+             r == 1 ? x->m.detail : r < 0 ? "no answer" : "it exited");
+    rn_child_kill(&x->oracle, NULL);
+    return false;
+}
+
+/* Start the solution's child: it loads the object and makes its context. RN_OK when ready. */
+static rn_outcome rn_worker_up(rn_ctx *x)
+{
+    const rn_plan *plan = x->plan;
+    rs_run *run = x->run;
+    if (!rn_spawn(x, &x->wk, false)) {
+        snprintf(run->detail, sizeof(run->detail), "cannot start a worker: %s", strerror(errno));
+        return RN_INTERNAL;
+    }
+    /* start-up (CUDA context, cuBLAS) gets the same limit as a test */
+    double deadline = wr_now() + plan->timeout_s + 20.0;
+    for (;;) {
+        int r = rn_recv(&x->wk, &x->m, deadline);
+        if (r == 1 && x->m.kind == WR_LOADED) {
+            if (plan->lookup_only) { /* solve found is the answer */
+                rn_child_reap(&x->wk, NULL);
+                return RN_OK;
             }
-            /* timed out (r < 0) or the worker is gone (r == 0) */
-            int wstatus = 0;
-            if (r < 0) kill(pid, SIGKILL);
-            waitpid(pid, &wstatus, 0);
-            if (current >= 0) {
-                rs_test *t = &run->tests[current];
-                if (r < 0) {
-                    t->status = RS_TIMEOUT;
-                    snprintf(t->detail, sizeof(t->detail),
-                             "did not finish within the %.0f s limit (killed)", plan->timeout_s);
-                } else {
-                    t->status = RS_ERROR;
-                    rn_describe_exit(wstatus, t->detail, sizeof(t->detail));
-                }
-                rn_progress(plan, t, (size_t)current);
-                next = (size_t)current + 1;
-            } else if (!started) {
-                run->outcome = RN_INTERNAL;
-                if (r < 0)
-                    snprintf(run->detail, sizeof(run->detail),
-                             "the worker did not start within %.0f s", plan->timeout_s + 20.0);
-                else
-                    rn_describe_exit(wstatus, run->detail, sizeof(run->detail));
-                close(fd);
-                return run->outcome;
-            } else if (next == first) {
-                /* died between start-up and its first test: charge that test, or loop forever */
-                rs_test *t = &run->tests[next];
-                t->status = r < 0 ? RS_TIMEOUT : RS_ERROR;
-                rn_describe_exit(wstatus, t->detail, sizeof(t->detail));
-                rn_progress(plan, t, next);
-                next++;
-            }
-            break;
+            continue;
         }
-        close(fd);
-        if (finished) {
-            waitpid(pid, NULL, 0);
-            break;
+        if (r == 1 && x->m.kind == WR_READY) return RN_OK;
+        if (r == 1 && (x->m.kind == WR_NO_SOLVE || x->m.kind == WR_LOAD_FAILED ||
+                       x->m.kind == WR_NO_DEVICE || x->m.kind == WR_FATAL)) {
+            snprintf(run->detail, sizeof(run->detail), "%s", x->m.detail);
+            if (x->m.kind == WR_NO_DEVICE) run->device = x->m.device;
+            rn_child_reap(&x->wk, NULL);
+            return x->m.kind == WR_NO_SOLVE      ? RN_NO_SOLVE
+                   : x->m.kind == WR_LOAD_FAILED ? RN_LOAD_FAILED
+                   : x->m.kind == WR_NO_DEVICE   ? RN_NO_DEVICE
+                                                 : RN_INTERNAL;
+        }
+        int ws = 0;
+        rn_child_kill(&x->wk, &ws);
+        if (r < 0)
+            snprintf(run->detail, sizeof(run->detail), "the worker did not start within %.0f s",
+                     plan->timeout_s + 20.0);
+        else if (r == 0)
+            rn_describe_exit(ws, run->detail, sizeof(run->detail));
+        else
+            snprintf(run->detail, sizeof(run->detail),
+                     "the solution's process sent a record that cannot be right at start-up "
+                     "(kind %d)", (int)x->m.kind);
+        return RN_INTERNAL;
+    }
+}
+
+static const char *rn_at_phrase(wr_at at)
+{
+    switch (at) {
+    case WR_AT_ALLOC: return "allocating the test's buffers";
+    case WR_AT_UPLOAD: return "uploading the inputs";
+    case WR_AT_LAUNCH:
+    case WR_AT_SYNC: return "after solve";
+    case WR_AT_READBACK: return "reading the buffers back";
+    case WR_AT_TIMING: return "while timing";
+    case WR_AT_REFERENCE: return "computing the reference";
+    case WR_AT_HOST_MEMORY: return "in host memory";
+    case WR_AT_NONE: break;
+    }
+    return "?";
+}
+
+/* Send a command to the solution's child and wait for its answer. True: x->m holds a valid
+ * WR_DONE. False: t holds the verdict (timeout, death, a record that cannot be right) and the
+ * child is gone. *parent_ms gets the parent's clock from sending to the answer. */
+static bool rn_ask_worker(rn_ctx *x, wr_cmd_kind kind, int index, rs_test *t, double *parent_ms)
+{
+    const rn_plan *plan = x->plan;
+    wr_cmd c = {kind, index, ++x->nonce};
+    double t0 = wr_now();
+    double limit = plan->timeout_s;
+    double deadline = t0 + limit + (kind == WR_CMD_TIME ? plan->timing.max_time_s * 2 + 5.0 : 0);
+    if (!wr_write(x->wk.cmd_fd, &c, sizeof(c))) deadline = t0; /* gone: read its exit below */
+    int r = 0;
+    for (;;) {
+        r = rn_recv(&x->wk, &x->m, deadline);
+        if (r != 1) break;
+        const wr_msg *m = &x->m;
+        bool ours = m->index == index && m->nonce == c.nonce && m->cmd == kind;
+        if (ours && m->kind == WR_BEAT && kind == WR_CMD_TIME) { /* each call gets the limit */
+            deadline = wr_now() + limit + plan->timing.max_time_s * 2 + 5.0;
+            continue;
+        }
+        int max = plan->timing.max_runs;
+        if (ours && m->kind == WR_DONE && m->at >= WR_AT_NONE && m->at <= WR_AT_HOST_MEMORY &&
+            m->n_sol >= 0 && m->n_sol <= max && m->n_base >= 0 && m->n_base <= max) {
+            if (parent_ms) *parent_ms = (wr_now() - t0) * 1e3;
+            if (m->sticky) rn_child_reap(&x->wk, NULL); /* it exits after this */
+            return true;
+        }
+        rn_child_kill(&x->wk, NULL);
+        t->status = RS_ERROR;
+        snprintf(t->detail, sizeof(t->detail),
+                 "the solution's process sent a record that cannot be right (kind %d for test %d, "
+                 "command %d): nothing it reports about this test is trusted",
+                 (int)m->kind, m->index, (int)m->cmd);
+        return false;
+    }
+    int ws = 0;
+    rn_child_kill(&x->wk, &ws);
+    if (r < 0) {
+        t->status = RS_TIMEOUT;
+        snprintf(t->detail, sizeof(t->detail), "did not finish within the %.0f s limit (killed)",
+                 plan->timeout_s);
+    } else {
+        t->status = RS_ERROR;
+        rn_describe_exit(ws, t->detail, sizeof(t->detail));
+    }
+    return false;
+}
+
+/* The reference of test index from the inputs in the oracle's arena. False: t says why. */
+static bool rn_ask_oracle(rn_ctx *x, int index, rs_test *t)
+{
+    if (!rn_oracle_up(x)) {
+        t->status = RS_ERROR;
+        snprintf(t->detail, sizeof(t->detail), "harness: %s", x->run->detail);
+        return false;
+    }
+    wr_cmd c = {WR_CMD_REF, index, ++x->nonce};
+    int r = wr_write(x->oracle.cmd_fd, &c, sizeof(c))
+                ? rn_recv(&x->oracle, &x->m, wr_now() + x->plan->timeout_s * 3 + 120.0)
+                : 0;
+    if (r == 1 && x->m.kind == WR_DONE && x->m.index == index && x->m.nonce == c.nonce) {
+        if (x->m.sticky) rn_child_reap(&x->oracle, NULL);
+        if (x->m.err == 0) return true;
+        t->status = x->m.err > 0 && dv_error_is_oom(x->m.err) ? RS_OOM : RS_ERROR;
+        snprintf(t->detail, sizeof(t->detail), "harness: %s", x->m.detail);
+        return false;
+    }
+    rn_child_kill(&x->oracle, NULL);
+    t->status = RS_ERROR;
+    snprintf(t->detail, sizeof(t->detail), "harness: the oracle %s computing the reference",
+             r < 0 ? "timed out" : "died");
+    return false;
+}
+
+/* The verdict of a CUDA error the solution's child reported. */
+static void rn_cuda_fail(const wr_msg *m, rs_test *t)
+{
+    if (m->err < 0) {
+        t->status = RS_ERROR;
+        snprintf(t->detail, sizeof(t->detail), "harness: %s", m->detail);
+        return;
+    }
+    t->status = dv_error_is_oom(m->err) ? RS_OOM : RS_ERROR;
+    snprintf(t->detail, sizeof(t->detail), "CUDA error %s: %s", rn_at_phrase(m->at), m->detail);
+}
+
+/* Guard zones, inputs unchanged, the output against the reference: from the bytes read back. */
+static bool rn_check(rn_ctx *x, const wr_layout *l, rs_test *t, const char *what)
+{
+    const pb_problem *p = x->plan->problem;
+    for (int b = 0; b < l->n_bufs; b++) {
+        long long off;
+        if (ck_guard_hit(x->sol + l->sol_back[b], l->bytes[b], l->guard, DV_GUARD_BYTE, &off)) {
+            const char *n = pb_buf(p, b)->name;
+            t->status = RS_FAILED;
+            snprintf(t->detail, sizeof(t->detail),
+                     "wrote outside %s: byte offset %lld from %s's start (%s holds %zu bytes)", n,
+                     off, n, n, l->bytes[b]);
+            return false;
         }
     }
-    run->outcome = RN_OK;
-    return run->outcome;
+    for (int b = 0; b < l->n_bufs; b++) {
+        const pb_param *q = pb_buf(p, b);
+        size_t at;
+        if (q->role == PB_IN && ck_first_change(x->sol + l->sol_back[b] + l->guard,
+                                                x->orc + l->or_in[b], l->bytes[b], &at)) {
+            t->status = RS_FAILED;
+            snprintf(t->detail, sizeof(t->detail),
+                     "input %s was modified (first changed element %zu): solve must not write its "
+                     "inputs", q->name, at / pb_type_size(q->type));
+            return false;
+        }
+    }
+    const pb_param *o = pb_buf(p, l->out);
+    gen_to_float(o->type, x->sol + l->sol_back[l->out] + l->guard, x->outf, l->n_out);
+    const float *ref = (const float *)(x->orc + l->or_ref);
+    const float *note = (const float *)(x->orc + l->or_note);
+    t->checked = true;
+    if (ck_compare_notes(x->outf, ref, note, (int)l->rows[l->out], (int)l->cols[l->out], t->atol,
+                         t->rtol, &t->check))
+        return true;
+    t->status = RS_FAILED;
+    snprintf(t->detail, sizeof(t->detail), "%s%lld of %lld elements outside tolerance", what,
+             (long long)t->check.n_bad, (long long)t->check.n_total);
+    return false;
 }
+
+/* Make the inputs for seed, have the oracle compute their reference, and hand them to the
+ * solution's arena. False: t says why. */
+static bool rn_inputs(rn_ctx *x, size_t i, const wr_layout *l, uint64_t seed, rs_test *t)
+{
+    const pb_case *c = &x->plan->items[i].c;
+    void *dst[PB_MAX_BUFS];
+    for (int b = 0; b < l->n_bufs; b++) dst[b] = x->orc + l->or_in[b];
+    gen_inputs(x->plan->problem, c, c->v, seed, dst);
+    if (!rn_ask_oracle(x, (int)i, t)) return false;
+    for (int b = 0; b < l->n_bufs; b++) memcpy(x->sol + l->sol_in[b], dst[b], l->bytes[b]);
+    return true;
+}
+
+/* Samples as the child wrote them, copied here and checked: finite, non-negative, an event
+ * interval inside the host interval around it, all of them inside the parent's clock. */
+static bool rn_timing(rn_ctx *x, const wr_layout *l, size_t i, const wr_msg *m, double parent_ms,
+                      rs_test *t)
+{
+    const rn_plan *plan = x->plan;
+    const pb_problem *p = plan->problem;
+    size_t max = (size_t)plan->timing.max_runs;
+    memcpy(x->samples, x->sol + l->sol_samples, WR_SAMPLE_SERIES * max * sizeof(double));
+    double *ser[WR_SAMPLE_SERIES];
+    for (int s = 0; s < WR_SAMPLE_SERIES; s++) ser[s] = x->samples + (size_t)s * max;
+    int n[2] = {m->n_sol, m->n_base};
+    double host_sum = 0;
+    for (int k = 0; k < 2; k++)
+        for (int j = 0; j < n[k]; j++) {
+            double ev = ser[2 * k][j], host = ser[2 * k + 1][j];
+            bool ok = isfinite(ev) && isfinite(host) && ev >= 0 && host >= 0 &&
+                      ev <= host * 1.05 + 0.02;
+            if (!ok) {
+                t->status = RS_ERROR;
+                snprintf(t->detail, sizeof(t->detail),
+                         "impossible timing sample from the solution's process (%s call %d: "
+                         "events %.6g ms inside a host interval of %.6g ms)",
+                         k ? "baseline" : "solution", j, ev, host);
+                return false;
+            }
+            host_sum += host;
+        }
+    if (m->n_sol < 1 || host_sum > parent_ms * 1.02 + 1.0) {
+        t->status = RS_ERROR;
+        snprintf(t->detail, sizeof(t->detail),
+                 m->n_sol < 1 ? "the timed loop reported no samples"
+                              : "impossible timing: the samples add up to %.3f ms, more than the "
+                                "%.3f ms the parent's clock saw",
+                 host_sum, parent_ms);
+        return false;
+    }
+    rs_timing *tt = &t->timing;
+    tt->warmup = plan->timing.warmup;
+    tt->flush_l2 = plan->timing.flush_l2;
+    if (plan->timing.baseline) {
+        if (m->n_base == 0) {
+            snprintf(tt->base_error, sizeof(tt->base_error), "%s",
+                     m->detail[0] ? m->detail : "cuBLAS was not timed");
+        } else {
+            st_summary sb = st_summarize(ser[WR_BASE_EV], (size_t)m->n_base);
+            tt->base_done = true;
+            tt->base_runs = m->n_base;
+            tt->base_median_ms = sb.median;
+            tt->base_min_ms = sb.min;
+            tt->base_noise_pct = sb.noise_pct;
+        }
+    }
+    st_summary bh = {0};
+    if (m->n_base) bh = st_summarize(ser[WR_BASE_HOST], (size_t)m->n_base);
+    st_summary se = st_summarize(ser[WR_SOL_EV], (size_t)m->n_sol);
+    st_summary sh = st_summarize(ser[WR_SOL_HOST], (size_t)m->n_sol);
+    tt->done = true;
+    tt->n_runs = m->n_sol;
+    tt->median_ms = se.median;
+    tt->min_ms = se.min;
+    tt->max_ms = se.max;
+    tt->noise_pct = se.noise_pct;
+    tt->host_median_ms = sh.median;
+    /* Work on a stream of the solution's own escapes the events but not the synchronize. */
+    tt->escaped = sh.median > 1.5 * se.median + 0.05;
+    /* What the parent saw per round beyond the host times: restores, syncs, warm-up. A forged
+     * small time leaves the real one here. */
+    int rounds = m->n_sol + plan->timing.warmup;
+    tt->parent_ms = parent_ms;
+    tt->overhead_ms = (parent_ms - host_sum) / (rounds > 0 ? rounds : 1);
+    tt->unaccounted =
+        tt->overhead_ms > 2.0 && tt->overhead_ms > 3.0 * (sh.median + (m->n_base ? bh.median : 0));
+    tt->vs = plan->vs_path != NULL;
+    if (tt->vs && tt->base_done) {
+        tt->vs_interval = st_ratio_interval(ser[WR_SOL_EV], (size_t)m->n_sol, ser[WR_BASE_EV],
+                                            (size_t)m->n_base, 1000, &tt->vs_lo, &tt->vs_hi);
+        /* a difference under 1% is not called: the order in a round can move it that much */
+        tt->vs_verdict = !tt->vs_interval ? 0 : tt->vs_hi < 0.99 ? -1 : tt->vs_lo > 1.01 ? 1 : 0;
+    }
+    double peak = dv_peak_flops(&x->run->device, p->compute);
+    tt->peak_tflops = peak * 1e-12;
+    double best_ms = rs_reported_ms(tt);
+    tt->impossible =
+        peak > 0 && pb_flops(p, plan->items[i].c.v) / (best_ms * 1e-3) > 1.05 * peak;
+    return true;
+}
+
+/* One test, start to verdict. RN_OK, or the outcome that ends the run (a child that cannot be
+ * started again). */
+static rn_outcome rn_test(rn_ctx *x, size_t i)
+{
+    const rn_plan *plan = x->plan;
+    const pb_problem *p = plan->problem;
+    const rn_item *it = &plan->items[i];
+    rs_test *t = &x->run->tests[i];
+    double t0 = wr_now();
+    uint64_t seed = it->c.seed * 0x9E3779B97F4A7C15ull + plan->seed;
+    wr_layout l;
+    if (!wr_layout_for(p, it->c.v, dv_guard_bytes(), plan->timing.max_runs, &l)) {
+        t->status = RS_ERROR;
+        snprintf(t->detail, sizeof(t->detail), "harness: the case's buffer extents are invalid");
+        return RN_OK;
+    }
+    if (!x->wk.alive) {
+        rn_outcome o = rn_worker_up(x);
+        if (o != RN_OK) return o;
+    }
+    if (!rn_inputs(x, i, &l, seed, t)) goto out;
+    if (it->c.expected) { /* the official expected output must agree with the reference */
+        const float *ref = (const float *)(x->orc + l.or_ref);
+        for (size_t e = 0; e < l.n_out; e++)
+            if (!ck_close(ref[e], it->c.expected[e], t->atol, t->rtol)) {
+                t->status = RS_ERROR;
+                snprintf(t->detail, sizeof(t->detail),
+                         "harness: the reference disagrees with the official expected output at %zu",
+                         e);
+                goto out;
+            }
+    }
+    if (!rn_ask_worker(x, WR_CMD_RUN, (int)i, t, NULL)) goto out;
+    if (x->m.err) {
+        rn_cuda_fail(&x->m, t);
+        goto out;
+    }
+    if (!rn_check(x, &l, t, "")) goto out;
+    t->status = RS_SUCCESS;
+    if (!it->timed) goto out;
+    if (plan->vs_path) { /* the other file on the same inputs, judged the same way */
+        rs_test tb = *t;
+        tb.status = RS_SUCCESS;
+        tb.detail[0] = '\0';
+        if (!rn_ask_worker(x, WR_CMD_RUN_VS, (int)i, &tb, NULL)) {
+            t->vs_status = tb.status;
+            snprintf(t->vs_detail, sizeof(t->vs_detail), "%s", tb.detail);
+            t->status = RS_ERROR; /* the child is gone with both files' state */
+            snprintf(t->detail, sizeof(t->detail), "the --vs file: %s", tb.detail);
+            goto out;
+        }
+        if (x->m.err) rn_cuda_fail(&x->m, &tb);
+        else rn_check(x, &l, &tb, "");
+        t->vs_status = tb.status;
+        snprintf(t->vs_detail, sizeof(t->vs_detail), "%s", tb.detail);
+        if (x->m.sticky) { /* its error took the context: nothing left to time */
+            t->status = RS_ERROR;
+            snprintf(t->detail, sizeof(t->detail), "the --vs file: %s", tb.detail);
+            goto out;
+        }
+    }
+
+    double parent_ms = 0;
+    if (!rn_ask_worker(x, WR_CMD_TIME, (int)i, t, &parent_ms)) goto out;
+    if (x->m.err) {
+        rn_cuda_fail(&x->m, t);
+        goto out;
+    }
+    wr_msg done = x->m;
+    if (!rn_timing(x, &l, i, &done, parent_ms, t)) goto out;
+    /* The output of the last timed call must be right too. */
+    if (!rn_check(x, &l, t, "output of the timed calls: ")) goto out;
+    /* New inputs in the same buffers: a result cached across calls fails here. */
+    if (!rn_inputs(x, i, &l, seed ^ 0x5eed5eed5eedull, t)) goto out;
+    if (!rn_ask_worker(x, WR_CMD_RERUN, (int)i, t, NULL)) goto out;
+    if (x->m.err) {
+        rn_cuda_fail(&x->m, t);
+        goto out;
+    }
+    rn_check(x, &l, t, "second input set in the same buffers (cached result?): ");
+out:
+    t->wall_ms = (wr_now() - t0) * 1e3;
+    rn_progress(plan, t, i);
+    return RN_OK;
+}
+
+/* The arenas, sized for the plan's largest test (pages are only backed once touched). */
+static bool rn_arenas(rn_ctx *x)
+{
+    size_t sol = 4096, orc = 4096, out = 1;
+    for (size_t i = 0; i < x->plan->n_items; i++) {
+        wr_layout l;
+        if (!wr_layout_for(x->plan->problem, x->plan->items[i].c.v, dv_guard_bytes(),
+                           x->plan->timing.max_runs, &l))
+            continue;
+        if (l.sol_total > sol) sol = l.sol_total;
+        if (l.or_total > orc) orc = l.or_total;
+        if (l.n_out > out) out = l.n_out;
+    }
+    int prot = PROT_READ | PROT_WRITE, flags = MAP_SHARED | MAP_ANONYMOUS | MAP_NORESERVE;
+    x->sol = mmap(NULL, sol, prot, flags, -1, 0);
+    x->orc = mmap(NULL, orc, prot, flags, -1, 0);
+    x->sol_bytes = sol;
+    x->orc_bytes = orc;
+    x->outf = malloc(out * sizeof(float));
+    x->samples = malloc((size_t)WR_SAMPLE_SERIES * (size_t)(x->plan->timing.max_runs + 1) *
+                        sizeof(double));
+    return x->sol != MAP_FAILED && x->orc != MAP_FAILED && x->outf && x->samples;
+}
+
+static void rn_release(rn_ctx *x)
+{
+    if (x->wk.alive) {
+        wr_cmd q = {WR_CMD_QUIT, -1, 0};
+        wr_write(x->wk.cmd_fd, &q, sizeof(q));
+        rn_child_reap(&x->wk, NULL);
+    }
+    if (x->oracle.alive) {
+        wr_cmd q = {WR_CMD_QUIT, -1, 0};
+        wr_write(x->oracle.cmd_fd, &q, sizeof(q));
+        rn_child_reap(&x->oracle, NULL);
+    }
+    if (x->sol && x->sol != MAP_FAILED) munmap(x->sol, x->sol_bytes);
+    if (x->orc && x->orc != MAP_FAILED) munmap(x->orc, x->orc_bytes);
+    free(x->outf);
+    free(x->samples);
+}
+
+static rn_outcome rn_run_all(const rn_plan *plan, rs_run *run);
 
 rn_outcome rn_run(const rn_plan *plan, rs_run *run)
 {
-    wk_msg *m = malloc(sizeof(wk_msg)); /* a few KB: one buffer for every message */
-    if (!m) {
-        memset(run, 0, sizeof(*run));
+    memset(run, 0, sizeof(*run));
+    /* the solution's process runs as this user: keep it from attaching to this one */
+    prctl(PR_SET_DUMPABLE, 0);
+    /* a command written to a child that died must be an EPIPE to read its exit from, not this
+     * process's death */
+    struct sigaction ign = {.sa_handler = SIG_IGN}, old_pipe;
+    sigemptyset(&ign.sa_mask);
+    sigaction(SIGPIPE, &ign, &old_pipe);
+    rn_outcome o = rn_run_all(plan, run);
+    sigaction(SIGPIPE, &old_pipe, NULL);
+    return o;
+}
+
+static rn_outcome rn_run_all(const rn_plan *plan, rs_run *run)
+{
+    rn_ctx *x = calloc(1, sizeof(*x));
+    run->tests = calloc(plan->n_items ? plan->n_items : 1, sizeof(rs_test));
+    run->n_tests = plan->n_items;
+    if (!x || !run->tests) {
+        free(x);
         run->outcome = RN_INTERNAL;
         snprintf(run->detail, sizeof(run->detail), "out of host memory");
         return run->outcome;
     }
-    rn_outcome out = rn_run_items(plan, run, m);
-    free(m);
-    return out;
+    x->plan = plan;
+    x->run = run;
+    for (size_t i = 0; i < plan->n_items; i++) rn_init_test(plan, i, &run->tests[i]);
+    if (!rn_arenas(x)) {
+        run->outcome = RN_INTERNAL;
+        snprintf(run->detail, sizeof(run->detail), "cannot map the shared buffers: %s",
+                 strerror(errno));
+        rn_release(x);
+        free(x);
+        return run->outcome;
+    }
+    bool want_oracle = !plan->lookup_only && plan->n_items > 0;
+    if (want_oracle && !rn_oracle_start(x)) { /* both contexts come up at once */
+        run->outcome = RN_INTERNAL;
+        rn_release(x);
+        free(x);
+        return run->outcome;
+    }
+    rn_outcome o = rn_worker_up(x);
+    if (o == RN_OK && want_oracle && !rn_oracle_up(x)) o = RN_INTERNAL;
+    for (size_t i = 0; o == RN_OK && !plan->lookup_only && i < plan->n_items; i++)
+        o = rn_test(x, i);
+    run->outcome = o;
+    rn_release(x);
+    free(x);
+    return run->outcome;
 }
 
 void rn_free(rs_run *run)
@@ -263,16 +685,15 @@ bool rn_probe(dv_info *info, double timeout_s)
         close(fds[1]);
         return false;
     }
-    wk_msg *m = calloc(1, sizeof(wk_msg));
+    wr_msg *m = calloc(1, sizeof(*m));
     if (pid == 0) {
         close(fds[0]);
         if (!m) _exit(1);
         dv_probe(&m->device);
-        ssize_t w = write(fds[1], m, sizeof(*m));
-        _exit(w == (ssize_t)sizeof(*m) ? 0 : 1);
+        _exit(wr_write(fds[1], m, sizeof(*m)) ? 0 : 1);
     }
     close(fds[1]);
-    int r = m ? rn_read(fds[0], m, rn_now() + timeout_s) : 0;
+    int r = m ? wr_read(fds[0], m, sizeof(*m), wr_now() + timeout_s) : 0;
     if (r < 0) kill(pid, SIGKILL);
     close(fds[0]);
     waitpid(pid, NULL, 0);
@@ -283,6 +704,8 @@ bool rn_probe(dv_info *info, double timeout_s)
     }
     *info = m->device;
     free(m);
+    info->name[sizeof(info->name) - 1] = '\0';
+    info->error[sizeof(info->error) - 1] = '\0';
     return info->present;
 }
 

@@ -1,9 +1,13 @@
-/* runner.h — run a solution's tests in child processes and collect the verdicts.
+/* runner.h — run a solution's tests in child processes and decide the verdicts.
  *
- * The parent never initialises CUDA. A worker child loads the solution, creates the CUDA
- * context and runs the tests in order, sending a message per step through a pipe; when it
- * hangs (per-test time limit), dies on a signal, exits, or hits a CUDA error that poisons its
- * context, the parent records that test's verdict and starts a fresh worker at the next test.
+ * The parent never initialises CUDA, and it alone decides. It makes each test's inputs on the
+ * host, has an oracle child (which never loads the solution) compute the reference, and has the
+ * solution's child (worker.c) upload the inputs, call solve and copy every buffer back through
+ * shared memory; the guard zones, the inputs and the output are then checked here, and the
+ * timing samples the solution's child sends are checked against the parent's own clock. When
+ * the solution's child hangs (per-test time limit), dies, exits, sends a record that cannot be
+ * right, or hits a CUDA error that poisons its context, the parent records that test's verdict
+ * and starts a fresh child at the next test.
  */
 #ifndef RUNNER_H
 #define RUNNER_H
@@ -54,6 +58,8 @@ typedef struct {
     rn_timing_opts timing;
     bool progress;       /* a line per test on stderr */
     bool lookup_only;    /* load the object and look solve up; call nothing on the device */
+    const char *vs_path; /* --vs: a second object, checked on each timed case and timed in the
+                            baseline's place */
 } rn_plan;
 
 typedef struct {
@@ -62,6 +68,9 @@ typedef struct {
     double median_ms, min_ms, max_ms, noise_pct;
     double host_median_ms;   /* host clock around solve + device-wide synchronize */
     bool escaped;            /* host time far above event time: work outside the events */
+    double parent_ms;        /* the parent's own clock around the whole timed loop */
+    double overhead_ms;      /* per round, what the parent saw beyond the reported host times */
+    bool unaccounted;        /* that is far above what a round's restores and syncs take */
     bool impossible;         /* faster than the chip's peak */
     double peak_tflops;
     bool flush_l2;
@@ -69,13 +78,17 @@ typedef struct {
     int base_runs;
     double base_median_ms, base_min_ms, base_noise_pct;
     char base_error[200];
+    /* --vs: the baseline slot holds the other file's calls */
+    bool vs;
+    bool vs_interval;        /* vs_lo, vs_hi hold a 95% interval of median / base_median */
+    double vs_lo, vs_hi;
+    int vs_verdict;          /* -1 faster, 0 no difference beyond the noise, 1 slower */
 } rs_timing;
 
 typedef struct {
     char name[64];
     pb_set set;
-    int m, n, k;
-    float alpha, beta;
+    double v[PB_MAX_SCALARS]; /* the case's scalars (the problem's order) */
     rs_status status;
     char detail[400];        /* why it failed, in one line */
     double atol, rtol;
@@ -83,6 +96,8 @@ typedef struct {
     ck_summary check;
     double wall_ms;
     rs_timing timing;
+    rs_status vs_status;     /* --vs: the other file's verdict on this (timed) case */
+    char vs_detail[400];
 } rs_test;
 
 typedef enum {
@@ -90,13 +105,13 @@ typedef enum {
     RN_NO_DEVICE,     /* loaded, but no CUDA device */
     RN_NO_SOLVE,      /* the object has no `solve` symbol */
     RN_LOAD_FAILED,   /* dlopen failed */
-    RN_INTERNAL       /* the harness itself failed (fork, pipe, start-up) */
+    RN_INTERNAL       /* the harness itself failed (fork, pipe, start-up, the oracle) */
 } rn_outcome;
 
 typedef struct {
     rn_outcome outcome;
     char detail[400];
-    dv_info device;
+    dv_info device;          /* as the oracle found it (no solution code ran there) */
     rs_test *tests;          /* n_items entries, in plan order */
     size_t n_tests;
 } rs_run;
@@ -114,8 +129,5 @@ bool rn_probe(dv_info *info, double timeout_s);
 
 /* The worst verdict over the tests in the given sets (RS_NOT_RUN counts as success). */
 rs_status rn_overall(const rs_run *run);
-
-/* Internal: the child side. */
-void wk_main(const rn_plan *plan, size_t first, int fd);
 
 #endif

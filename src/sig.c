@@ -151,7 +151,8 @@ static bool sig_type_word(const sig_tok *t)
     static const char *const words[] = {"const", "volatile", "unsigned", "signed", "short", "long",
                                         "int",   "float",    "double",   "char",   "half",  "__half",
                                         "void",  "bool",     "size_t",   "uint16_t", "int32_t",
-                                        "int64_t", "uint32_t", "__nv_bfloat16", "nv_bfloat16"};
+                                        "int64_t", "uint32_t", "int8_t", "uint8_t", "__nv_bfloat16",
+                                        "nv_bfloat16"};
     for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++)
         if (sig_is(t, words[i])) return true;
     return false;

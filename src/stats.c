@@ -44,3 +44,39 @@ double st_geomean(const double *v, size_t n)
     for (size_t i = 0; i < n; i++) s += log(v[i]);
     return exp(s / (double)n);
 }
+
+/* The median of n values drawn with replacement from v (scratch holds n). */
+static double st_resampled_median(const double *v, size_t n, double *scratch, uint64_t *state)
+{
+    for (size_t i = 0; i < n; i++) {
+        uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
+        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+        z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+        scratch[i] = v[(z ^ (z >> 31)) % n];
+    }
+    qsort(scratch, n, sizeof(*scratch), st_cmp);
+    return st_quantile(scratch, n, 0.5);
+}
+
+bool st_ratio_interval(const double *a, size_t na, const double *b, size_t nb, int rounds,
+                       double *lo, double *hi)
+{
+    if (na == 0 || nb == 0 || rounds < 10) return false;
+    double *sa = malloc(na * sizeof(double)), *sb = malloc(nb * sizeof(double)),
+           *r = malloc((size_t)rounds * sizeof(double));
+    bool ok = sa && sb && r;
+    uint64_t state = 0x5eedull; /* fixed: the same samples give the same interval */
+    for (int i = 0; ok && i < rounds; i++) {
+        double mb = st_resampled_median(b, nb, sb, &state);
+        r[i] = mb > 0 ? st_resampled_median(a, na, sa, &state) / mb : INFINITY;
+    }
+    if (ok) {
+        qsort(r, (size_t)rounds, sizeof(*r), st_cmp);
+        *lo = st_quantile(r, (size_t)rounds, 0.025);
+        *hi = st_quantile(r, (size_t)rounds, 0.975);
+    }
+    free(sa);
+    free(sb);
+    free(r);
+    return ok;
+}

@@ -2,7 +2,9 @@
 #ifndef STATS_H
 #define STATS_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 typedef struct {
     size_t n;
@@ -16,5 +18,10 @@ st_summary st_summarize(double *v, size_t n);
 /* Geometric mean of n positive values (0 when n is 0): the mean of ratios that treats 2× and
  * 0.5× alike. */
 double st_geomean(const double *v, size_t n);
+
+/* A 95% interval for median(a) / median(b) by a bootstrap of both medians (rounds resamples,
+ * a fixed seed); false when a series is empty or out of memory. */
+bool st_ratio_interval(const double *a, size_t na, const double *b, size_t nb, int rounds,
+                       double *lo, double *hi);
 
 #endif

@@ -1,32 +1,118 @@
-/* wire.h — the messages a worker child sends its parent (private to runner.c and worker.c). */
+/* wire.h — what the parent, the oracle child and the solution's child say to each other, and
+ * where a test's bytes lie in the shared arenas. Private to runner.c, worker.c and oracle.c.
+ *
+ * Trust: the solution's child (worker.c) runs untrusted code, so everything it sends is raw
+ * facts (CUDA error codes, the bytes it read back, timing samples) that the parent validates;
+ * it never sends a verdict. The oracle (oracle.c) computes references and runs no solution code.
+ */
 #ifndef WIRE_H
 #define WIRE_H
 
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "device.h"
 #include "runner.h"
 
+/* ---- where a test's bytes lie ---- */
+
+/* A test's buffers: sizes, and offsets in the solution's arena (inputs as the parent wrote
+ * them; each buffer read back whole, guard | data | guard, after a call; timing samples) and in
+ * the oracle's arena (inputs; the reference and its notes, one float per output element). */
+typedef struct {
+    int n_bufs;
+    size_t bytes[PB_MAX_BUFS];
+    long long rows[PB_MAX_BUFS], cols[PB_MAX_BUFS];
+    size_t guard;                 /* bytes of each guard zone */
+    size_t sol_in[PB_MAX_BUFS];   /* solution arena: the inputs */
+    size_t sol_back[PB_MAX_BUFS]; /* solution arena: guard | data | guard, read back */
+    size_t sol_samples;           /* solution arena: WK_SAMPLE_SERIES × max_runs doubles */
+    size_t sol_total;
+    size_t or_in[PB_MAX_BUFS];    /* oracle arena: the inputs (the parent's pristine copy) */
+    size_t or_ref, or_note;       /* oracle arena: out elements × float each */
+    size_t or_total;
+    int out;                      /* the output buffer's index */
+    size_t n_out;                 /* its elements */
+} wr_layout;
+
+/* Timing samples, series by series (each max_runs doubles): the solution's event and host
+ * times, the baseline's event and host times. */
+enum { WR_SOL_EV, WR_SOL_HOST, WR_BASE_EV, WR_BASE_HOST, WR_SAMPLE_SERIES };
+
+/* False when an extent cannot be evaluated or is too large. */
+bool wr_layout_for(const pb_problem *p, const double *v, size_t guard, int max_runs,
+                   wr_layout *l);
+
+/* ---- parent -> children ---- */
 typedef enum {
-    WK_LOADED = 1,     /* solve found */
-    WK_NO_SOLVE,       /* dlopen fine, no solve symbol */
-    WK_LOAD_FAILED,    /* dlopen failed */
-    WK_NO_DEVICE,
-    WK_DEVICE,         /* context up: tests follow */
-    WK_BEGIN,          /* test index starts: the time limit runs from here */
-    WK_TIMING_BEGIN,   /* test index passed its check and is being timed (repeated as a heartbeat) */
-    WK_RESULT,         /* test index done (with its timing when it was timed) */
-    WK_FATAL,          /* the worker cannot go on (harness-side failure) */
-    WK_FINISH
-} wk_kind;
+    WR_CMD_RUN = 1,  /* worker: upload test index's inputs, call solve once, read back */
+    WR_CMD_TIME,     /* worker: the timed loop on the same buffers, then read back */
+    WR_CMD_RERUN,    /* worker: upload the (new) inputs into the same buffers, call, read back */
+    WR_CMD_RUN_VS,   /* worker: the same inputs into the same buffers, call the --vs object */
+    WR_CMD_REF,      /* oracle: the reference of the inputs in its arena */
+    WR_CMD_QUIT
+} wr_cmd_kind;
 
 typedef struct {
-    wk_kind kind;
-    int index;
-    char detail[400];
-    dv_info device;
-    rs_test test;
-} wk_msg;
+    wr_cmd_kind kind;
+    int index;       /* the plan's item */
+    uint32_t nonce;  /* echoed back, so a reply is known to answer this command */
+} wr_cmd;
 
-/* A test's record before it runs: its name, set, shape, scalars and tolerance from the plan.
- * The worker starts each result from it; the parent from it for tests that never report. */
-void rn_init_test(const rn_plan *plan, size_t i, rs_test *t);
+/* ---- children -> parent ---- */
+typedef enum {
+    WR_LOADED = 1,     /* solve found */
+    WR_NO_SOLVE,       /* dlopen fine, no solve symbol */
+    WR_LOAD_FAILED,    /* dlopen failed */
+    WR_NO_DEVICE,
+    WR_READY,          /* context up (and cuBLAS): commands may follow */
+    WR_FATAL,          /* the child cannot go on (harness-side failure) */
+    WR_BEAT,           /* alive: the command is still running (timing) */
+    WR_DONE            /* the command finished: the facts below */
+} wr_msg_kind;
+
+/* Where a step failed on the device: which CUDA call returned err. */
+typedef enum {
+    WR_AT_NONE = 0,
+    WR_AT_ALLOC,       /* allocating the test's buffers */
+    WR_AT_UPLOAD,      /* copying the inputs in */
+    WR_AT_LAUNCH,      /* cudaGetLastError right after solve returned */
+    WR_AT_SYNC,        /* cudaDeviceSynchronize after solve */
+    WR_AT_READBACK,    /* copying the buffers out */
+    WR_AT_TIMING,      /* the timed loop */
+    WR_AT_REFERENCE,   /* oracle: the reference computation */
+    WR_AT_HOST_MEMORY  /* a child ran out of host memory */
+} wr_at;
+
+typedef struct {
+    wr_msg_kind kind;
+    int index;
+    uint32_t nonce;
+    wr_cmd_kind cmd;    /* what WR_DONE answers */
+    int err;            /* a cudaError_t (or -1: see detail), 0 when none */
+    wr_at at;
+    bool sticky;        /* the child's context is gone: it exits after this message */
+    int n_sol, n_base;  /* WR_CMD_TIME: samples written */
+    int warmup;
+    double loop_ms;     /* WR_CMD_TIME: the child's own clock around the whole loop */
+    char detail[256];   /* free text (a cuBLAS refusal, dlerror); always shown as quoted text */
+    dv_info device;     /* WR_READY */
+} wr_msg;
+
+/* ---- plumbing ---- */
+double wr_now(void); /* monotonic seconds */
+bool wr_write(int fd, const void *buf, size_t n);
+/* Read exactly n bytes by deadline (wr_now() seconds; 1e308: none). 1: got them; 0: EOF; -1:
+ * timed out. */
+int wr_read(int fd, void *buf, size_t n, double deadline);
+/* Close every descriptor from 3 up but those in keep (a child's first act). */
+void wr_close_other_fds(const int *keep, int n_keep);
+
+/* The children's entry points: the plan and the arena are the parent's, inherited at fork. */
+void wk_main(const rn_plan *plan, unsigned char *arena, size_t arena_bytes, int cmd_fd,
+             int msg_fd);
+void or_main(const rn_plan *plan, unsigned char *arena, size_t arena_bytes, int cmd_fd,
+             int msg_fd);
 
 #endif

@@ -82,3 +82,24 @@ Test(cli, cached_run_skips_nvcc, .timeout = 120)
         cr_expect(strstr(out, "no CUDA device found"), "%s", out);
     }
 }
+
+Test(cli, vs_checks_its_file_before_any_run)
+{
+    /* one yardstick at a time; nothing to compare without timing */
+    cr_expect_eq(RUN("--vs", FIXTURES "/correct.cu", "--baseline", FIXTURES "/correct.cu"), HX_USAGE, "%s", out);
+    cr_expect_eq(RUN("--vs", FIXTURES "/correct.cu", "--no-timing", FIXTURES "/correct.cu"), HX_USAGE, "%s", out);
+    cr_expect(strstr(out, "--vs times the two files"), "%s", out);
+    /* two problems: a clear error naming both signatures */
+    cr_expect_eq(RUN("--vs", FIXTURES "/int8_correct.cu", FIXTURES "/correct.cu"), HX_SIGNATURE, "%s", out);
+    cr_expect(strstr(out, "solve different problems") && strstr(out, "int8_t") && strstr(out, "half"), "%s", out);
+    cr_expect_eq(RUN("--vs", FIXTURES "/missing.cu", FIXTURES "/correct.cu"), HX_BAD_FILE, "%s", out);
+    cr_expect_eq(RUN("--vs", FIXTURES "/correct.cu", "--arch", "sm_80", FIXTURES "/compile_error.cu"), HX_COMPILE, "%s", out);
+    cr_expect_eq(RUN("--vs", FIXTURES "/compile_error.cu", "--arch", "sm_80", FIXTURES "/correct.cu"), HX_COMPILE, "%s", out);
+    cr_expect(strstr(out, "--vs") && strstr(out, "compile_error.cu"), "the other file's build is named: %s", out);
+    char why[256];
+    if (!tu_have_gpu(why, sizeof(why))) {
+        cr_expect_eq(RUN("--vs", FIXTURES "/correct.cu", "--arch", "sm_80", "--json", FIXTURES "/correct.cu"),
+                     HX_NO_DEVICE, "%s", out);
+        cr_expect(strstr(out, "\"vs\":"), "the JSON names the other file: %s", out);
+    }
+}

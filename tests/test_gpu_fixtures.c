@@ -167,3 +167,77 @@ Test(fixtures, shapes_sweep_checks_and_times_every_shape)
     cr_expect_eq(base, 2, "each shape has a cuBLAS time: %s", out);
     cr_expect(!strstr(out, "\"geomean_ratio\":null"), "%s", out);
 }
+
+/* The GEMM family: each problem inferred from its signature; the naive stage and a minimal
+ * correct fixture pass every judge and extra test; each known-wrong fixture fails where it
+ * must (int8 rounding half away from zero on the exact-tie test, fp32 accumulation past 2^24,
+ * int4 low nibble first, a group size assumed, only the first batch computed). */
+Test(fixtures, family_correct_solutions_pass)
+{
+    static char out[1 << 17];
+    const char *files[][2] = {
+        {SOURCE_DIR "/solutions/batched_matmul_fp32/01_naive.cu", "batched_matmul_fp32"},
+        {SOURCE_DIR "/solutions/batched_matmul_fp16/01_naive.cu", "batched_matmul_fp16"},
+        {SOURCE_DIR "/solutions/int8_matmul/01_naive.cu", "int8_matmul"},
+        {SOURCE_DIR "/solutions/int4_matmul/01_naive.cu", "int4_matmul"},
+        {FX("bmm_fp32_correct"), "batched_matmul_fp32"},
+        {FX("bmm_fp16_correct"), "batched_matmul_fp16"},
+        {FX("int8_correct"), "int8_matmul"},
+        {FX("int4_correct"), "int4_matmul"},
+    };
+    for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+        int code = RUN(out, "--json", "--no-timing", files[i][0]);
+        cr_expect_eq(code, HX_SUCCESS, "%s: %s", files[i][0], out);
+        char want[96];
+        snprintf(want, sizeof(want), "\"problem\":\"%s\"", files[i][1]);
+        cr_expect(strstr(out, want), "%s inferred as %s: %s", files[i][0], files[i][1], out);
+    }
+}
+
+Test(fixtures, family_wrong_solutions_fail_where_they_must)
+{
+    static char out[1 << 17];
+    cr_expect_eq(RUN(out, "--tests", "extra", "--no-timing", FX("int8_round_away")), HX_FAILED, "%s", out);
+    cr_expect(strstr(out, "✗ Test failed: ties"), "%s", out);
+    cr_expect(strstr(out, "before rounding"), "the mismatch shows the fp32 value: %s", out);
+    cr_expect_eq(RUN(out, "--tests", "extra", "--no-timing", FX("int8_fp32_acc")), HX_FAILED, "%s", out);
+    cr_expect(strstr(out, "✗ Test failed: zero points -128, K=4096"), "%s", out);
+    cr_expect_eq(RUN(out, "--tests", "judge", "--no-timing", FX("int4_low_first")), HX_FAILED, "%s", out);
+    cr_expect(strstr(out, "✓ Test passed  example"), "equal nibbles hide it: %s", out);
+    cr_expect_eq(RUN(out, "--tests", "extra", "--no-timing", FX("int4_group_off")), HX_FAILED, "%s", out);
+    cr_expect(strstr(out, "✓ Test passed  group 128"), "%s", out);
+    cr_expect(strstr(out, "✗ Test failed: group 2 "), "%s", out);
+    cr_expect_eq(RUN(out, "--tests", "judge", "--no-timing", FX("batched_first_only")), HX_FAILED, "%s", out);
+    cr_expect(strstr(out, "✓ Test passed  functional 2"), "BATCH = 1 passes: %s", out);
+    cr_expect(strstr(out, "✗ Test failed: functional 3"), "%s", out);
+    cr_expect_eq(RUN(out, "--tests", "judge", "--no-timing", FX("bmm_fp16_half_acc")), HX_SUCCESS, "%s", out);
+    cr_expect_eq(RUN(out, "--tests", "extra", "--no-timing", FX("bmm_fp16_half_acc")), HX_FAILED, "%s", out);
+    cr_expect(strstr(out, "✗ Test failed: BATCH=1 1x1024x1024x1024"), "%s", out);
+}
+
+/* The trust boundary: a solution that writes forged "success" records into its inherited pipe
+ * (the worker's protocol up to 51f80b6) is never judged a success; the record that does not
+ * answer its command is an error verdict, and the next test runs in a fresh process. */
+Test(fixtures, forged_records_are_an_error_not_a_success)
+{
+    static char out[1 << 17];
+    int code = RUN(out, "--tests", "judge", "--no-timing", FX("forges_verdict"));
+    cr_expect_eq(code, HX_ERROR, "%s", out);
+    cr_expect(strstr(out, "cannot be right") || strstr(out, "exited with status 0"), "%s", out);
+    cr_expect(!strstr(out, "Status: success") && !strstr(out, "✓ Test passed"), "%s", out);
+    cr_expect(!strstr(out, "forged"), "no forged record reaches the report: %s", out);
+}
+
+/* --vs: a file against itself is no difference beyond the noise; against a wrong file, the
+ * other's failure is reported and nothing is compared. */
+Test(fixtures, vs_itself_is_no_difference)
+{
+    static char out[1 << 17];
+    int code = RUN(out, "--vs", FX("correct"), "--size", "1024x1024x1024", FX("correct"));
+    cr_expect_eq(code, HX_SUCCESS, "%s", out);
+    cr_expect(strstr(out, "no difference beyond the noise"), "%s", out);
+    cr_expect(strstr(out, "95% interval ["), "%s", out);
+    code = RUN(out, "--vs", FX("noop"), "--size", "256x256x256", FX("correct"));
+    cr_expect_eq(code, HX_SUCCESS, "the judged file passed: %s", out);
+    cr_expect(strstr(out, "test-case-failed on this case") && strstr(out, "not compared"), "%s", out);
+}

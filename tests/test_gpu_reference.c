@@ -1,6 +1,8 @@
 /* GPU suite: the cuBLAS reference equals a float64 CPU reference (rounded as the judge rounds)
  * on small sizes, follows BLAS semantics for beta = 0, and the sgemm tolerance separates fp32
- * from fp16 accumulation at K = 4096. */
+ * from fp16 accumulation at K = 4096; every problem's reference on the GPU (the oracle's
+ * environment) agrees with the same reference on the CPU in float64 (refcpu.c) within the
+ * problem's tolerance on every table case small enough for the CPU. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdlib.h>
@@ -9,7 +11,9 @@
 #include "device.h"
 #include "fp16.h"
 #include "judge.h"
+#include "gen.h"
 #include "problem.h"
+#include "refcpu.h"
 #include "rng.h"
 #include "util.h"
 
@@ -47,15 +51,12 @@ static void check_fp16(int m, int n, int k, float alpha, float beta)
     dv_blas *h;
     char err[200];
     cr_assert_eq(dv_blas_create(&h, err, sizeof(err)), 0, "%s", err);
-    dv_buf A, B, C;
-    cr_assert_eq(dv_buf_alloc(&A, na * 2), 0);
-    cr_assert_eq(dv_buf_alloc(&B, nb * 2), 0);
-    cr_assert_eq(dv_buf_alloc(&C, nc * 4), 0);
-    cr_assert_eq(dv_upload(A.ptr, ah, na * 2), 0);
-    cr_assert_eq(dv_upload(B.ptr, bh, nb * 2), 0);
-    cr_assert_eq(dv_upload(C.ptr, c, nc * 4), 0); /* NaN when beta = 0: must not be read */
-    cr_assert_eq(dv_blas_reference(h, true, m, n, k, alpha, A.ptr, B.ptr, beta, C.ptr, err, sizeof(err)), 0, "%s", err);
-    cr_assert_eq(dv_download(got, C.ptr, nc * 4), 0);
+    pb_ref_env env;
+    dv_ref_env_init(&env, h);
+    memcpy(got, c, nc * 4); /* NaN when beta = 0: must not be read */
+    pb_gemm g = {.type = PB_F16, .batch = 1, .m = m, .n = n, .k = k, .alpha = alpha, .beta = beta,
+                 .a = ah, .b = bh, .c = got};
+    cr_assert_eq(env.gemm(&env, &g, err, sizeof(err)), 0, "%s", err);
     f16_round_n(got, nc);
     size_t bad = 0;
     for (size_t i = 0; i < nc; i++) {
@@ -65,9 +66,6 @@ static void check_fp16(int m, int n, int k, float alpha, float beta)
         if (!(fabs(got[i] - want) <= ulp)) bad++;
     }
     cr_expect_eq(bad, 0, "%zu of %zu reference elements differ from float64 (m=%d n=%d k=%d)", bad, nc, m, n, k);
-    dv_buf_free(&A);
-    dv_buf_free(&B);
-    dv_buf_free(&C);
     dv_blas_destroy(h);
     free(a), free(b), free(c), free(got), free(ah), free(bh), free(ref);
 }
@@ -86,7 +84,7 @@ Test(reference, sgemm_tolerance_at_k4096)
     /* cuBLAS SGEMM and a float64 reference agree within sgemm's tolerance at K = 4096 */
     const pb_problem *p = pb_find("sgemm");
     int m = 64, n = 256, k = 4096;
-    pb_case pc = {.m = m, .n = n, .k = k};
+    pb_case pc = {.v = {m, n, k, 1, 0}};
     double atol, rtol;
     pb_case_tolerance(p, &pc, &atol, &rtol);
     size_t na = (size_t)m * k, nb = (size_t)k * n, nc = (size_t)m * n;
@@ -103,7 +101,11 @@ Test(reference, sgemm_tolerance_at_k4096)
     cr_assert_eq(dv_buf_alloc(&A, na * 4) | dv_buf_alloc(&B, nb * 4) | dv_buf_alloc(&C, nc * 4), 0);
     dv_upload(A.ptr, a, na * 4);
     dv_upload(B.ptr, b, nb * 4);
-    cr_assert_eq(dv_blas_baseline(h, false, m, n, k, 1.0f, A.ptr, B.ptr, 0.0f, C.ptr, err, sizeof(err)), 0, "%s", err);
+    pb_dev_env denv;
+    dv_dev_env_init(&denv, h);
+    pb_dev_gemm g = {.type = PB_F32, .batch = 1, .m = m, .n = n, .k = k, .alpha = 1.0f,
+                     .beta = 0.0f, .a = A.ptr, .b = B.ptr, .c = C.ptr};
+    cr_assert_eq(denv.gemm(&denv, &g, err, sizeof(err)), 0, "%s", err);
     cr_assert_eq(dv_sync(), 0);
     dv_download(got, C.ptr, nc * 4);
     double worst = 0;
@@ -126,4 +128,66 @@ Test(reference, sgemm_tolerance_at_k4096)
     code = tu_run_harness(out, sizeof(out), (const char *const[]){"--size", "64x64x4096", "--no-timing",
                           FIXTURES "/sgemm_fp16_accum.cu", NULL});
     cr_expect_eq(code, HX_FAILED, "%s", out);
+}
+
+/* Every problem: the reference through cuBLAS against the same reference in float64 on the CPU,
+ * within the problem's tolerance, on every table case up to 2 GFLOP (the CPU's loops). */
+Test(reference, every_problem_gpu_matches_cpu)
+{
+    dv_blas *h;
+    char err[300];
+    cr_assert_eq(dv_blas_create(&h, err, sizeof(err)), 0, "%s", err);
+    pb_ref_env gpu, cpu;
+    dv_ref_env_init(&gpu, h);
+    rc_env_init(&cpu);
+    for (size_t pi = 0; pi < pb_count(); pi++) {
+        const pb_problem *p = pb_at(pi);
+        int checked = 0, skipped = 0;
+        for (int set = 0; set < PB_N_SETS; set++)
+            for (size_t ci = 0; ci < p->n_cases[set]; ci++) {
+                const pb_case *c = &p->cases[set][ci];
+                if (pb_flops(p, c->v) > 2e9) {
+                    skipped++;
+                    continue;
+                }
+                void *in[PB_MAX_BUFS];
+                const void *cin[PB_MAX_BUFS];
+                int out = pb_out_buf(p);
+                long long rows = 0, cols = 0;
+                for (int b = 0; b < pb_n_bufs(p); b++) {
+                    long long r, cc;
+                    pb_buf_dims(p, b, c->v, &r, &cc);
+                    in[b] = malloc((size_t)(r * cc) * pb_type_size(pb_buf(p, b)->type) + 1);
+                    cin[b] = in[b];
+                    if (b == out) rows = r, cols = cc;
+                }
+                gen_inputs(p, c, c->v, c->seed, in);
+                size_t n = (size_t)(rows * cols);
+                float *g = malloc(n * 4 + 4), *k = malloc(n * 4 + 4);
+                cr_assert_eq(p->reference(p, &gpu, c->v, cin, g, NULL, err, sizeof(err)), 0,
+                             "%s %s: %s", p->name, c->name, err);
+                cr_assert_eq(p->reference(p, &cpu, c->v, cin, k, NULL, err, sizeof(err)), 0,
+                             "%s %s: %s", p->name, c->name, err);
+                double atol, rtol;
+                pb_case_tolerance(p, c, &atol, &rtol);
+                ck_summary s;
+                bool ok = ck_compare_f32(g, k, (int)rows, (int)cols, atol, rtol, &s);
+                cr_expect(ok, "%s %s: cuBLAS's reference and float64's differ at %lld of %lld "
+                              "(first (%d, %d): %.9g vs %.9g)",
+                          p->name, c->name, (long long)s.n_bad, (long long)s.n_total,
+                          s.n_shown ? s.shown[0].row : -1, s.n_shown ? s.shown[0].col : -1,
+                          s.n_shown ? s.shown[0].got : 0, s.n_shown ? s.shown[0].expected : 0);
+                if (c->expected)
+                    for (size_t e = 0; e < n; e++)
+                        cr_expect(ck_close(g[e], c->expected[e], atol, rtol),
+                                  "%s %s: the official expected output at %zu", p->name, c->name, e);
+                checked++;
+                for (int b = 0; b < pb_n_bufs(p); b++) free(in[b]);
+                free(g);
+                free(k);
+            }
+        cr_log_info("%s: cuBLAS and float64 references agree within the tolerance on %d table "
+                    "cases (%d larger ones left to the GPU)", p->name, checked, skipped);
+    }
+    dv_blas_destroy(h);
 }

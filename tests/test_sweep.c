@@ -29,18 +29,24 @@ static int count(const char *hay, const char *needle)
 Test(sweep_list, gemm_fp16_has_the_required_shapes_in_order)
 {
     const pb_problem *p = pb_find("gemm_fp16");
-    static const pb_size want[] = {
+    static const int want[][3] = {
         {4095, 4095, 4095}, {4096, 4096, 4095}, {4096, 4095, 4096}, {4095, 4096, 4096},
         {4096, 4096, 4096}, {2048, 2048, 2048}, {1024, 1024, 1024}, {1000, 1000, 1000},
         {3000, 2000, 1000}, {17, 4096, 4096},   {4096, 17, 4096},   {4096, 4096, 17},
         {31, 47, 4096},     {64, 64, 4096},     {4096, 16, 64},     {512, 512, 512},
         {256, 256, 256}};
     size_t nw = sizeof(want) / sizeof(want[0]);
+    cr_assert_eq(pb_n_sizes(p), 3); /* the sizes are M, N, K, in that order */
+    for (int j = 0; j < 3; j++) cr_assert_eq(pb_size_scalar(p, j), j);
+    cr_assert_str_eq(pb_scalar(p, 0)->name, "M");
+    cr_assert_str_eq(pb_scalar(p, 1)->name, "N");
+    cr_assert_str_eq(pb_scalar(p, 2)->name, "K");
     cr_assert_geq(p->n_sweep, nw);
     for (size_t i = 0; i < nw; i++)
-        cr_expect(p->sweep[i].m == want[i].m && p->sweep[i].n == want[i].n && p->sweep[i].k == want[i].k,
-                  "shape %zu is %dx%dx%d, want %dx%dx%d", i, p->sweep[i].m, p->sweep[i].n,
-                  p->sweep[i].k, want[i].m, want[i].n, want[i].k);
+        cr_expect(p->sweep[i].v[0] == want[i][0] && p->sweep[i].v[1] == want[i][1] &&
+                      p->sweep[i].v[2] == want[i][2],
+                  "shape %zu is %dx%dx%d, want %dx%dx%d", i, p->sweep[i].v[0], p->sweep[i].v[1],
+                  p->sweep[i].v[2], want[i][0], want[i][1], want[i][2]);
 }
 
 Test(sweep_list, every_problem_sweeps_inside_its_constraints)
@@ -49,10 +55,14 @@ Test(sweep_list, every_problem_sweeps_inside_its_constraints)
         const pb_problem *p = pb_at(i);
         cr_expect_gt(p->n_sweep, 0, "%s has no sweep", p->name);
         cr_expect_leq(p->n_sweep, PB_MAX_SHAPES, "%s", p->name);
-        for (size_t s = 0; s < p->n_sweep; s++)
-            cr_expect(pb_size_ok(p, p->sweep[s].m, p->sweep[s].n, p->sweep[s].k),
-                      "%s: %dx%dx%d is outside its constraints", p->name, p->sweep[s].m,
-                      p->sweep[s].n, p->sweep[s].k);
+        for (size_t s = 0; s < p->n_sweep; s++) {
+            /* what the judge times at the shape: the performance recipe there */
+            pb_case c = pb_perf_case(p, p->sweep[s], s, "");
+            char shape[64], why[300];
+            pb_format_size(p, c.v, shape, sizeof(shape));
+            cr_expect(pb_values_ok(p, c.v, why, sizeof(why)), "%s: %s is outside its constraints (%s)",
+                      p->name, shape, why);
+        }
     }
 }
 
@@ -60,29 +70,38 @@ Test(sweep_list, a_shape_is_the_performance_recipe_with_its_own_seed)
 {
     const pb_problem *p = pb_find("matmul_fp32");
     const pb_case *ref = &p->cases[PB_SET_PERFORMANCE][0];
-    pb_case a = pb_perf_case(p, (pb_size){31, 47, 4096}, 0, "a");
-    pb_case b = pb_perf_case(p, (pb_size){31, 47, 4096}, 3, "b");
-    cr_expect(a.m == 31 && a.n == 47 && a.k == 4096);
+    pb_case a = pb_perf_case(p, (pb_size){{31, 47, 4096}}, 0, "a");
+    pb_case b = pb_perf_case(p, (pb_size){{31, 47, 4096}}, 3, "b");
+    cr_assert_eq(pb_n_sizes(p), 3);
+    cr_expect(a.v[0] == 31 && a.v[1] == 47 && a.v[2] == 4096);
+    cr_expect(pb_get(p, a.v, "M") == 31 && pb_get(p, a.v, "N") == 47 && pb_get(p, a.v, "K") == 4096);
     cr_expect_str_eq(a.name, "a");
-    cr_expect(a.alpha == ref->alpha && a.beta == ref->beta);
-    cr_expect(a.a.kind == ref->a.kind && a.a.lo == ref->a.lo && a.a.hi == ref->a.hi);
-    cr_expect(a.c.kind == ref->c.kind); /* matmul's C holds NaN: it must not be read */
+    /* every scalar that is not a size (alpha, beta where the problem has them) is the recipe's */
+    for (int s = 0; s < pb_n_scalars(p); s++)
+        if (!pb_scalar(p, s)->size) cr_expect(a.v[s] == ref->v[s], "%s", pb_scalar(p, s)->name);
+    cr_expect(a.f[0].kind == ref->f[0].kind && a.f[0].lo == ref->f[0].lo && a.f[0].hi == ref->f[0].hi);
+    cr_expect(a.f[1].kind == ref->f[1].kind && a.f[1].lo == ref->f[1].lo && a.f[1].hi == ref->f[1].hi);
+    cr_expect_eq(pb_buf(p, 2)->role, PB_OUT);
+    cr_expect(a.f[2].kind == ref->f[2].kind); /* matmul's C holds NaN: it must not be read */
+    cr_expect_eq(a.f[2].kind, PB_FILL_NAN);
     cr_expect_eq(a.seed, ref->seed);
     cr_expect_eq(b.seed, ref->seed + 3);
 }
 
 Test(sweep_list, size_list_parser)
 {
+    const pb_problem *p = pb_find("gemm_fp16"); /* three sizes: M, N, K */
+    cr_assert_eq(pb_n_sizes(p), 3);
     pb_size s[4];
     size_t n = 0;
-    cr_assert(pb_parse_size_list("17x129x33,64", s, 4, &n));
+    cr_assert(pb_parse_size_list(p, "17x129x33,64", s, 4, &n));
     cr_expect_eq(n, 2);
-    cr_expect(s[0].m == 17 && s[0].n == 129 && s[0].k == 33);
-    cr_expect(s[1].m == 64 && s[1].n == 64 && s[1].k == 64);
-    cr_expect(pb_parse_size_list("4096X4095X4096", s, 4, &n) && n == 1 && s[0].n == 4095);
+    cr_expect(s[0].v[0] == 17 && s[0].v[1] == 129 && s[0].v[2] == 33);
+    cr_expect(s[1].v[0] == 64 && s[1].v[1] == 64 && s[1].v[2] == 64);
+    cr_expect(pb_parse_size_list(p, "4096X4095X4096", s, 4, &n) && n == 1 && s[0].v[1] == 4095);
     const char *bad[] = {"", ",", "12x", "0", "-5", "64x64", "64x64x64x64", "abc", "64,x", "1,2,3,4,5"};
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
-        cr_expect(!pb_parse_size_list(bad[i], s, 4, &n), "'%s' parsed", bad[i]);
+        cr_expect(!pb_parse_size_list(p, bad[i], s, 4, &n), "'%s' parsed", bad[i]);
 }
 
 /* --- the command line ------------------------------------------------------------------------ */
@@ -201,8 +220,8 @@ static lb_sweep_stage stages[2];
 static lb_sweep_table synthetic_table(pb_case *shapes)
 {
     const pb_problem *p = pb_find("gemm_fp16");
-    shapes[0] = pb_perf_case(p, (pb_size){4095, 4095, 4095}, 0, "");
-    shapes[1] = pb_perf_case(p, (pb_size){4096, 17, 4096}, 1, "");
+    shapes[0] = pb_perf_case(p, (pb_size){{4095, 4095, 4095}}, 0, "");
+    shapes[1] = pb_perf_case(p, (pb_size){{4096, 17, 4096}}, 1, "");
     memset(stages, 0, sizeof(stages));
     snprintf(stages[0].stem, sizeof(stages[0].stem), "09_mma_ldmatrix");
     stages[0].status = RS_FAILED;
@@ -298,11 +317,15 @@ static rp_report synthetic_report(void)
 {
     memset(tests, 0, sizeof(tests));
     const int dims[3][3] = {{4096, 4095, 4096}, {17, 4096, 4096}, {64, 64, 64}};
+    const pb_problem *p = pb_find("gemm_fp16");
+    cr_assert(pb_scalar_index(p, "M") == 0 && pb_scalar_index(p, "N") == 1 && pb_scalar_index(p, "K") == 2);
+    const pb_case *perf = &p->cases[PB_SET_PERFORMANCE][0];
     for (int i = 0; i < 3; i++) {
         tests[i].set = PB_SET_PERFORMANCE;
-        tests[i].m = dims[i][0];
-        tests[i].n = dims[i][1];
-        tests[i].k = dims[i][2];
+        memcpy(tests[i].v, perf->v, sizeof(tests[i].v)); /* alpha, beta: the recipe's */
+        tests[i].v[0] = dims[i][0];
+        tests[i].v[1] = dims[i][1];
+        tests[i].v[2] = dims[i][2];
         tests[i].status = RS_SUCCESS;
         tests[i].timing.done = tests[i].timing.base_done = true;
     }

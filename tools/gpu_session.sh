@@ -6,7 +6,10 @@
 # Steps: build, full01, leaderboard-fp16, leaderboard-shapes (the shape sweep of stages 09-12),
 #        leaderboard-sgemm, leaderboard-matmul, seed, test, sass, big (8192³ and 2048³ for the
 #        tensor-core stages), gpu-suites (build and run the GPU suites), fixtures (run the GPU
-#        suites already built), batch=FILE
+#        suites already built), family (every family problem's 01_naive, all tests and timing
+#        beside its library), forge-before (the forging fixture against the harness as of
+#        51f80b6, the last design with the check inside the solution's process), speed,
+#        batch=FILE
 # The Criterion build needs libcriterion: tools/carry_criterion.sh puts it in .deps (carried);
 # its libraries are on LD_LIBRARY_PATH for the test steps only (they could shadow the image's).
 set -uo pipefail
@@ -85,11 +88,20 @@ for step in "$@"; do
     fixtures) for t in build/tests/test_gpu_*; do
             run "$(basename "$t")_verbose" 300 env LD_LIBRARY_PATH="$DEPS_LIB" "$t" --verbose --jobs 8
         done ;;
+    family)
+        for f in solutions/batched_matmul_fp32/01_naive.cu solutions/batched_matmul_fp16/01_naive.cu \
+                 solutions/int8_matmul/01_naive.cu solutions/int4_matmul/01_naive.cu; do
+            run "family_$(basename "$(dirname "$f")")" 300 ./harness --baseline "$f"
+        done ;;
+    forge-before) # the old design, built apart: its verdict on the forging fixture
+        run forge_before_build 300 bash -c 'rm -rf /tmp/h_old && git worktree add -f /tmp/h_old 51f80b6 >/dev/null 2>&1 && cmake -S /tmp/h_old -B /tmp/h_old/build -DHARNESS_TESTS=OFF >/dev/null && cmake --build /tmp/h_old/build -j16'
+        run forge_before 120 /tmp/h_old/build/harness --tests judge --no-timing tests/fixtures/forges_verdict.cu
+        run forge_after 120 ./harness --tests judge --no-timing tests/fixtures/forges_verdict.cu ;;
     *) say "unknown step $step" ;;
     esac
 done
 # the short table: per-stage lines from the leaderboard runs, the 01 and seed verdicts
-for f in "$OUT"/logs/full01.log "$OUT"/logs/seed001*.log "$OUT"/logs/sgemm09_*.log; do
+for f in "$OUT"/logs/full01.log "$OUT"/logs/seed001*.log "$OUT"/logs/sgemm09_*.log "$OUT"/logs/family_*.log "$OUT"/logs/forge_*.log "$OUT"/logs/speed_*.log; do
     [ -f "$f" ] && { say "-- $(basename "$f")"; grep -E "Runtime|cuBLAS:|Status|Judge tests|✗" "$f" | head -12 | tee -a "$S"; }
 done
 for f in "$OUT"/logs/lb_*.log; do [ -f "$f" ] && { say "-- $(basename "$f")"; grep -E '^\[[0-9]+/[0-9]+\] .*:' "$f" | tee -a "$S"; }; done

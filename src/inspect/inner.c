@@ -14,7 +14,7 @@ void in_inner_args(const in_ctx *cx, bool sanitize, in_inner *in)
     in->argv[in->argc++] = cx->arch;
     in->argv[in->argc++] = "--no-timing";
     if (o->custom) {
-        snprintf(in->size, sizeof(in->size), "%dx%dx%d", o->m, o->n, o->k);
+        snprintf(in->size, sizeof(in->size), "%s", o->size);
         snprintf(in->alpha, sizeof(in->alpha), "%.9g", o->alpha);
         snprintf(in->beta, sizeof(in->beta), "%.9g", o->beta);
         const char *a[] = {"--size", in->size, "--alpha", in->alpha, "--beta", in->beta};
