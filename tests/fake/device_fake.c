@@ -1,0 +1,166 @@
+/* device_fake.c — device.h on the host, for the protocol suite (tests/test_protocol.c): "device"
+ * buffers are host memory between the same guard zones, copies are memcpy, events read the
+ * monotonic clock, the reference's GEMM is refcpu.c's and the baseline's a host loop. With it the
+ * parent, the oracle and the solution's child run their real code on a machine without a GPU;
+ * the fake solutions (tests/fake/fake_*.c) compute on host pointers. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "device.h"
+#include "fp16.h"
+#include "refcpu.h"
+
+bool dv_probe(dv_info *info)
+{
+    memset(info, 0, sizeof(*info));
+    info->present = true;
+    snprintf(info->name, sizeof(info->name), "fake device (host memory)");
+    info->cc_major = 9;
+    info->sm_count = 1;
+    return true;
+}
+
+double dv_peak_flops(const dv_info *info, pb_type compute)
+{
+    (void)info;
+    (void)compute;
+    return 0; /* unknown: no "faster than the chip" flag */
+}
+
+size_t dv_guard_bytes(void)
+{
+    const char *s = getenv("HARNESS_SANITIZER");
+    return s && *s ? 0 : DV_GUARD_BYTES;
+}
+
+int dv_buf_alloc(dv_buf *b, size_t bytes)
+{
+    memset(b, 0, sizeof(*b));
+    size_t guard = dv_guard_bytes();
+    b->base = malloc(bytes + 2 * guard);
+    if (!b->base) return 2;
+    memset(b->base, DV_GUARD_BYTE, bytes + 2 * guard);
+    b->ptr = b->base + guard;
+    b->bytes = bytes;
+    return 0;
+}
+
+void dv_buf_free(dv_buf *b)
+{
+    free(b->base);
+    memset(b, 0, sizeof(*b));
+}
+
+int dv_buf_read_whole(const dv_buf *b, void *host)
+{
+    size_t guard = (size_t)((unsigned char *)b->ptr - b->base);
+    memcpy(host, b->base, b->bytes + 2 * guard);
+    return 0;
+}
+
+int dv_upload(void *dst, const void *src, size_t bytes) { return memcpy(dst, src, bytes), 0; }
+int dv_download(void *dst, const void *src, size_t bytes) { return memcpy(dst, src, bytes), 0; }
+int dv_copy(void *dst, const void *src, size_t bytes) { return memcpy(dst, src, bytes), 0; }
+int dv_sync(void) { return 0; }
+int dv_last_error(void) { return 0; }
+const char *dv_error_name(int err) { return err == 2 ? "cudaErrorMemoryAllocation" : "fakeError"; }
+const char *dv_error_string(int err) { return err == 2 ? "out of memory" : "fake error"; }
+bool dv_error_is_oom(int err) { return err == 2; }
+bool dv_error_is_sticky(int err) { return err != 0 && err != 2; }
+
+struct dv_blas { int unused; };
+
+int dv_blas_create(dv_blas **h, char *err, size_t errlen)
+{
+    *h = calloc(1, sizeof(**h));
+    if (!*h) snprintf(err, errlen, "out of host memory");
+    return *h ? 0 : -1;
+}
+
+void dv_blas_destroy(dv_blas *h) { free(h); }
+
+void dv_ref_env_init(pb_ref_env *env, dv_blas *b)
+{
+    (void)b;
+    rc_env_init(env);
+}
+
+static double df_at(pb_type t, const void *p, size_t i)
+{
+    return t == PB_F16 ? f16_to_float(((const uint16_t *)p)[i]) : ((const float *)p)[i];
+}
+
+static int df_base_gemm(const pb_dev_env *env, const pb_dev_gemm *g, char *err, size_t errlen)
+{
+    (void)env;
+    (void)err;
+    (void)errlen;
+    size_t sa = (size_t)g->m * g->k, sb = (size_t)g->k * g->n, sc = (size_t)g->m * g->n;
+    for (int b = 0; b < g->batch; b++)
+        for (int i = 0; i < g->m; i++)
+            for (int j = 0; j < g->n; j++) {
+                double acc = 0;
+                for (int k = 0; k < g->k; k++)
+                    acc += df_at(g->type, g->a, b * sa + (size_t)i * g->k + k) *
+                           df_at(g->type, g->b, b * sb + (g->trans_b ? (size_t)j * g->k + k : (size_t)k * g->n + j));
+                size_t ci = b * sc + (size_t)i * g->n + j;
+                double c = g->alpha * acc + (g->beta != 0 ? g->beta * df_at(g->type, g->c, ci) : 0);
+                if (g->type == PB_F16) ((uint16_t *)g->c)[ci] = f16_from_float((float)c);
+                else ((float *)g->c)[ci] = (float)c;
+            }
+    return 0;
+}
+
+void dv_dev_env_init(pb_dev_env *env, dv_blas *b)
+{
+    env->gemm = df_base_gemm;
+    env->ctx = b;
+}
+
+int dv_flusher_init(dv_flusher *f, const dv_info *info)
+{
+    (void)info;
+    f->bytes = 1 << 20;
+    f->buf = malloc(f->bytes);
+    return f->buf ? 0 : 2;
+}
+
+int dv_flush(dv_flusher *f) { return memset(f->buf, 0x5a, f->bytes), 0; }
+
+void dv_flusher_free(dv_flusher *f)
+{
+    free(f->buf);
+    f->buf = NULL;
+}
+
+static double df_now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
+}
+
+int dv_timer_init(dv_timer *t)
+{
+    t->start = malloc(sizeof(double));
+    t->stop = malloc(sizeof(double));
+    return t->start && t->stop ? 0 : 2;
+}
+
+int dv_timer_start(dv_timer *t) { return *(double *)t->start = df_now_ms(), 0; }
+int dv_timer_stop(dv_timer *t) { return *(double *)t->stop = df_now_ms(), 0; }
+
+int dv_timer_ms(dv_timer *t, double *ms)
+{
+    *ms = *(double *)t->stop - *(double *)t->start;
+    return 0;
+}
+
+void dv_timer_free(dv_timer *t)
+{
+    free(t->start);
+    free(t->stop);
+    t->start = t->stop = NULL;
+}
