@@ -111,6 +111,18 @@ typedef struct {
 typedef struct pb_dev_env pb_dev_env;
 struct pb_dev_env {
     int (*gemm)(const pb_dev_env *env, const pb_dev_gemm *g, char *err, size_t errlen);
+    /* C[m×n] = A·B, int8 in, int32 out, row-major (cuBLAS's integer GEMM). */
+    int (*igemm)(const pb_dev_env *env, int m, int n, int k, const void *a, const void *b,
+                 int32_t *c, char *err, size_t errlen);
+    /* out[i] = int8_matmul's requantization of acc[i] (its fp32 steps, clamp). */
+    int (*requant)(const pb_dev_env *env, size_t n, const int32_t *acc, float sa, float sb,
+                   float sc, int zc, int8_t *out, char *err, size_t errlen);
+    /* w[n×k] fp16 from int4_matmul's packed weights and group scales. */
+    int (*dequant4)(const pb_dev_env *env, int n, int k, int group, const uint8_t *w_q,
+                    const void *scales, void *w, char *err, size_t errlen);
+    /* Device scratch, one of two slots: kept across calls, grown when asked for more (never
+     * inside a timed call after the first). NULL when it cannot be had. */
+    void *(*scratch)(const pb_dev_env *env, int slot, size_t bytes);
     void *ctx;
 };
 

@@ -3,6 +3,7 @@
 
 #include <cublas_v2.h>
 #include <cuda_runtime_api.h>
+#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -135,7 +136,16 @@ bool dv_error_is_sticky(int err)
     }
 }
 
-struct dv_blas { cublasHandle_t h; };
+/* The cuBLAS handle, and what the yardsticks keep across calls: two scratch buffers and the
+ * element-wise kernels' module (loaded on first use, in the child that uses them). */
+struct dv_blas {
+    cublasHandle_t h;
+    void *scratch[2];
+    size_t scratch_bytes[2];
+    void *kernels; /* dlopen handle of harness_kernels.so */
+    int (*requant)(const int32_t *, size_t, float, float, float, int, int8_t *);
+    int (*dequant4)(const uint8_t *, const void *, void *, int, int, int);
+};
 
 static const char *dv_blas_status(cublasStatus_t s)
 {
@@ -173,6 +183,8 @@ int dv_blas_create(dv_blas **out, char *err, size_t errlen)
 void dv_blas_destroy(dv_blas *b)
 {
     if (!b) return;
+    for (int i = 0; i < 2; i++)
+        if (b->scratch[i]) cudaFree(b->scratch[i]);
     cublasDestroy(b->h);
     free(b);
 }
@@ -290,9 +302,87 @@ static int dv_base_gemm(const pb_dev_env *env, const pb_dev_gemm *g, char *err, 
     return 0;
 }
 
+static int dv_base_igemm(const pb_dev_env *env, int m, int n, int k, const void *a, const void *b,
+                         int32_t *c, char *err, size_t errlen)
+{
+    dv_blas *h = env->ctx;
+    int alpha = 1, beta = 0;
+    cublasSetMathMode(h->h, CUBLAS_DEFAULT_MATH);
+    cublasStatus_t s = cublasGemmEx(h->h, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &alpha, b, CUDA_R_8I,
+                                    n, a, CUDA_R_8I, k, &beta, c, CUDA_R_32I, n,
+                                    CUBLAS_COMPUTE_32I, CUBLAS_GEMM_DEFAULT);
+    if (s != CUBLAS_STATUS_SUCCESS) {
+        snprintf(err, errlen, "cuBLAS int8 GEMM: %s", dv_blas_status(s));
+        return -1;
+    }
+    return 0;
+}
+
+/* The yardsticks' element-wise kernels: a module of their own, loaded here on first use. */
+static bool dv_kernels(dv_blas *h, char *err, size_t errlen)
+{
+    if (h->requant) return true;
+#ifdef HARNESS_KERNELS
+    h->kernels = dlopen(HARNESS_KERNELS, RTLD_NOW | RTLD_LOCAL);
+    if (h->kernels) {
+        void *r = dlsym(h->kernels, "yk_requant_int8"), *d = dlsym(h->kernels, "yk_dequant_int4");
+        memcpy(&h->requant, &r, sizeof(r)); /* POSIX: dlsym results convert to functions */
+        memcpy(&h->dequant4, &d, sizeof(d));
+    }
+    if (h->requant && h->dequant4) return true;
+    snprintf(err, errlen, "the yardsticks' kernels (%s) did not load: %s", HARNESS_KERNELS,
+             dlerror());
+#else
+    snprintf(err, errlen, "the yardsticks' kernels were not built (CMake found no CUDA compiler)");
+#endif
+    h->requant = NULL;
+    return false;
+}
+
+static int dv_base_requant(const pb_dev_env *env, size_t n, const int32_t *acc, float sa,
+                           float sb, float sc, int zc, int8_t *out, char *err, size_t errlen)
+{
+    dv_blas *h = env->ctx;
+    if (!dv_kernels(h, err, errlen)) return -1;
+    int e = h->requant(acc, n, sa, sb, sc, zc, out);
+    if (e) snprintf(err, errlen, "requantize: %s", dv_error_string(e));
+    return e;
+}
+
+static int dv_base_dequant4(const pb_dev_env *env, int n, int k, int group, const uint8_t *w_q,
+                            const void *scales, void *w, char *err, size_t errlen)
+{
+    dv_blas *h = env->ctx;
+    if (!dv_kernels(h, err, errlen)) return -1;
+    int e = h->dequant4(w_q, scales, w, n, k, group);
+    if (e) snprintf(err, errlen, "dequantize: %s", dv_error_string(e));
+    return e;
+}
+
+static void *dv_base_scratch(const pb_dev_env *env, int slot, size_t bytes)
+{
+    dv_blas *h = env->ctx;
+    if (slot < 0 || slot > 1) return NULL;
+    if (h->scratch_bytes[slot] >= bytes && h->scratch[slot]) return h->scratch[slot];
+    if (h->scratch[slot]) cudaFree(h->scratch[slot]);
+    h->scratch[slot] = NULL;
+    h->scratch_bytes[slot] = 0;
+    if (cudaMalloc(&h->scratch[slot], bytes) != cudaSuccess) {
+        cudaGetLastError();
+        h->scratch[slot] = NULL;
+        return NULL;
+    }
+    h->scratch_bytes[slot] = bytes;
+    return h->scratch[slot];
+}
+
 void dv_dev_env_init(pb_dev_env *env, dv_blas *b)
 {
     env->gemm = dv_base_gemm;
+    env->igemm = dv_base_igemm;
+    env->requant = dv_base_requant;
+    env->dequant4 = dv_base_dequant4;
+    env->scratch = dv_base_scratch;
     env->ctx = b;
 }
 

@@ -191,3 +191,62 @@ Test(reference, every_problem_gpu_matches_cpu)
     }
     dv_blas_destroy(h);
 }
+
+/* The yardsticks compute what they stand for: int8's library GEMM + requantize equals the
+ * reference exactly (zero points 0), int4's dequantize + fp16 GEMM is inside the tolerance. */
+Test(reference, family_yardsticks_compute_the_problem)
+{
+    dv_blas *h;
+    char err[300];
+    cr_assert_eq(dv_blas_create(&h, err, sizeof(err)), 0, "%s", err);
+    pb_dev_env denv;
+    dv_dev_env_init(&denv, h);
+    pb_ref_env cpu;
+    rc_env_init(&cpu);
+    const char *names[] = {"int8_matmul", "int4_matmul", "batched_matmul_fp32", "batched_matmul_fp16"};
+    for (size_t pi = 0; pi < 4; pi++) {
+        const pb_problem *p = pb_find(names[pi]);
+        const pb_case *c = &p->cases[PB_SET_FUNCTIONAL][p->n_cases[PB_SET_FUNCTIONAL] - 1];
+        int nb = pb_n_bufs(p), out = pb_out_buf(p);
+        void *host[PB_MAX_BUFS];
+        const void *chost[PB_MAX_BUFS];
+        dv_buf dev[PB_MAX_BUFS];
+        void *dptr[PB_MAX_BUFS];
+        size_t bytes[PB_MAX_BUFS];
+        long long rows = 0, cols = 0;
+        for (int b = 0; b < nb; b++) {
+            long long r, cc;
+            pb_buf_dims(p, b, c->v, &r, &cc);
+            bytes[b] = (size_t)(r * cc) * pb_type_size(pb_buf(p, b)->type);
+            host[b] = malloc(bytes[b]);
+            chost[b] = host[b];
+            if (b == out) rows = r, cols = cc;
+        }
+        gen_inputs(p, c, c->v, c->seed, host);
+        for (int b = 0; b < nb; b++) {
+            cr_assert_eq(dv_buf_alloc(&dev[b], bytes[b]), 0);
+            cr_assert_eq(dv_upload(dev[b].ptr, host[b], bytes[b]), 0);
+            dptr[b] = dev[b].ptr;
+        }
+        cr_assert_eq(p->baseline(p, &denv, c->v, dptr, err, sizeof(err)), 0, "%s: %s", p->name, err);
+        cr_assert_eq(dv_sync(), 0);
+        size_t n = (size_t)(rows * cols);
+        float *got = malloc(n * 4), *ref = malloc(n * 4);
+        cr_assert_eq(dv_download(host[out], dev[out].ptr, bytes[out]), 0);
+        gen_to_float(pb_buf(p, out)->type, host[out], got, n);
+        cr_assert_eq(p->reference(p, &cpu, c->v, chost, ref, NULL, err, sizeof(err)), 0, "%s", err);
+        double atol, rtol;
+        pb_case_tolerance(p, c, &atol, &rtol);
+        ck_summary s;
+        cr_expect(ck_compare_f32(got, ref, (int)rows, (int)cols, atol, rtol, &s),
+                  "%s %s: the yardstick is off at %lld of %lld", p->name, c->name,
+                  (long long)s.n_bad, (long long)s.n_total);
+        for (int b = 0; b < nb; b++) {
+            dv_buf_free(&dev[b]);
+            free(host[b]);
+        }
+        free(got);
+        free(ref);
+    }
+    dv_blas_destroy(h);
+}

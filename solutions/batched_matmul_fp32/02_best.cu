@@ -1,0 +1,463 @@
+// 02_best — sgemm 09_tuned batched in one launch (grid.z = batch): cp.async 4-stage ring (register-staged on sm_75), 128×128 or 64×64 tiles picked by a makespan model
+//
+// Changed from 01: the project's best fp32 SGEMM (sgemm/09_tuned) runs every (batch, tile) pair
+//   of one launch: blockIdx.z = b, blockIdx.x walks C[b]'s tiles in groups of 8 block-rows (L2
+//   reuse). Kept from 09: shared-memory k-tiles (BK = 8) of a transposed, padded A (4-byte
+//   copies, conflict-free stores, LDS.128 fragment reads) and a row-major B; fragments double-
+//   buffered in registers; 8×16 (128×128 tile) or 4×8 (64×64 tile) outputs per thread on 128
+//   threads; on sm_80+ a 4-stage cp.async ring (three k-tiles in flight); zero-filling
+//   predicated copies only in edge blocks and in the last partial k-tile. New: (1) the batch is
+//   folded into the row index of each address (A row b·M + m, B row b·K + k, C row b·M + m),
+//   not into the pointers: with the pointers kept as plain kernel parameters and 09's
+//   alpha/beta epilogue kept (called with 1, 0: C is never read), the sm_90a 128×128 main loop
+//   is 09's instruction for instruction (cubins compared: the same 1078 opcodes in the same
+//   order, 1047 of 1078 words bit-identical, 226 registers as 09; the 64×64 loop has 09's
+//   instruction mix with a few LDS placed differently). Offsetting the pointers with a
+//   store-only epilogue gave 233 registers and a re-scheduled 128×128 loop: the symptom of
+//   matmul_fp32 02's first version, which measured 10% slower than 09. (2) sm_75 has no
+//   cp.async: there the loop runs a 2-stage ring fed through registers (k-tile t+1 is loaded at
+//   the top of k-tile t and stored to shared memory just before its closing barrier), which
+//   also fits two 128×128 blocks in the T4's 64 KB. (3) Alignment: A is copied 4 bytes at a
+//   time, so b·M·K needs none; B and C use 16-byte copies only when N % 4 == 0 and both bases
+//   are 16-byte aligned, and then b·K·N, b·M·N, k·N and every tile column are multiples of 4
+//   floats. (4) Tile shape: the busiest SM runs ceil(BATCH·tiles / SMs) tiles, each costing
+//   area ÷ efficiency; 64×64 is 0.8 of a 128×128 tile sharing its SM with another, and a
+//   128×128 block alone on its SM (BATCH·tiles ≤ SMs: 4 warps, one per scheduler, nothing else
+//   to issue across its barriers) is taken at 0.75. 32×256³: 128 big tiles (1 per SM:
+//   16384/0.75 = 21845) against 512 small (4 per SM: 4·4096/0.8 = 20480) → 64×64, all 512
+//   resident at once; 128×1024³: 8192 big (63 per SM, 2 resident) against 32768 small →
+//   128×128. Per thread each output sums k = 0, 1, …, K−1 in order, one fmaf per step (no
+//   split-K; cuBLAS's SIMT order), fp32 only.
+// Prediction (before measuring): 32×256³ ≈ 0.031 ms per call in the harness: kernel ≈ 26 µs
+//   (the busiest SMs each run 4 tiles = 8.4 MFLOP; 09's 128×128 loop issues FFMA ~85% of the
+//   time and 64×64 ~0.8 of that, ≈ 340 GF/s per SM at ~1.9 GHz → ~25 µs, plus ~1.5 µs to fill
+//   the pipeline and drain C) plus the ~5 µs launch and event floor; about cuBLAS's speed
+//   (torch.bmm 0.0397 ms per call, 0.0274 ms replayed from a graph, so ~0.033 ms per call the
+//   harness's way): 0.9–1.1× its strided-batched baseline. 128×1024³ ≈ 5.8 ms (≈47 TF/s, ~93%
+//   of cuBLAS's 5.384 ms): 09's steady state (48 TF/s, 96% of cuBLAS at 4096³) less ~1.5% for
+//   the last partial wave (62.06 tiles per SM → 63) and a little more pipeline fill per tile at
+//   K = 1024 than at 4096.
+// Measured (H200, harness): not yet measured
+// Tiles: big BM=128 BN=128 BK=8 TM=8 TN=16 (2×2 warps of 64×64), small BM=64 BN=64 BK=8 TM=4 TN=8 (2×2 warps of 32×32); 128 threads per block; 4 cp.async stages (sm_80+) or 2 register-staged stages (sm_75); grid (tiles of one batch, 1, BATCH)
+// Targets: sm_75 sm_80 sm_90a sm_100a
+// Judge GPUs: T4 A100 H100 H200 B200
+
+#include <cuda_runtime.h>
+
+// ---------------------------------------------------------------- copy primitives
+// sm_80+: cp.async (LDGSTS) into a STAGES-deep ring. Older targets (sm_75) do not have it: the
+// kernel fetches into registers and stores to shared memory itself (BMM_ASYNC == 0 below).
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
+#define BMM_ASYNC 0
+#else
+#define BMM_ASYNC 1
+#endif
+
+__device__ __forceinline__ unsigned smem_u32(const void* p) {
+    return static_cast<unsigned>(__cvta_generic_to_shared(p));
+}
+
+#if BMM_ASYNC
+// 4 bytes, no predicate
+__device__ __forceinline__ void cp4(float* dst, const float* src) {
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(smem_u32(dst)), "l"(src));
+}
+// 4 bytes; !ok: writes 0 and reads nothing (src must still be a valid address: callers pass one)
+__device__ __forceinline__ void cp4_zfill(float* dst, const float* src, bool ok) {
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(smem_u32(dst)), "l"(src),
+                 "r"(ok ? 4 : 0));
+}
+// 16 bytes, no predicate (L2 only: the data is used once per block)
+__device__ __forceinline__ void cp16(float* dst, const float* src) {
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(smem_u32(dst)), "l"(src));
+}
+__device__ __forceinline__ void cp16_zfill(float* dst, const float* src, bool ok) {
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(smem_u32(dst)), "l"(src),
+                 "r"(ok ? 16 : 0));
+}
+__device__ __forceinline__ void cp_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
+template <int PENDING>
+__device__ __forceinline__ void cp_wait() {  // at most PENDING most recent groups still in flight
+    asm volatile("cp.async.wait_group %0;\n" ::"n"(PENDING) : "memory");
+}
+#endif
+
+// ---------------------------------------------------------------- tile configurations
+template <int BM_, int BN_, int BK_, int WARPS_M_, int WARPS_N_, int STAGES_>
+struct Cfg {
+    static constexpr int BM = BM_, BN = BN_, BK = BK_, STAGES = STAGES_;
+    static constexpr int WARPS_M = WARPS_M_, WARPS_N = WARPS_N_;
+    static constexpr int NT = WARPS_M * WARPS_N * 32;
+    static constexpr int LM = 8, LN = 4;  // lanes along M (fastest-varying lane index) and N
+    static constexpr int WM = BM / WARPS_M, WN = BN / WARPS_N;
+    static constexpr int TM = WM / LM, TN = WN / LN;  // per-thread tile
+    static constexpr int APAD = 4;                    // As row = BM+4 floats (see the loader)
+    static constexpr int A_ITERS = BM * BK / NT;      // 4-byte copies of A per thread per k-tile
+    static constexpr int A_STEP = NT / BK;            // rows between a thread's A copies
+    static constexpr int BV_ITERS = BK * BN / 4 / NT; // 16-byte copies of B (aligned path)
+    static constexpr int BV_STEP = NT / (BN / 4);     // k-rows between them
+    static constexpr int BS_ITERS = BK * BN / NT;     // 4-byte copies of B (unaligned path)
+    static constexpr int BS_STEP = NT / BN;
+
+    static_assert(BM % WARPS_M == 0 && BN % WARPS_N == 0, "warps tile the block");
+    static_assert(WM % (4 * LM) == 0 && WN % (4 * LN) == 0, "thread tiles are 4×4 sub-tiles");
+    static_assert(BM % 32 == 0, "(BM+APAD) % 32 == 4: k-rows of As start 4 banks apart");
+    static_assert(NT % BK == 0 && (BM * BK) % NT == 0, "A copies: fixed k column per thread");
+    static_assert(NT % (BN / 4) == 0 && (BK * BN / 4) % NT == 0, "B float4 copies: fixed columns");
+    static_assert(NT % BN == 0 && (BK * BN) % NT == 0, "B scalar copies: fixed column");
+    static_assert(BK == 8, "8 lanes copy one 32-byte k-row segment of A: conflict-free with APAD");
+    static_assert(BK % 2 == 0, "fragment registers ping-pong over k");
+    static_assert(STAGES >= 2, "pipeline needs a buffer to fill while one is read");
+    static_assert((STAGES * BK * (BM + APAD) + STAGES * BK * BN) * 4 <= 48 * 1024,
+                  "static shared memory limit");
+};
+using BigCfg = Cfg<128, 128, 8, 2, 2, 4>;  // 128 threads, 8×16 per thread
+using SmallCfg = Cfg<64, 64, 8, 2, 2, 4>;  // 128 threads, 4×8 per thread
+constexpr int kGroupM = 8;  // block-rows per raster group (L2 reuse)
+template <bool V>
+struct BoolTag {  // compile-time flag passed to a generic lambda
+    static constexpr bool value = V;
+};
+
+// ---------------------------------------------------------------- kernel
+// One block = one BM×BN tile of C[blockIdx.z]. VEC: N % 4 == 0 and B, C 16-byte aligned (then
+// every batch's B[b] and C[b] are too); A is copied 4 bytes at a time and needs nothing.
+template <class CF, bool VEC>
+__global__ void __launch_bounds__(CF::NT, 2)
+    bmm_tuned(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C,
+              int M, int N, int K, float alpha, float beta, int grid_m, int grid_n) {
+    constexpr int BM = CF::BM, BN = CF::BN, BK = CF::BK;
+#if BMM_ASYNC
+    constexpr int S = CF::STAGES;  // cp.async ring
+#else
+    constexpr int S = 2;  // register-staged double buffer
+#endif
+    constexpr int TM = CF::TM, TN = CF::TN, LM = CF::LM, LN = CF::LN;
+    __shared__ __align__(16) float As[S][BK][BM + CF::APAD];  // transposed: As[s][k][m]
+    __shared__ __align__(16) float Bs[S][BK][BN];
+
+    // This block's batch b: A[b] is rows b·M.. of A (BATCH·M × K), B[b] rows b·K.. of B
+    // (BATCH·K × N), C[b] rows b·M.. of C (BATCH·M × N). The batch is folded into the row
+    // index of every address (not into the pointers), so A, B and C stay kernel parameters as
+    // in sgemm 09 and the 128×128 main loop compiles to 09's instruction sequence (see header).
+    // All predicates below use the in-batch coordinates (m0, n0, kbase against M, N, K).
+    const int bz = blockIdx.z;
+    const int arow = bz * M;  // first row of A[b] and C[b]; ≤ 127·1024, no int overflow
+    const int brow = bz * K;  // first row of B[b]
+
+    // grouped raster inside the batch: kGroupM block-rows are walked column by column
+    const int pid = blockIdx.x;
+    const int width = kGroupM * grid_n;
+    const int first_m = pid / width * kGroupM;
+    const int gsz = min(grid_m - first_m, kGroupM);
+    const int bm = first_m + pid % width % gsz;
+    const int bn = pid % width / gsz;
+    const int m0 = bm * BM, n0 = bn * BN;
+    const bool edge = m0 + BM > M || n0 + BN > N;  // block-uniform
+
+    const int tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
+    const int row0 = warp / CF::WARPS_N * CF::WM + lane % LM * 4;  // + g*4*LM + r
+    const int col0 = warp % CF::WARPS_N * CF::WN + lane / LM * 4;  // + h*4*LN + c
+
+    // loader coordinates (fixed per thread; rows/k-rows advance by *_STEP per copy)
+    const int a_k = tid % BK, a_m = tid / BK;
+    const int bv_k = tid / (BN / 4), bv_n = tid % (BN / 4) * 4;
+    const int bs_k = tid / BN, bs_n = tid % BN;
+    const float* a_src = A + (size_t)(arow + m0 + a_m) * K + a_k;
+    const size_t a_step = (size_t)CF::A_STEP * K;
+
+    const int KT = (K + BK - 1) / BK;  // k-tiles; the last may be partial
+    const int KT_full = K / BK;
+
+#if BMM_ASYNC
+    // Copy k-tile kt into stage s. PRED: zero-fill rows ≥ M, columns ≥ N and k ≥ K, and point
+    // masked copies at A/B themselves (batch 0's first element) so nothing outside is read.
+    auto load_tile = [&](int kt, int s, auto pred_tag) {
+        constexpr bool PRED = decltype(pred_tag)::value;
+        const int kbase = kt * BK;
+#pragma unroll
+        for (int i = 0; i < CF::A_ITERS; ++i) {
+            float* dst = &As[s][a_k][a_m + i * CF::A_STEP];
+            const float* src = a_src + i * a_step + kbase;
+            if (PRED) {
+                const bool ok = m0 + a_m + i * CF::A_STEP < M && kbase + a_k < K;
+                cp4_zfill(dst, ok ? src : A, ok);
+            } else {
+                cp4(dst, src);
+            }
+        }
+        if (VEC) {
+#pragma unroll
+            for (int i = 0; i < CF::BV_ITERS; ++i) {
+                const int kk = bv_k + i * CF::BV_STEP;
+                float* dst = &Bs[s][kk][bv_n];
+                const float* src = B + (size_t)(brow + kbase + kk) * N + n0 + bv_n;
+                if (PRED) {
+                    const bool ok = n0 + bv_n < N && kbase + kk < K;  // N%4==0: all 4 or none
+                    cp16_zfill(dst, ok ? src : B, ok);
+                } else {
+                    cp16(dst, src);
+                }
+            }
+        } else {
+#pragma unroll
+            for (int i = 0; i < CF::BS_ITERS; ++i) {
+                const int kk = bs_k + i * CF::BS_STEP;
+                float* dst = &Bs[s][kk][bs_n];
+                const float* src = B + (size_t)(brow + kbase + kk) * N + n0 + bs_n;
+                if (PRED) {
+                    const bool ok = n0 + bs_n < N && kbase + kk < K;
+                    cp4_zfill(dst, ok ? src : B, ok);
+                } else {
+                    cp4(dst, src);
+                }
+            }
+        }
+    };
+    auto issue = [&](int kt) {  // uniform branch: predicated copies only at edges and the K tail
+        if (kt >= KT) return;
+        const int s = kt % S;
+        if (!edge && kt < KT_full)
+            load_tile(kt, s, BoolTag<false>{});
+        else
+            load_tile(kt, s, BoolTag<true>{});
+    };
+#else
+    // sm_75: k-tile kt is fetched into registers (fetch), then written to a stage (stage_store).
+    // The same predicates as the cp.async path; masked elements are 0 and are never read.
+    float ra[CF::A_ITERS];     // A elements of one k-tile
+    float4 rbv[CF::BV_ITERS];  // B, VEC path (the array the other path leaves unused is dropped)
+    float rbs[CF::BS_ITERS];   // B, scalar path
+    auto fetch_tile = [&](int kt, auto pred_tag) {
+        constexpr bool PRED = decltype(pred_tag)::value;
+        const int kbase = kt * BK;
+#pragma unroll
+        for (int i = 0; i < CF::A_ITERS; ++i) {
+            const float* src = a_src + i * a_step + kbase;
+            if (PRED) {
+                const bool ok = m0 + a_m + i * CF::A_STEP < M && kbase + a_k < K;
+                ra[i] = ok ? *src : 0.0f;
+            } else {
+                ra[i] = *src;
+            }
+        }
+        if (VEC) {
+#pragma unroll
+            for (int i = 0; i < CF::BV_ITERS; ++i) {
+                const int kk = bv_k + i * CF::BV_STEP;
+                const float* src = B + (size_t)(brow + kbase + kk) * N + n0 + bv_n;
+                if (PRED) {
+                    const bool ok = n0 + bv_n < N && kbase + kk < K;  // N%4==0: all 4 or none
+                    rbv[i] = ok ? *reinterpret_cast<const float4*>(src)
+                                : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+                } else {
+                    rbv[i] = *reinterpret_cast<const float4*>(src);
+                }
+            }
+        } else {
+#pragma unroll
+            for (int i = 0; i < CF::BS_ITERS; ++i) {
+                const int kk = bs_k + i * CF::BS_STEP;
+                const float* src = B + (size_t)(brow + kbase + kk) * N + n0 + bs_n;
+                if (PRED) {
+                    const bool ok = n0 + bs_n < N && kbase + kk < K;
+                    rbs[i] = ok ? *src : 0.0f;
+                } else {
+                    rbs[i] = *src;
+                }
+            }
+        }
+    };
+    auto fetch = [&](int kt) {  // uniform branch, as issue() on the cp.async path
+        if (!edge && kt < KT_full)
+            fetch_tile(kt, BoolTag<false>{});
+        else
+            fetch_tile(kt, BoolTag<true>{});
+    };
+    auto stage_store = [&](int s) {
+#pragma unroll
+        for (int i = 0; i < CF::A_ITERS; ++i) As[s][a_k][a_m + i * CF::A_STEP] = ra[i];
+        if (VEC) {
+#pragma unroll
+            for (int i = 0; i < CF::BV_ITERS; ++i)
+                *reinterpret_cast<float4*>(&Bs[s][bv_k + i * CF::BV_STEP][bv_n]) = rbv[i];
+        } else {
+#pragma unroll
+            for (int i = 0; i < CF::BS_ITERS; ++i) Bs[s][bs_k + i * CF::BS_STEP][bs_n] = rbs[i];
+        }
+    };
+#endif
+
+    float4 a[2][TM / 4], b[2][TN / 4];  // two fragment sets: k and k+1
+    auto load_frag = [&](int slot, int s, int k) {
+#pragma unroll
+        for (int g = 0; g < TM / 4; ++g)
+            a[slot][g] = *reinterpret_cast<const float4*>(&As[s][k][row0 + g * 4 * LM]);
+#pragma unroll
+        for (int h = 0; h < TN / 4; ++h)
+            b[slot][h] = *reinterpret_cast<const float4*>(&Bs[s][k][col0 + h * 4 * LN]);
+    };
+    float acc[TM][TN] = {};
+    auto fma_step = [&](int slot) {  // one k: acc[i][j] = fma(A[i][k], B[k][j], acc[i][j])
+#pragma unroll
+        for (int i = 0; i < TM; ++i) {
+            const float4 av = a[slot][i / 4];
+            const float ai = (i % 4 == 0) ? av.x : (i % 4 == 1) ? av.y : (i % 4 == 2) ? av.z : av.w;
+#pragma unroll
+            for (int h = 0; h < TN / 4; ++h) {
+                acc[i][h * 4 + 0] = fmaf(ai, b[slot][h].x, acc[i][h * 4 + 0]);
+                acc[i][h * 4 + 1] = fmaf(ai, b[slot][h].y, acc[i][h * 4 + 1]);
+                acc[i][h * 4 + 2] = fmaf(ai, b[slot][h].z, acc[i][h * 4 + 2]);
+                acc[i][h * 4 + 3] = fmaf(ai, b[slot][h].w, acc[i][h * 4 + 3]);
+            }
+        }
+    };
+
+#if BMM_ASYNC
+    // Prologue: k-tiles 0..S-2 in flight (one commit group each, empty past the end).
+#pragma unroll
+    for (int s = 0; s < S - 1; ++s) {
+        issue(s);
+        cp_commit();
+    }
+    cp_wait<S - 2>();  // k-tile 0 has landed
+    __syncthreads();
+    load_frag(0, 0, 0);
+
+    int s_cur = 0;  // stage of k-tile t
+    for (int t = 0; t < KT; ++t) {
+        const int s_next = (s_cur + 1 == S) ? 0 : s_cur + 1;
+#pragma unroll
+        for (int k = 0; k < BK; ++k) {
+            if (k == BK - 1) {
+                // Groups committed so far: k-tiles 0..t+S-1. Allowing S-2 pending means k-tile
+                // t+1 has landed; the barrier also tells every thread that all reads of k-tile
+                // t-1's stage (overwritten at k == 0 of the next tile) are done.
+                cp_wait<S - 2>();
+                __syncthreads();
+            }
+            if (k < BK - 1)
+                load_frag((k + 1) & 1, s_cur, k + 1);
+            else
+                load_frag(0, s_next, 0);  // next k-tile (stale but harmless after the last one)
+            if (k == 0) {
+                // Refill the stage of k-tile t-1: every thread passed the barrier of tile t-1
+                // after its last read of that stage.
+                issue(t + S - 1);
+                cp_commit();
+            }
+            fma_step(k & 1);
+        }
+        s_cur = s_next;
+    }
+#else
+    // Prologue: k-tile 0 through registers into stage 0.
+    fetch(0);  // KT ≥ 1 (K ≥ 1); with K == 0 this is a fully masked (all-zero) tile
+    stage_store(0);
+    __syncthreads();
+    load_frag(0, 0, 0);
+
+    int s_cur = 0;  // stage of k-tile t
+    for (int t = 0; t < KT; ++t) {
+        const int s_next = s_cur ^ 1;
+        const bool more = t + 1 < KT;  // block-uniform
+#pragma unroll
+        for (int k = 0; k < BK; ++k) {
+            if (k == BK - 1) {
+                // Stage s_next held k-tile t-1, last read before the barrier that closed tile
+                // t-1; this barrier publishes k-tile t+1 and closes this tile's reads.
+                if (more) stage_store(s_next);
+                __syncthreads();
+            }
+            if (k < BK - 1)
+                load_frag((k + 1) & 1, s_cur, k + 1);
+            else
+                load_frag(0, s_next, 0);  // next k-tile (stale but harmless after the last one)
+            if (k == 0 && more) fetch(t + 1);  // in flight during this tile's FMAs
+            fma_step(k & 1);
+        }
+        s_cur = s_next;
+    }
+#endif
+
+    // Epilogue (09's, called with alpha = 1, beta = 0: out = 1·acc, exact; C is never read
+    // because beta == 0). A store-only epilogue gives the same results but changes ptxas's
+    // schedule of the main loop (see the header), so 09's form stays.
+    const bool read_c = beta != 0.0f;
+#pragma unroll
+    for (int i = 0; i < TM; ++i) {
+        const int row = m0 + row0 + i / 4 * 4 * LM + i % 4;
+        if (edge && row >= M) continue;
+        float* crow = C + (size_t)(arow + row) * N;
+#pragma unroll
+        for (int h = 0; h < TN / 4; ++h) {
+            const int col = n0 + col0 + h * 4 * LN;
+            float4 o = make_float4(alpha * acc[i][h * 4 + 0], alpha * acc[i][h * 4 + 1],
+                                   alpha * acc[i][h * 4 + 2], alpha * acc[i][h * 4 + 3]);
+            if (VEC) {
+                if (edge && col >= N) continue;  // N % 4 == 0: col < N means col+3 < N
+                float4* p = reinterpret_cast<float4*>(crow + col);
+                if (read_c) {
+                    const float4 old = *p;
+                    o.x += beta * old.x; o.y += beta * old.y; o.z += beta * old.z; o.w += beta * old.w;
+                }
+                *p = o;
+            } else {
+                const float e[4] = {o.x, o.y, o.z, o.w};
+#pragma unroll
+                for (int c = 0; c < 4; ++c) {
+                    if (edge && col + c >= N) break;
+                    float* p = crow + col + c;
+                    *p = read_c ? e[c] + beta * *p : e[c];
+                }
+            }
+        }
+    }
+}
+
+// ---------------------------------------------------------------- host side
+static int sm_count() {
+    static int count = 0;  // one device per process in practice; the query is cheap anyway
+    if (count == 0) {
+        int dev = 0;
+        cudaGetDevice(&dev);
+        if (cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess ||
+            count <= 0)
+            count = 1;
+    }
+    return count;
+}
+
+template <class CF>
+static void launch(const float* A, const float* B, float* C, int BATCH, int M, int N, int K,
+                   bool vec) {
+    const int gm = (M + CF::BM - 1) / CF::BM, gn = (N + CF::BN - 1) / CF::BN;
+    const dim3 grid((unsigned)gm * (unsigned)gn, 1, (unsigned)BATCH);  // BATCH ≤ 128 < 65536
+    if (vec)
+        bmm_tuned<CF, true><<<grid, CF::NT>>>(A, B, C, M, N, K, 1.0f, 0.0f, gm, gn);
+    else
+        bmm_tuned<CF, false><<<grid, CF::NT>>>(A, B, C, M, N, K, 1.0f, 0.0f, gm, gn);
+}
+
+// Makespan model: the busiest SM runs ceil(tiles / SMs) tiles of all batches together; a tile
+// costs its area divided by the shape's relative efficiency (64×64: ~20% more work per output,
+// more LDS and global traffic per FMA and 4×8 thread tiles; a 128×128 block alone on its SM:
+// 4 warps, one per scheduler, that stall at every barrier and fragment wait).
+static double makespan(long long tiles, int bm, int bn, double eff, int sms) {
+    return (double)((tiles + sms - 1) / sms) * bm * bn / eff;
+}
+
+// A, B, C are device pointers
+extern "C" void solve(const float* A, const float* B, float* C, int BATCH, int M, int N, int K) {
+    if (BATCH <= 0 || M <= 0 || N <= 0) return;
+    if (K < 0) K = 0;  // not in the constraints (K ≥ 1); K == 0 would write C = 0
+    const bool vec = N % 4 == 0 && (((size_t)B | (size_t)C) & 15) == 0;
+    const int sms = sm_count();
+    const long long big_tiles = (long long)BATCH * ((M + 127) / 128) * ((N + 127) / 128);
+    const long long small_tiles = (long long)BATCH * ((M + 63) / 64) * ((N + 63) / 64);
+    const double big_eff = big_tiles <= sms ? 0.75 : 1.0;
+    if (makespan(big_tiles, 128, 128, big_eff, sms) <= makespan(small_tiles, 64, 64, 0.8, sms))
+        launch<BigCfg>(A, B, C, BATCH, M, N, K, vec);
+    else
+        launch<SmallCfg>(A, B, C, BATCH, M, N, K, vec);
+}
