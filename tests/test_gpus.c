@@ -10,6 +10,7 @@
 
 #include "gpus.h"
 #include "loader.h"
+#include "problem.h"
 #include "util.h"
 
 static char out[1 << 17];
@@ -220,7 +221,10 @@ static void judge_gpus_match_targets(const char *dir)
 
 Test(gpus, stage_headers_judge_gpus_match_targets)
 {
-    judge_gpus_match_targets(SOURCE_DIR "/solutions");
-    judge_gpus_match_targets(SOURCE_DIR "/solutions/sgemm");
-    judge_gpus_match_targets(SOURCE_DIR "/solutions/matmul_fp32");
+    for (size_t i = 0; i < pb_count(); i++) { /* every problem's stages */
+        char rel[256], dir[4096];
+        pb_stage_dir(pb_at(i), rel, sizeof(rel));
+        snprintf(dir, sizeof(dir), "%s/%s", SOURCE_DIR, rel);
+        judge_gpus_match_targets(dir);
+    }
 }

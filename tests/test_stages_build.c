@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 
 #include "loader.h"
+#include "problem.h"
 #include "util.h"
 
 /* The archs on the file's Targets line (space separated), or "" when there is none. */
@@ -69,6 +70,25 @@ static void build_dir(const char *dir)
 Test(stages, gemm_fp16_build, .timeout = 1800) { build_dir(SOURCE_DIR "/solutions"); }
 Test(stages, sgemm_build, .timeout = 1800) { build_dir(SOURCE_DIR "/solutions/sgemm"); }
 Test(stages, matmul_fp32_build, .timeout = 1800) { build_dir(SOURCE_DIR "/solutions/matmul_fp32"); }
+Test(stages, batched_matmul_fp32_build, .timeout = 1800) { build_dir(SOURCE_DIR "/solutions/batched_matmul_fp32"); }
+Test(stages, batched_matmul_fp16_build, .timeout = 1800) { build_dir(SOURCE_DIR "/solutions/batched_matmul_fp16"); }
+Test(stages, int8_matmul_build, .timeout = 1800) { build_dir(SOURCE_DIR "/solutions/int8_matmul"); }
+Test(stages, int4_matmul_build, .timeout = 1800) { build_dir(SOURCE_DIR "/solutions/int4_matmul"); }
+
+/* every problem's stage directory has a suite above */
+Test(stages, every_problem_is_built)
+{
+    const char *built[] = {"solutions", "solutions/sgemm", "solutions/matmul_fp32",
+                           "solutions/batched_matmul_fp32", "solutions/batched_matmul_fp16",
+                           "solutions/int8_matmul", "solutions/int4_matmul"};
+    for (size_t i = 0; i < pb_count(); i++) {
+        char rel[256];
+        pb_stage_dir(pb_at(i), rel, sizeof(rel));
+        bool found = false;
+        for (size_t j = 0; j < sizeof(built) / sizeof(built[0]); j++) found |= strcmp(rel, built[j]) == 0;
+        cr_expect(found, "%s's stages (%s) have no build test", pb_at(i)->name, rel);
+    }
+}
 
 /* The probes in tools/ build as their header comments say (probe_trace includes 12_best with its
  * trace hooks defined, so a change to those hooks is caught here). */
