@@ -126,6 +126,11 @@ static void rp_timing(FILE *out, const rp_report *r, const rs_test *t)
     if (tm->impossible)
         fprintf(out, "  warning: faster than the chip's peak (%.0f TF/s): suspect the result\n",
                 tm->peak_tflops);
+    if (tm->unaccounted)
+        fprintf(out, "  warning: the harness's own clock saw %.3fms a call beyond the times the "
+                     "solution's process reported: a busy machine, or times that cannot be "
+                     "trusted\n",
+                tm->overhead_ms);
     if (r->timing_note) fprintf(out, "  %s\n", r->timing_note);
 }
 
@@ -412,8 +417,8 @@ void rp_sweep_text(FILE *out, const rp_report *r)
     }
     if (run && run->outcome == RN_OK) {
         if (r->timing_note)
-            fprintf(out, "timed   per shape, %s; cuBLAS timed beside it, call by call in alternation\n",
-                    r->timing_note);
+            fprintf(out, "timed   per shape, %s; %s timed beside it, call by call in alternation\n",
+                    r->timing_note, r->vs ? r->vs : "cuBLAS");
         char names[64], head[80];
         pb_size_names(r->problem, names, sizeof(names));
         snprintf(head, sizeof(head), "shape (%s)", names);
@@ -450,7 +455,8 @@ void rp_sweep_text(FILE *out, const rp_report *r)
         rp_sweep_totals s = rp_sweep_sum(run);
         fprintf(out, "\n%d of %d shapes passed", s.passed, s.n);
         if (s.ratios)
-            fprintf(out, "; geometric-mean ratio %.2f× cuBLAS's time (over %d passed, timed shapes)", s.geomean,
+            fprintf(out, "; geometric-mean ratio %.2f× %s's time (over %d passed, timed shapes)", s.geomean,
+                    r->vs ? r->vs : "cuBLAS",
                     s.ratios);
         fputc('\n', out);
     }

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/random.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -640,6 +641,9 @@ static rn_outcome rn_run_all(const rn_plan *plan, rs_run *run)
     }
     x->plan = plan;
     x->run = run;
+    /* nonces from a random start: a record written ahead of its command cannot guess one */
+    if (getrandom(&x->nonce, sizeof(x->nonce), 0) != (ssize_t)sizeof(x->nonce))
+        x->nonce = (uint32_t)(wr_now() * 1e6);
     for (size_t i = 0; i < plan->n_items; i++) rn_init_test(plan, i, &run->tests[i]);
     if (!rn_arenas(x)) {
         run->outcome = RN_INTERNAL;
