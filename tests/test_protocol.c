@@ -154,3 +154,31 @@ Test(protocol, int8_through_the_three_processes)
     cr_expect_neq(run.tests[0].status, RS_SUCCESS);
     rn_free(&run);
 }
+
+/* The other call shapes through the solution's child: batched (three pointers, four sizes) and
+ * int4 (four pointers): each problem's judge tests and its small extra tests pass. */
+static void run_tables(const char *problem, const char *so, double max_flops)
+{
+    const pb_problem *p = pb_find(problem);
+    rn_item it[40];
+    size_t n = 0;
+    for (int s = 0; s < PB_N_SETS && n < 40; s++)
+        for (size_t i = 0; i < p->n_cases[s] && n < 40; i++)
+            if (pb_flops(p, p->cases[s][i].v) <= max_flops)
+                it[n++] = (rn_item){p->cases[s][i], (pb_set)s, false};
+    rn_plan plan = {.problem = p, .so_path = so, .items = it, .n_items = n, .timeout_s = 30,
+                    .timing = {.warmup = 1, .min_runs = 3, .max_runs = 10, .max_time_s = 0.05}};
+    rs_run run;
+    cr_assert_eq(rn_run(&plan, &run), RN_OK, "%s", run.detail);
+    for (size_t i = 0; i < n; i++)
+        cr_expect_eq(run.tests[i].status, RS_SUCCESS, "%s %s: %s", problem, run.tests[i].name,
+                     run.tests[i].detail);
+    cr_expect_geq(n, 8, "%s: %zu cases", problem, n);
+    rn_free(&run);
+}
+
+Test(protocol, batched_and_int4_call_shapes)
+{
+    run_tables("batched_matmul_fp32", FAKE_BMM32, 5e7);
+    run_tables("int4_matmul", FAKE_INT4, 5e7);
+}

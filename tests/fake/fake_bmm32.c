@@ -1,0 +1,12 @@
+/* A correct batched_matmul_fp32 on the fake device (the worker's BATCH, M, N, K call shape). */
+void solve(const float *A, const float *B, float *C, int BATCH, int M, int N, int K)
+{
+    for (int b = 0; b < BATCH; b++)
+        for (int i = 0; i < M; i++)
+            for (int j = 0; j < N; j++) {
+                float acc = 0;
+                for (int k = 0; k < K; k++)
+                    acc += A[((long)b * M + i) * K + k] * B[((long)b * K + k) * N + j];
+                C[((long)b * M + i) * N + j] = acc;
+            }
+}
