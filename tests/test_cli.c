@@ -14,6 +14,9 @@ Test(cli, help_and_version)
 {
     cr_expect_eq(RUN("--help"), HX_SUCCESS);
     cr_expect(strstr(out, "usage: harness") && strstr(out, "exit codes"));
+    cr_expect(strstr(out, "--vs OTHER.cu") && strstr(out, "95% interval") && !strstr(out, "%%"),
+              "%s", out);
+    cr_expect(strstr(out, "int4_matmul"), "every problem named: %s", out);
     cr_expect_eq(RUN("--version"), HX_SUCCESS);
 }
 
