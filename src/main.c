@@ -21,6 +21,7 @@ static void hm_usage(FILE *out)
     fputs(
         "usage: harness [options] SOLUTION.cu\n"
         "       harness --sweep | --shapes LIST [options] SOLUTION.cu\n"
+        "       harness --vs OTHER.cu [options] SOLUTION.cu\n"
         "       harness leaderboard [--problem P] [--sizes 1024,4096] [--json FILE]\n"
         "       harness leaderboard --sweep [--problem P] [--stages 09,10,11,12]\n"
         "       harness new NAME [--problem P] [--dir DIR]\n"
