@@ -69,7 +69,8 @@ static void rn_progress(const rn_plan *plan, const rs_test *t, size_t i)
     fprintf(stderr, "  [%zu/%zu] %-28s %s", i + 1, plan->n_items, t->name, rs_status_name(t->status));
     if (t->timing.done) fprintf(stderr, "  %.4f ms", t->timing.median_ms);
     if (t->timing.done && t->timing.base_done && t->timing.base_median_ms > 0) /* --baseline, --sweep */
-        fprintf(stderr, "  %.2fx cuBLAS", t->timing.median_ms / t->timing.base_median_ms);
+        fprintf(stderr, "  %.2fx %s", t->timing.median_ms / t->timing.base_median_ms,
+                plan->vs_path ? "the other file" : "cuBLAS");
     fprintf(stderr, "  (%.0f ms)\n", t->wall_ms);
 }
 
