@@ -182,3 +182,25 @@ Test(protocol, batched_and_int4_call_shapes)
     run_tables("batched_matmul_fp32", FAKE_BMM32, 5e7);
     run_tables("int4_matmul", FAKE_INT4, 5e7);
 }
+
+/* Start-up outcomes through the solution's child: solve only looked up (--gpu compiled-only),
+ * an object without solve, one that does not load. */
+Test(protocol, start_up_outcomes)
+{
+    const pb_problem *p = pb_find("gemm_fp16");
+    rn_item it[1] = {{p->cases[PB_SET_EXAMPLE][0], PB_SET_EXAMPLE, false}};
+    rn_plan plan = {.problem = p, .so_path = FAKE_CORRECT, .items = it, .n_items = 1,
+                    .timeout_s = 10, .timing = {.max_runs = 10}, .lookup_only = true};
+    rs_run run;
+    cr_expect_eq(rn_run(&plan, &run), RN_OK, "%s", run.detail);
+    cr_expect_eq(run.tests[0].status, RS_NOT_RUN, "looked up, nothing run");
+    rn_free(&run);
+    plan.lookup_only = false;
+    plan.so_path = FAKE_NOSOLVE;
+    cr_expect_eq(rn_run(&plan, &run), RN_NO_SOLVE, "%s", run.detail);
+    rn_free(&run);
+    plan.so_path = "/nonexistent/object.so";
+    cr_expect_eq(rn_run(&plan, &run), RN_LOAD_FAILED, "%s", run.detail);
+    cr_expect(strstr(run.detail, "/nonexistent/object.so"), "%s", run.detail);
+    rn_free(&run);
+}
