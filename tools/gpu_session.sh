@@ -6,7 +6,8 @@
 # Steps: build, full01, leaderboard-fp16, leaderboard-shapes (the shape sweep of stages 09-12),
 #        leaderboard-sgemm, leaderboard-matmul, seed, test, sass, big (8192³ and 2048³ for the
 #        tensor-core stages), gpu-suites (build and run the GPU suites), fixtures (run the GPU
-#        suites already built), family (every family problem's 01_naive, all tests and timing
+#        suites already built), leaderboard-family (a leaderboard section per family problem),
+#        family (every family problem's 01_naive, all tests and timing
 #        beside its library), forge-before (the forging fixture against the harness as of
 #        51f80b6, the last design with the check inside the solution's process), speed,
 #        batch=FILE
@@ -88,6 +89,11 @@ for step in "$@"; do
     fixtures) for t in build/tests/test_gpu_*; do
             run "$(basename "$t")_verbose" 300 env LD_LIBRARY_PATH="$DEPS_LIB" "$t" --verbose --jobs 8
         done ;;
+    leaderboard-family) # a section per family problem, each stage beside its yardstick
+        for p in batched_matmul_fp32 batched_matmul_fp16 int8_matmul int4_matmul; do
+            run "lb_$p" 400 ./harness leaderboard --problem "$p" --timeout 10 --json "$OUT/logs/lb_$p.json" ${COMMIT:+--commit "$COMMIT"}
+        done
+        cp leaderboard.md "$OUT/leaderboard.md" ;;
     family)
         for f in solutions/batched_matmul_fp32/01_naive.cu solutions/batched_matmul_fp16/01_naive.cu \
                  solutions/int8_matmul/01_naive.cu solutions/int4_matmul/01_naive.cu; do
