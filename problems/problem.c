@@ -81,7 +81,7 @@ bool pb_eval(const pb_problem *p, const char *expr, const double *v, long long *
             if ((size_t)(s - a) >= sizeof(name)) return false;
             snprintf(name, sizeof(name), "%.*s", (int)(s - a), a);
             int i = pb_scalar_index(p, name);
-            if (i < 0) return false;
+            if (i < 0 || !(fabs(v[i]) < 9e15)) return false; /* unknown, NaN or past exact */
             term = (long long)v[i];
         } else {
             return false;
@@ -166,6 +166,10 @@ bool pb_values_ok(const pb_problem *p, const double *v, char *err, size_t errlen
 {
     for (int s = 0; s < pb_n_scalars(p); s++) {
         const pb_param *q = pb_scalar(p, s);
+        if (q->kind == PB_INT && v[s] != floor(v[s])) {
+            snprintf(err, errlen, "%s = %g is not an integer", q->name, v[s]);
+            return false;
+        }
         if (!(v[s] >= q->lo && v[s] <= q->hi)) {
             snprintf(err, errlen, "%s = %g; %g <= %s <= %g", q->name, v[s], q->lo, q->name, q->hi);
             return false;
