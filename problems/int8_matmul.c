@@ -29,9 +29,10 @@ static const pb_param i8_params[] = {
     {.name = "M", .kind = PB_INT, .size = true, .lo = 1, .hi = 4096},
     {.name = "N", .kind = PB_INT, .size = true, .lo = 1, .hi = 4096},
     {.name = "K", .kind = PB_INT, .size = true, .lo = 1, .hi = 4096},
-    {.name = "scale_A", .kind = PB_FLOAT, .lo = 1e-30, .hi = 1e30},
-    {.name = "scale_B", .kind = PB_FLOAT, .lo = 1e-30, .hi = 1e30},
-    {.name = "scale_C", .kind = PB_FLOAT, .lo = 1e-30, .hi = 1e30},
+    /* scales: any positive fp32 (the smallest denormal to the largest finite) */
+    {.name = "scale_A", .kind = PB_FLOAT, .lo = 1.401298464e-45, .hi = 3.402823466e38},
+    {.name = "scale_B", .kind = PB_FLOAT, .lo = 1.401298464e-45, .hi = 3.402823466e38},
+    {.name = "scale_C", .kind = PB_FLOAT, .lo = 1.401298464e-45, .hi = 3.402823466e38},
     {.name = "zero_point_A", .kind = PB_INT, .lo = -128, .hi = 127},
     {.name = "zero_point_B", .kind = PB_INT, .lo = -128, .hi = 127},
     {.name = "zero_point_C", .kind = PB_INT, .lo = -128, .hi = 127},
