@@ -69,6 +69,9 @@ static const pb_size b16_sweep[] = {
     {{128, 64, 64, 64}},   {{32, 255, 255, 255}},     {{64, 1, 1024, 1024}},
 };
 
+/* the leaderboard: the performance case and the large target */
+static const pb_size b16_board[] = {{{32, 256, 256, 256}}, {{128, 1024, 1024, 1024}}};
+
 const pb_problem pb_batched_matmul_fp16 = {
     .name = "batched_matmul_fp16",
     .title = "FP16 Batched Matrix Multiplication",
@@ -98,4 +101,6 @@ const pb_problem pb_batched_matmul_fp16 = {
                "}\n",
     .sweep = b16_sweep,
     .n_sweep = PB_COUNT(b16_sweep),
+    .board_sizes = b16_board,
+    .n_board_sizes = PB_COUNT(b16_board),
 };

@@ -74,6 +74,9 @@ static const pb_size b32_sweep[] = {
     {{128, 64, 64, 64}},   {{32, 255, 255, 255}},     {{64, 1, 1024, 1024}},
 };
 
+/* the leaderboard: the performance case and the large target */
+static const pb_size b32_board[] = {{{32, 256, 256, 256}}, {{128, 1024, 1024, 1024}}};
+
 const pb_problem pb_batched_matmul_fp32 = {
     .name = "batched_matmul_fp32",
     .title = "Batched Matrix Multiplication",
@@ -102,4 +105,6 @@ const pb_problem pb_batched_matmul_fp32 = {
                "}\n",
     .sweep = b32_sweep,
     .n_sweep = PB_COUNT(b32_sweep),
+    .board_sizes = b32_board,
+    .n_board_sizes = PB_COUNT(b32_board),
 };

@@ -146,6 +146,9 @@ static const pb_size i4_sweep[] = {
     {{4096, 4096, 8192}}, {{1000, 1000, 1024}},
 };
 
+/* the leaderboard: the performance case and two decode steps (M = 1, M = 16) */
+static const pb_size i4_board[] = {{{4096, 4096, 4096}}, {{1, 4096, 4096}}, {{16, 4096, 4096}}};
+
 const pb_problem pb_int4_matmul = {
     .name = "int4_matmul",
     .title = "INT4 Weight-Only Quantized MatMul",
@@ -177,4 +180,6 @@ const pb_problem pb_int4_matmul = {
                "}\n",
     .sweep = i4_sweep,
     .n_sweep = PB_COUNT(i4_sweep),
+    .board_sizes = i4_board,
+    .n_board_sizes = PB_COUNT(i4_board),
 };
