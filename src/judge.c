@@ -177,6 +177,19 @@ static bool jd_items(const jd_options *o, jd_result *r)
     return true;
 }
 
+/* Whether the values fit the problem (what names them: "size 8x8x8"); r->detail says why not.
+ * --no-constraints (any) lifts the ranges, never the problem's own check its extents rely on. */
+static bool jd_values_fit(const pb_problem *p, const double *v, bool any, const char *what,
+                          jd_result *r)
+{
+    char why[300];
+    bool sound = pb_values_sound(p, v, why, sizeof(why));
+    if (sound && (any || pb_values_ok(p, v, why, sizeof(why)))) return true;
+    snprintf(r->detail, sizeof(r->detail), "%s is outside %s's constraints (%s%s)", what, p->name,
+             why, sound ? "; --no-constraints to time it anyway" : "");
+    return false;
+}
+
 /* --sweep: o with the performance set only, its table replaced by the recipe at every shape,
  * timing and the cuBLAS baseline on. The cases live in r. HX_SUCCESS or the exit code. */
 static int jd_sweep_options(const jd_options *o, const pb_problem *p, jd_options *eff, jd_result *r)
@@ -201,14 +214,10 @@ static int jd_sweep_options(const jd_options *o, const pb_problem *p, jd_options
     }
     for (size_t i = 0; i < n; i++) {
         pb_case c = pb_perf_case(p, sh[i], i, "");
-        char why[300], shape[48];
-        bool sound = pb_values_sound(p, c.v, why, sizeof(why));
-        if (!sound || (!o->any_size && !pb_values_ok(p, c.v, why, sizeof(why)))) {
-            pb_format_size(p, c.v, shape, sizeof(shape));
-            snprintf(r->detail, sizeof(r->detail), "shape %s is outside %s's constraints (%s%s)",
-                     shape, p->name, why, sound ? "; --no-constraints to time it anyway" : "");
-            return HX_BAD_SIZE;
-        }
+        char shape[48], what[64];
+        pb_format_size(p, c.v, shape, sizeof(shape));
+        snprintf(what, sizeof(what), "shape %s", shape);
+        if (!jd_values_fit(p, c.v, o->any_size, what, r)) return HX_BAD_SIZE;
     }
     r->sweep_cases = calloc(n, sizeof(*r->sweep_cases));
     r->sweep_names = calloc(n, sizeof(*r->sweep_names));
@@ -373,7 +382,7 @@ int jd_judge(const jd_options *o, jd_result *r)
     }
     if (o->custom) {
         pb_size sz;
-        char names[64], why[300];
+        char names[64];
         pb_size_names(p, names, sizeof(names));
         if (!pb_parse_sizes(o->size, pb_n_sizes(p), sz.v)) {
             snprintf(r->detail, sizeof(r->detail), "--size: %s takes %s (positive integers), got '%s'",
@@ -381,12 +390,9 @@ int jd_judge(const jd_options *o, jd_result *r)
             return r->exit_code = HX_USAGE;
         }
         pb_case c = pb_perf_case(p, sz, 0, "custom");
-        bool sound = pb_values_sound(p, c.v, why, sizeof(why));
-        if (!sound || (!o->any_size && !pb_values_ok(p, c.v, why, sizeof(why)))) {
-            snprintf(r->detail, sizeof(r->detail), "size %s is outside %s's constraints (%s%s)",
-                     o->size, p->name, why, sound ? "; --no-constraints to time it anyway" : "");
-            return r->exit_code = HX_BAD_SIZE;
-        }
+        char what[64];
+        snprintf(what, sizeof(what), "size %s", o->size);
+        if (!jd_values_fit(p, c.v, o->any_size, what, r)) return r->exit_code = HX_BAD_SIZE;
     }
     jd_options sweep_o;
     if (o->sweep) {

@@ -13,30 +13,21 @@
 #include "problem.h"
 #include "refcpu.h"
 #include "sig.h"
+#include "util.h"
 #include "wire.h"
 
 /* The reference of case c on the CPU; out holds the output's elements (caller frees). */
 static float *cpu_reference(const pb_problem *p, const pb_case *c, float *note, size_t *n_out)
 {
-    void *in[PB_MAX_BUFS];
-    const void *cin[PB_MAX_BUFS];
-    int out = pb_out_buf(p);
-    long long rows = 0, cols = 0;
-    for (int b = 0; b < pb_n_bufs(p); b++) {
-        long long r, cc;
-        pb_buf_dims(p, b, c->v, &r, &cc);
-        in[b] = calloc((size_t)(r * cc) + 1, pb_type_size(pb_buf(p, b)->type));
-        cin[b] = in[b];
-        if (b == out) rows = r, cols = cc;
-    }
-    gen_inputs(p, c, c->v, c->seed, in);
-    *n_out = (size_t)(rows * cols);
+    tu_bufs t;
+    tu_bufs_make(p, c, c->seed, &t);
+    *n_out = t.l.n_out;
     float *ref = malloc(*n_out * sizeof(float) + 4);
     pb_ref_env env;
     rc_env_init(&env);
     char err[200];
-    cr_assert_eq(p->reference(p, &env, c->v, cin, ref, note, err, sizeof(err)), 0, "%s", err);
-    for (int b = 0; b < pb_n_bufs(p); b++) free(in[b]);
+    cr_assert_eq(p->reference(p, &env, c->v, t.in, ref, note, err, sizeof(err)), 0, "%s", err);
+    tu_bufs_free(&t);
     return ref;
 }
 

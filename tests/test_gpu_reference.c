@@ -150,19 +150,11 @@ Test(reference, every_problem_gpu_matches_cpu)
                     skipped++;
                     continue;
                 }
-                void *in[PB_MAX_BUFS];
-                const void *cin[PB_MAX_BUFS];
-                int out = pb_out_buf(p);
-                long long rows = 0, cols = 0;
-                for (int b = 0; b < pb_n_bufs(p); b++) {
-                    long long r, cc;
-                    pb_buf_dims(p, b, c->v, &r, &cc);
-                    in[b] = malloc((size_t)(r * cc) * pb_type_size(pb_buf(p, b)->type) + 1);
-                    cin[b] = in[b];
-                    if (b == out) rows = r, cols = cc;
-                }
-                gen_inputs(p, c, c->v, c->seed, in);
-                size_t n = (size_t)(rows * cols);
+                tu_bufs t;
+                tu_bufs_make(p, c, c->seed, &t);
+                const void *const *cin = t.in;
+                long long rows = t.l.rows[t.l.out], cols = t.l.cols[t.l.out];
+                size_t n = t.l.n_out;
                 float *g = malloc(n * 4 + 4), *k = malloc(n * 4 + 4);
                 cr_assert_eq(p->reference(p, &gpu, c->v, cin, g, NULL, err, sizeof(err)), 0,
                              "%s %s: %s", p->name, c->name, err);
@@ -192,7 +184,7 @@ Test(reference, every_problem_gpu_matches_cpu)
                         cr_expect(ck_close(g[e], c->expected[e], atol, rtol),
                                   "%s %s: the official expected output at %zu", p->name, c->name, e);
                 checked++;
-                for (int b = 0; b < pb_n_bufs(p); b++) free(in[b]);
+                tu_bufs_free(&t);
                 free(g);
                 free(k);
             }
@@ -217,22 +209,14 @@ Test(reference, family_yardsticks_compute_the_problem)
     for (size_t pi = 0; pi < 4; pi++) {
         const pb_problem *p = pb_find(names[pi]);
         const pb_case *c = &p->cases[PB_SET_FUNCTIONAL][p->n_cases[PB_SET_FUNCTIONAL] - 1];
-        int nb = pb_n_bufs(p), out = pb_out_buf(p);
-        void *host[PB_MAX_BUFS];
-        const void *chost[PB_MAX_BUFS];
+        tu_bufs t;
+        tu_bufs_make(p, c, c->seed, &t);
+        int nb = t.l.n_bufs, out = t.l.out;
+        void *const *host = t.buf;
+        const size_t *bytes = t.l.bytes;
+        long long rows = t.l.rows[out], cols = t.l.cols[out];
         dv_buf dev[PB_MAX_BUFS];
         void *dptr[PB_MAX_BUFS];
-        size_t bytes[PB_MAX_BUFS];
-        long long rows = 0, cols = 0;
-        for (int b = 0; b < nb; b++) {
-            long long r, cc;
-            pb_buf_dims(p, b, c->v, &r, &cc);
-            bytes[b] = (size_t)(r * cc) * pb_type_size(pb_buf(p, b)->type);
-            host[b] = malloc(bytes[b]);
-            chost[b] = host[b];
-            if (b == out) rows = r, cols = cc;
-        }
-        gen_inputs(p, c, c->v, c->seed, host);
         for (int b = 0; b < nb; b++) {
             cr_assert_eq(dv_buf_alloc(&dev[b], bytes[b]), 0);
             cr_assert_eq(dv_upload(dev[b].ptr, host[b], bytes[b]), 0);
@@ -244,17 +228,15 @@ Test(reference, family_yardsticks_compute_the_problem)
         float *got = malloc(n * 4), *ref = malloc(n * 4);
         cr_assert_eq(dv_download(host[out], dev[out].ptr, bytes[out]), 0);
         gen_to_float(pb_buf(p, out)->type, host[out], got, n);
-        cr_assert_eq(p->reference(p, &cpu, c->v, chost, ref, NULL, err, sizeof(err)), 0, "%s", err);
+        cr_assert_eq(p->reference(p, &cpu, c->v, t.in, ref, NULL, err, sizeof(err)), 0, "%s", err);
         double atol, rtol;
         pb_case_tolerance(p, c, &atol, &rtol);
         ck_summary s;
         cr_expect(ck_compare_f32(got, ref, (int)rows, (int)cols, atol, rtol, &s),
                   "%s %s: the yardstick is off at %lld of %lld", p->name, c->name,
                   (long long)s.n_bad, (long long)s.n_total);
-        for (int b = 0; b < nb; b++) {
-            dv_buf_free(&dev[b]);
-            free(host[b]);
-        }
+        for (int b = 0; b < nb; b++) dv_buf_free(&dev[b]);
+        tu_bufs_free(&t);
         free(got);
         free(ref);
     }

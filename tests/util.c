@@ -10,6 +10,7 @@
 
 #include <criterion/criterion.h>
 
+#include "gen.h"
 #include "runner.h"
 
 int tu_run_shell(char *out, size_t outlen, const char *cmd)
@@ -95,3 +96,21 @@ int main(int argc, char *argv[])
     return result;
 }
 #endif
+
+void tu_bufs_make(const pb_problem *p, const pb_case *c, uint64_t seed, tu_bufs *t)
+{
+    memset(t, 0, sizeof(*t));
+    cr_assert(wr_layout_for(p, c->v, 0, 1, &t->l), "%s %s: the extents", p->name, c->name);
+    for (int b = 0; b < t->l.n_bufs; b++) {
+        t->buf[b] = malloc(t->l.bytes[b]);
+        cr_assert_not_null(t->buf[b]);
+        t->in[b] = t->buf[b];
+    }
+    gen_inputs(p, c, c->v, seed, t->buf);
+}
+
+void tu_bufs_free(tu_bufs *t)
+{
+    for (int b = 0; b < t->l.n_bufs; b++) free(t->buf[b]);
+    memset(t, 0, sizeof(*t));
+}
