@@ -213,7 +213,9 @@ Test(fixtures, family_wrong_solutions_fail_where_they_must)
     cr_expect_eq(RUN(out, "--tests", "judge", "--no-timing", FX("batched_first_only")), HX_FAILED, "%s", out);
     cr_expect(strstr(out, "✓ Test passed  functional 2"), "BATCH = 1 passes: %s", out);
     cr_expect(strstr(out, "✗ Test failed: functional 3"), "%s", out);
-    cr_expect_eq(RUN(out, "--tests", "judge", "--no-timing", FX("bmm_fp16_half_acc")), HX_SUCCESS, "%s", out);
+    cr_expect_eq(RUN(out, "--tests", "judge", "--no-timing", FX("bmm_fp16_half_acc")), HX_FAILED, "%s", out);
+    cr_expect(strstr(out, "✓ Test passed  functional 6"), "the small K passes: %s", out);
+    cr_expect(strstr(out, "✗ Test failed: performance"), "K = 256 does not: %s", out);
     cr_expect_eq(RUN(out, "--tests", "extra", "--no-timing", FX("bmm_fp16_half_acc")), HX_FAILED, "%s", out);
     cr_expect(strstr(out, "✗ Test failed: BATCH=1 1x1024x1024x1024"), "%s", out);
 }

@@ -21,8 +21,14 @@ DEPS_LIB="$PWD/.deps/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export PATH="$PATH:/usr/local/cuda/bin"
 S="$OUT/summary.txt"
 say() { echo "$*" | tee -a "$S"; }
+# The whole call ends by BUDGET seconds (default 540, under the device's 600 s), so the logs are
+# always packed: each step's limit is cut to what is left, and a step with under 5 s left is skipped.
+DEADLINE=$(( $(date +%s) + ${BUDGET:-540} ))
 run() { # run NAME LIMIT CMD...: log to logs/NAME.log, note rc and time
     local name=$1 limit=$2; shift 2
+    local left=$(( DEADLINE - $(date +%s) ))
+    if [ "$left" -lt 5 ]; then say "$(printf '%-28s skipped: the call is out of time' "$name")"; return 124; fi
+    [ "$limit" -gt "$left" ] && limit=$left
     local t0=$(date +%s.%N)
     timeout "$limit" "$@" > "$OUT/logs/$name.log" 2>&1
     local rc=$?
@@ -38,7 +44,7 @@ for step in "$@"; do
             case "$line" in ''|'#'*) continue ;; esac
             n=$((n + 1))
             run "batch_$n" 150 bash -c "$line"
-            { echo "   \$ $line"; grep -E "Runtime:|cuBLAS:|Status:|✗|Judge tests:|__|[Dd]uration|[Tt]ensor|[Ss]tall|[Tt]hroughput" "$OUT/logs/batch_$n.log" | sed 's/^/     /' | head -16; } | tee -a "$S"
+            { echo "   \$ $line"; grep -E "Runtime:|cuBLAS:|Status:|✗|Judge tests:|^wall|[Vv]erdict|faster|slower|difference|__|[Dd]uration|[Tt]ensor|[Ss]tall|[Tt]hroughput" "$OUT/logs/batch_$n.log" | sed 's/^/     /' | head -16; } | tee -a "$S"
         done < "${step#batch=}" ;;
     build) run build 300 make -j16 || { cat "$OUT/logs/build.log" | tail -40; } ;;
     full01) run full01 120 ./harness --baseline solutions/01_naive.cu ;;
@@ -100,15 +106,19 @@ for step in "$@"; do
             run "family_$(basename "$(dirname "$f")")" 300 ./harness --baseline "$f"
         done ;;
     forge-before) # the old design, built apart: its verdict on the forging fixture
-        run forge_before_build 300 bash -c 'rm -rf /tmp/h_old && git worktree add -f /tmp/h_old 51f80b6 >/dev/null 2>&1 && cmake -S /tmp/h_old -B /tmp/h_old/build -DHARNESS_TESTS=OFF >/dev/null && cmake --build /tmp/h_old/build -j16'
+        # (.old51, carried, is `git archive 51f80b6`: the device's copy may have no .git)
+        run forge_before_build 300 bash -c 'rm -rf /tmp/h_old && if [ -d .old51 ]; then cp -r .old51 /tmp/h_old; else git worktree add -f /tmp/h_old 51f80b6 >/dev/null 2>&1; fi && cmake -S /tmp/h_old -B /tmp/h_old/build -DHARNESS_TESTS=OFF >/dev/null && cmake --build /tmp/h_old/build -j16'
         run forge_before 120 /tmp/h_old/build/harness --tests judge --no-timing tests/fixtures/forges_verdict.cu
-        run forge_after 120 ./harness --tests judge --no-timing tests/fixtures/forges_verdict.cu ;;
+        run forge_after 120 ./harness --tests judge --no-timing tests/fixtures/forges_verdict.cu
+        # the old design's cached full run of 12_best: the "before" of issue 21's wall-time bound
+        run old_first12 200 /tmp/h_old/build/harness solutions/12_best.cu
+        run old_cached12 60 /usr/bin/time -f "wall %e s" /tmp/h_old/build/harness solutions/12_best.cu ;;
     *) say "unknown step $step" ;;
     esac
 done
 # the short table: per-stage lines from the leaderboard runs, the 01 and seed verdicts
-for f in "$OUT"/logs/full01.log "$OUT"/logs/seed001*.log "$OUT"/logs/sgemm09_*.log "$OUT"/logs/family_*.log "$OUT"/logs/forge_*.log "$OUT"/logs/speed_*.log; do
-    [ -f "$f" ] && { say "-- $(basename "$f")"; grep -E "Runtime|cuBLAS:|Status|Judge tests|✗" "$f" | head -12 | tee -a "$S"; }
+for f in "$OUT"/logs/full01.log "$OUT"/logs/seed001*.log "$OUT"/logs/sgemm09_*.log "$OUT"/logs/family_*.log "$OUT"/logs/forge_*.log "$OUT"/logs/old_*.log "$OUT"/logs/speed_*.log; do
+    [ -f "$f" ] && { say "-- $(basename "$f")"; grep -E "Runtime|cuBLAS:|Status|Judge tests|✗|^wall" "$f" | head -12 | tee -a "$S"; }
 done
 for f in "$OUT"/logs/lb_*.log; do [ -f "$f" ] && { say "-- $(basename "$f")"; grep -E '^\[[0-9]+/[0-9]+\] .*:' "$f" | tee -a "$S"; }; done
 for f in "$OUT"/logs/big_*.log; do
