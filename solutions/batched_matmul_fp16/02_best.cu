@@ -36,7 +36,10 @@
 //   128×1024³ (275 GFLOP): the model picks 128×256 (4096 tiles, 31 waves), 09's tile and loop,
 //   which reached 397 TF/s at 4096³; with 32 k-tiles per tile instead of 128 each tile's fill
 //   and epilogue weigh ~4× more, so ~360 TF/s ≈ 0.76 ms, ~60% of cuBLAS's speed (0.461 ms).
-// Measured (H200, harness): not yet measured
+// Measured (H200, harness, cuBLAS strided-batched beside it in the same process): 32×256³
+//   0.0118 ms vs 0.0150 (0.79×, run 64), 0.0128 vs 0.0167 (leaderboard, run 66); 128×1024³
+//   0.791 ms vs 0.416 (1.90×, run 65), 0.730 vs 0.464 (run 66): the 0.76 ms prediction held,
+//   mma.sync cannot feed the H200 (03 adds wgmma).
 // Tiles: BK=32, 4 stages (sm_80+; 2 of them on the register-staged path), per-warp fp32
 //   epilogue scratch in the ring. 64×64 (warps 2×2, warp 32×32, 32 KB), 128×64 (2×2, 64×32,
 //   48 KB), 128×128 (2×4, 64×32, 64 KB), 128×256 (2×4, 64×64, 96 KB); on devices below sm_80
