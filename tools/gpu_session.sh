@@ -10,7 +10,7 @@
 #        family (every family problem's 01_naive, all tests and timing
 #        beside its library), forge-before (the forging fixture against the harness as of
 #        51f80b6, the last design with the check inside the solution's process), speed,
-#        batch=FILE
+#        lb-cost (the gemm_fp16 leaderboard's wall time, 51f80b6 against HEAD), batch=FILE
 # The Criterion build needs libcriterion: tools/carry_criterion.sh puts it in .deps (carried);
 # its libraries are on LD_LIBRARY_PATH for the test steps only (they could shadow the image's).
 set -uo pipefail
@@ -113,11 +113,19 @@ for step in "$@"; do
         # the old design's cached full run of 12_best: the "before" of issue 21's wall-time bound
         run old_first12 200 /tmp/h_old/build/harness solutions/12_best.cu
         run old_cached12 60 /usr/bin/time -f "wall %e s" /tmp/h_old/build/harness solutions/12_best.cu ;;
+    lb-cost) # issue 21's other bound: the gemm_fp16 leaderboard's wall time, 51f80b6 against HEAD,
+        # in one call (each first warms its compile cache, so the timed runs compare judging only)
+        [ -x /tmp/h_old/build/harness ] || run forge_before_build 300 bash -c 'rm -rf /tmp/h_old && cp -r .old51 /tmp/h_old && cmake -S /tmp/h_old -B /tmp/h_old/build -DHARNESS_TESTS=OFF >/dev/null && cmake --build /tmp/h_old/build -j16'
+        run lb_cost_warm_old 300 bash -c 'cd /tmp/h_old && ./build/harness leaderboard --problem gemm_fp16 --timeout 5'
+        run lb_cost_warm_new 300 ./harness leaderboard --problem gemm_fp16 --timeout 5
+        run lb_cost_old 300 bash -c 'cd /tmp/h_old && /usr/bin/time -f "wall %e s" ./build/harness leaderboard --problem gemm_fp16 --timeout 5'
+        run lb_cost_new 300 /usr/bin/time -f "wall %e s" ./harness leaderboard --problem gemm_fp16 --timeout 5
+        git checkout -q -- leaderboard.md 2>/dev/null || true ;;
     *) say "unknown step $step" ;;
     esac
 done
 # the short table: per-stage lines from the leaderboard runs, the 01 and seed verdicts
-for f in "$OUT"/logs/full01.log "$OUT"/logs/seed001*.log "$OUT"/logs/sgemm09_*.log "$OUT"/logs/family_*.log "$OUT"/logs/forge_*.log "$OUT"/logs/old_*.log "$OUT"/logs/speed_*.log; do
+for f in "$OUT"/logs/full01.log "$OUT"/logs/seed001*.log "$OUT"/logs/sgemm09_*.log "$OUT"/logs/family_*.log "$OUT"/logs/forge_*.log "$OUT"/logs/old_*.log "$OUT"/logs/lb_cost_old.log "$OUT"/logs/lb_cost_new.log "$OUT"/logs/speed_*.log; do
     [ -f "$f" ] && { say "-- $(basename "$f")"; grep -E "Runtime|cuBLAS:|Status|Judge tests|✗|^wall" "$f" | head -12 | tee -a "$S"; }
 done
 for f in "$OUT"/logs/lb_*.log; do [ -f "$f" ] && { say "-- $(basename "$f")"; grep -E '^\[[0-9]+/[0-9]+\] .*:' "$f" | tee -a "$S"; }; done
