@@ -1257,9 +1257,11 @@ constexpr double kMaxWsBytes = 256.0 * 1024 * 1024;
 bool ensure_split_buffers(size_t ws_bytes, size_t tiles) {
     SplitBuffers& b = split_buffers();
     if (ws_bytes > b.ws_bytes) {
-        if (b.ws) {
-            cudaDeviceSynchronize();  // no kernel of an earlier call still uses it
-            cudaFree(b.ws);
+        if (b.ws) {  // grown: no kernel of an earlier call may still use the old one
+            if (cudaDeviceSynchronize() != cudaSuccess || cudaFree(b.ws) != cudaSuccess) {
+                cudaGetLastError();  // kept as it is; the unsplit launch runs instead
+                return false;
+            }
             b.ws = nullptr;
             b.ws_bytes = 0;
         }
@@ -1271,9 +1273,11 @@ bool ensure_split_buffers(size_t ws_bytes, size_t tiles) {
         b.ws_bytes = ws_bytes;
     }
     if (tiles > b.cnt_n) {
-        if (b.cnt) {
-            cudaDeviceSynchronize();
-            cudaFree(b.cnt);
+        if (b.cnt) {  // grown: no kernel of an earlier call may still use the old one
+            if (cudaDeviceSynchronize() != cudaSuccess || cudaFree(b.cnt) != cudaSuccess) {
+                cudaGetLastError();  // kept as it is; the unsplit launch runs instead
+                return false;
+            }
             b.cnt = nullptr;
             b.cnt_n = 0;
         }
