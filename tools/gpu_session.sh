@@ -35,6 +35,11 @@ run() { # run NAME LIMIT CMD...: log to logs/NAME.log, note rc and time
     say "$(printf '%-28s rc=%-3s %6.1fs' "$name" "$rc" "$(awk "BEGIN{print $(date +%s.%N) - $t0}")")"
     return $rc
 }
+# The harness as of 51f80b6 (the check inside the solution's process) in /tmp/h_old: from .old51,
+# carried (`git archive 51f80b6`: the device's copy may have no .git), else a git worktree.
+build_old() {
+    run old_build 300 bash -c 'rm -rf /tmp/h_old && if [ -d .old51 ]; then cp -r .old51 /tmp/h_old; else git worktree add -f /tmp/h_old 51f80b6 >/dev/null 2>&1; fi && cmake -S /tmp/h_old -B /tmp/h_old/build -DHARNESS_TESTS=OFF >/dev/null && cmake --build /tmp/h_old/build -j16'
+}
 say "== $(date -u +%FT%TZ) $(nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv,noheader 2>&1)"
 for step in "$@"; do
     case $step in
@@ -106,8 +111,7 @@ for step in "$@"; do
             run "family_$(basename "$(dirname "$f")")" 300 ./harness --baseline "$f"
         done ;;
     forge-before) # the old design, built apart: its verdict on the forging fixture
-        # (.old51, carried, is `git archive 51f80b6`: the device's copy may have no .git)
-        run forge_before_build 300 bash -c 'rm -rf /tmp/h_old && if [ -d .old51 ]; then cp -r .old51 /tmp/h_old; else git worktree add -f /tmp/h_old 51f80b6 >/dev/null 2>&1; fi && cmake -S /tmp/h_old -B /tmp/h_old/build -DHARNESS_TESTS=OFF >/dev/null && cmake --build /tmp/h_old/build -j16'
+        build_old
         run forge_before 120 /tmp/h_old/build/harness --tests judge --no-timing tests/fixtures/forges_verdict.cu
         run forge_after 120 ./harness --tests judge --no-timing tests/fixtures/forges_verdict.cu
         # the old design's cached full run of 12_best: the "before" of issue 21's wall-time bound
@@ -115,7 +119,7 @@ for step in "$@"; do
         run old_cached12 60 /usr/bin/time -f "wall %e s" /tmp/h_old/build/harness solutions/12_best.cu ;;
     lb-cost) # issue 21's other bound: the gemm_fp16 leaderboard's wall time, 51f80b6 against HEAD,
         # in one call (each first warms its compile cache, so the timed runs compare judging only)
-        [ -x /tmp/h_old/build/harness ] || run forge_before_build 300 bash -c 'rm -rf /tmp/h_old && cp -r .old51 /tmp/h_old && cmake -S /tmp/h_old -B /tmp/h_old/build -DHARNESS_TESTS=OFF >/dev/null && cmake --build /tmp/h_old/build -j16'
+        [ -x /tmp/h_old/build/harness ] || build_old
         run lb_cost_warm_old 300 bash -c 'cd /tmp/h_old && ./build/harness leaderboard --problem gemm_fp16 --timeout 5'
         run lb_cost_warm_new 300 ./harness leaderboard --problem gemm_fp16 --timeout 5
         run lb_cost_old 300 bash -c 'cd /tmp/h_old && /usr/bin/time -f "wall %e s" ./build/harness leaderboard --problem gemm_fp16 --timeout 5'

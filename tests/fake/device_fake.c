@@ -1,6 +1,6 @@
 /* device_fake.c — device.h on the host, for the protocol suite (tests/test_protocol.c): "device"
  * buffers are host memory between the same guard zones, copies are memcpy, events read the
- * monotonic clock, the reference's GEMM is refcpu.c's and the baseline's a host loop. With it the
+ * monotonic clock, the reference's GEMM is refcpu.c's, and so is the baseline's (C rounded to its type). With it the
  * parent, the oracle and the solution's child run their real code on a machine without a GPU;
  * the fake solutions (tests/fake/fake_*.c) compute on host pointers. */
 #include <stdio.h>
@@ -87,30 +87,29 @@ void dv_ref_env_init(pb_ref_env *env, dv_blas *b)
     rc_env_init(env);
 }
 
-static double df_at(pb_type t, const void *p, size_t i)
-{
-    return t == PB_F16 ? f16_to_float(((const uint16_t *)p)[i]) : ((const float *)p)[i];
-}
-
+/* The baseline: refcpu.c's GEMM into an fp32 copy of C, rounded back to C's type. */
 static int df_base_gemm(const pb_dev_env *env, const pb_dev_gemm *g, char *err, size_t errlen)
 {
     (void)env;
-    (void)err;
-    (void)errlen;
-    size_t sa = (size_t)g->m * g->k, sb = (size_t)g->k * g->n, sc = (size_t)g->m * g->n;
-    for (int b = 0; b < g->batch; b++)
-        for (int i = 0; i < g->m; i++)
-            for (int j = 0; j < g->n; j++) {
-                double acc = 0;
-                for (int k = 0; k < g->k; k++)
-                    acc += df_at(g->type, g->a, b * sa + (size_t)i * g->k + k) *
-                           df_at(g->type, g->b, b * sb + (g->trans_b ? (size_t)j * g->k + k : (size_t)k * g->n + j));
-                size_t ci = b * sc + (size_t)i * g->n + j;
-                double c = g->alpha * acc + (g->beta != 0 ? g->beta * df_at(g->type, g->c, ci) : 0);
-                if (g->type == PB_F16) ((uint16_t *)g->c)[ci] = f16_from_float((float)c);
-                else ((float *)g->c)[ci] = (float)c;
-            }
-    return 0;
+    size_t n = (size_t)g->batch * g->m * g->n;
+    float *c = malloc((n ? n : 1) * sizeof(float));
+    if (!c) {
+        snprintf(err, errlen, "fake baseline: out of host memory");
+        return -1;
+    }
+    bool half = g->type == PB_F16;
+    for (size_t i = 0; i < n && g->beta != 0; i++)
+        c[i] = half ? f16_to_float(((const uint16_t *)g->c)[i]) : ((const float *)g->c)[i];
+    pb_gemm rg = {g->type, g->trans_b, g->batch, g->m, g->n, g->k, g->alpha, g->beta, g->a, g->b, c};
+    pb_ref_env cpu;
+    rc_env_init(&cpu);
+    int r = cpu.gemm(&cpu, &rg, err, errlen);
+    for (size_t i = 0; i < n && r == 0; i++) {
+        if (half) ((uint16_t *)g->c)[i] = f16_from_float(c[i]);
+        else ((float *)g->c)[i] = c[i];
+    }
+    free(c);
+    return r;
 }
 
 void dv_dev_env_init(pb_dev_env *env, dv_blas *b)
