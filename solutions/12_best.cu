@@ -1,4 +1,4 @@
-// 12_best — one file for every judge GPU and every shape: Hopper wgmma/TMA kernels picked by shape (persistent 128×256 tiles with a stream-K tail, split-K for small C, TMA reduce-add stores), padded copies for rows TMA cannot describe; mma.sync on T4/A100/B200
+// 12_best — one file for every judge GPU and every shape: Hopper wgmma/TMA kernels picked by shape (persistent 128×256 tiles with a stream-K tail, B-multicast clusters between 1 and 2 waves, split-K for small C, TMA reduce-add stores), padded copies for rows TMA cannot describe; mma.sync on T4/A100/B200
 //
 // Changed from 11: the file a user would submit. The same big kernel as 11 (1 TMA producer
 //   warpgroup + 2 wgmma consumer warpgroups, persistent grouped tiles; this session's changes
@@ -29,7 +29,9 @@
 //   45); the last of 3.88 waves left 16 of 132 SMs idle for a tile.
 //   Clusters of 2 along M with B multicast exist behind GEMM_*_CLUSTER: as fast as without
 //   (runs 9–10, after the remote "empty" arrivals lost their .release.cluster fence), not
-//   faster, so they stay off. Host work per call: three cached tensor-map look-ups and one
+//   faster, so they stay off, except where the 128×256 tiles make between 1 and 2 waves with
+//   beta = 1 (GEMM_FEW_WAVE_CLUSTER): there every tile is stream-K'd and the L2→SM bytes set the
+//   pace, so pairs sharing B (the tail shared out by clusters) read a third less. Host work per call: three cached tensor-map look-ups and one
 //   launch; occupancy queries and shared-memory attributes run once per configuration.
 //   Odd shapes (K % 8, N % 8, misaligned pointers): see "Every shape" below.
 //   Rounding: with beta = 1 each piece's alpha·partial is rounded to fp16 and each reduce-add
@@ -113,13 +115,32 @@
 //   T4, A100, H100, H200 7/7 judge and 16/16 extra tests, B200 compiled only. memcheck clean on
 //   the extra tests (Hopper path, run 62; mma path built for sm_90a with GEMM_FORCE_MMA, both
 //   loops, run 57), racecheck clean on the staged loop (run 57).
+// This session (runs 67–68, 2026-12-02; predictions before measuring): (1) odd-N C with beta = 1
+//   added into C by fp16 reductions (red.global.add.f16x2, a lane per aligned pair, a shuffle to
+//   re-pair rows that start 2 bytes off) from the epilogue, no fold: predicted 4095³ ≈ 0.225 ms
+//   (the fold's ~46 µs gone, reductions as cheap as TMA reduce-add); measured 0.4546 against
+//   0.2736 folded (1.66×), 4096×4095×4096 1.70×: removed. (2) Clusters of 2 with B multicast and
+//   the stream-K tail over clusters between 1 and 2 waves: predicted ~15% at 3000×2000×1000 (a
+//   third fewer L2→SM bytes); measured 0.848× the time without (clusters without the tail
+//   0.929×); 2048³ (one wave, no tail) 1.020× slower with clusters, hence "over 1 wave"; at
+//   8192³ clusters + tail failed 1 element of 67M (a 3-piece tile's fp16 roundings; 8192³ keeps
+//   the plain persistent kernel). (3) fold_c with 4 pairs' loads in flight a thread: predicted
+//   ~28 µs for its 100 MB (~3.6 TB/s, pad_copy's rate) against ~46; measured 4095³ 0.967× the
+//   old fold's time, 4096×4095×4096 0.967×; ncu (4095³): pad_copy 36.1 µs, gemm_ws 182.6 µs
+//   (tensor pipes 94.6%), fold_c 39.7 µs (long-scoreboard stalls 84%, 2.5 TB/s).
+//   Sweep (run 68, cuBLAS beside it): 4095³ 0.2639 ms (520 TF/s, 0.28×), 4096×4096×4095 0.2056
+//   (669 TF/s, 0.21×), 4096×4095×4096 0.2460 (559 TF/s, 0.25×), 3000×2000×1000 0.0296 (0.93×),
+//   2048³ 0.0323 (0.89×, before the one-wave rule), 4096³ 0.2016 (0.90×). memcheck clean at
+//   300×1001×200 (the fold after the split-K pair) and 3000×2000×1000 (clusters + tail).
 // Tiles: big BM=128 BN=256 BK=64 stages=4 (GEMM_BIG_STAGES), 1 producer + 2 consumer warpgroups,
 //   no cluster (GEMM_BIG_CLUSTER), stream-K tail with beta = 1 (GEMM_STREAMK); split-K BM=128
 //   BN=128 BK=64 stages=4 (GEMM_SPLIT_STAGES), 1 + 2 warpgroups, pairs along K (GEMM_SPLITK),
 //   plain with beta = 1 (GEMM_SPLIT_REDUCE, GEMM_SPLIT_PLAIN), else clusters of 2; small
 //   BM=64 BN=128 BK=64 stages=8 (GEMM_SMALL_STAGES), 1 + 1 warpgroups, no cluster
 //   (GEMM_SMALL_CLUSTER); with =2, clusters only when the M-tiles pair up and do not add a
-//   round (and then no stream-K tail); grouped persistent order (16 M-tiles).
+//   round (with beta = 1 the stream-K tail over clusters, GEMM_CLUSTER_STREAMK); the big tiles
+//   take clusters by themselves between 1 and 2 waves with beta = 1 (GEMM_FEW_WAVE_CLUSTER);
+//   grouped persistent order (16 M-tiles).
 //   Serial split-K: the split tiles, 2–16 CTAs a tile (GEMM_MAX_SPLIT, GEMM_SPLIT_MIN_K k-tiles
 //   each); skinny (M ≤ 64, beta = 1): the small tiles, stream-K (GEMM_SKINNY_STREAMK). Tiny:
 //   CUDA-core 64×64 split over K, ≤ 4 tiles (GEMM_TINY_TILES). mma path (mma_path::): 128×256,
@@ -174,6 +195,17 @@
 #ifndef GEMM_DIRECT_C
 #define GEMM_DIRECT_C 1        // C with odd N (or misaligned) and beta = 0: the epilogue stores it itself;
                                // 0 (and always with beta != 0): through a padded copy folded in after
+                               // (run 67: fp16 reductions from the epilogue instead of the fold, beta = 1,
+                               // ran 4095³ 1.66× the folded time)
+#endif
+#ifndef GEMM_FEW_WAVE_CLUSTER
+#define GEMM_FEW_WAVE_CLUSTER 1 // beta = 1, 128×256 tiles over 1 and under 2 waves: clusters of 2 with B
+                                // multicast and the stream-K tail over clusters (run 67, 3000×2000×1000:
+                                // 0.848× the time without clusters; clusters without the tail 0.929×;
+                                // run 68, 2048³ (one wave, no tail) 1.020× with clusters)
+#endif
+#ifndef GEMM_CLUSTER_STREAMK
+#define GEMM_CLUSTER_STREAMK 1 // clusters of 2 with beta = 1: the stream-K tail over clusters too
 #endif
 #ifndef GEMM_FORCE_MMA
 #define GEMM_FORCE_MMA 0       // 1: the mma path on sm_90a too (to check it under compute-sanitizer,
@@ -2221,31 +2253,54 @@ __global__ void __launch_bounds__(256) pad_copy(PadJob j0, PadJob j1) {
 }
 
 // C (M×N, row stride N) = W + beta·C, W the GEMM's alpha·AB (row stride ldw, a multiple of 8);
-// C is not read when beta == 0. Rows strided over the blocks; a thread per 4-byte-aligned pair of
-// C's elements (an odd-N row starts on a 2-byte boundary half the time: its first element, and
-// the last when it ends a pair, go alone), so a warp stores 128 contiguous bytes. (Run 56: one
-// element a thread, 2-byte accesses, ran 41 µs at 4095³, stalled on the load-store queue.)
+// C is not read when beta == 0. Rows strided over the blocks (run 68: last row first, for the
+// GEMM's last tiles in L2, made no difference). A thread per
+// 4-byte-aligned pair of C's elements (an odd-N row starts on a 2-byte boundary half the time:
+// its first element, and the last when it ends a pair, go alone), so a warp stores 128
+// contiguous bytes; each thread issues the loads of 4 pairs before it uses any. W's pair is one
+// 4-byte load when the row's pairs start on an even column, else two 2-byte loads. (Run 56: one
+// element a thread, 2-byte accesses, 41 µs at 4095³; run 67: one pair at a time, ~46 µs for the
+// 100 MB at 4096×4095×4096, ~2.2 TB/s.)
 __global__ void __launch_bounds__(256) fold_c(const half* __restrict__ W, int ldw, half* __restrict__ C,
                                               int M, int N, float beta) {
+    constexpr int U = 4;  // pairs in flight per thread
+    const bool rd = beta != 0.0f;
     for (int r = blockIdx.x; r < M; r += gridDim.x) {
         const half* w = W + static_cast<size_t>(r) * ldw;
         half* c = C + static_cast<size_t>(r) * N;
-        const int odd = static_cast<int>((reinterpret_cast<uintptr_t>(c) >> 1) & 1);  // c + odd: 4-byte aligned
-        for (int p = threadIdx.x; 2 * p - odd < N; p += 256) {
-            const int k = 2 * p - odd;
-            if (k >= 0 && k + 1 < N) {
-                float2 x = make_float2(__half2float(w[k]), __half2float(w[k + 1]));
-                __half2* cp = reinterpret_cast<__half2*>(c + k);
-                if (beta != 0.0f) {
-                    const float2 o = __half22float2(*cp);
+        const int first = static_cast<int>((reinterpret_cast<uintptr_t>(c) >> 1) & 1);  // c + first: 4-byte aligned
+        const int np = (N - first) / 2;  // pairs at columns first + 2p, first + 2p + 1
+        const unsigned short* ws = reinterpret_cast<const unsigned short*>(w);
+        for (int p0 = threadIdx.x; p0 < np; p0 += 256 * U) {
+            uint32_t wv[U], cv[U];
+#pragma unroll
+            for (int u = 0; u < U; ++u) {
+                const int p = p0 + 256 * u, k = first + 2 * p;
+                wv[u] = cv[u] = 0u;
+                if (p < np) {
+                    wv[u] = first == 0 ? __ldg(reinterpret_cast<const unsigned int*>(w + k))
+                                       : static_cast<uint32_t>(__ldg(ws + k)) | (static_cast<uint32_t>(__ldg(ws + k + 1)) << 16);
+                    if (rd) cv[u] = *reinterpret_cast<const uint32_t*>(c + k);
+                }
+            }
+#pragma unroll
+            for (int u = 0; u < U; ++u) {
+                const int p = p0 + 256 * u;
+                if (p >= np) continue;
+                float2 x = __half22float2(*reinterpret_cast<const __half2*>(&wv[u]));
+                if (rd) {
+                    const float2 o = __half22float2(*reinterpret_cast<const __half2*>(&cv[u]));
                     x.x += beta * o.x;
                     x.y += beta * o.y;
                 }
-                *cp = __floats2half2_rn(x.x, x.y);
-            } else {  // a lone first (k = -1: element 0) or last element
-                const int e = k < 0 ? 0 : k;
+                *reinterpret_cast<__half2*>(c + first + 2 * p) = __floats2half2_rn(x.x, x.y);
+            }
+        }
+        if (threadIdx.x < 2) {  // the lone first element (pairs start at 1), the lone last one
+            const int e = threadIdx.x == 0 ? (first ? 0 : -1) : ((N - first) % 2 ? N - 1 : -1);
+            if (e >= 0) {
                 float x = __half2float(w[e]);
-                if (beta != 0.0f) x += beta * __half2float(c[e]);
+                if (rd) x += beta * __half2float(c[e]);
                 c[e] = __float2half_rn(x);
             }
         }
@@ -2481,6 +2536,19 @@ bool launch_ws(const Operands& o, int M, int N, int K, float alpha, float beta, 
                            M, N, K, alpha, beta, sk_tiles, cd, o.ldc);
 }
 
+// Stream-K tail (beta == 1, where pieces can be reduce-added): how many of the last tiles (or
+// super tiles of a cluster) are shared out by k-tiles over every CTA (cluster) instead of a
+// partial last wave (WorkList). Each gets at least half a tile's k-tiles (a thin tail takes the
+// last full wave in with it), so a tile is cut into at most 3 pieces: every reduce-add rounds
+// C's running fp16 sum once more (run 50: 64 one-k-tile pieces of a 64×64×4096 tile ended
+// 0.056 off).
+long long streamk_tiles(long long tiles, long long ctas, bool adds) {
+    const long long rem = tiles % ctas;
+    if (!GEMM_STREAMK || !adds || rem == 0) return 0;
+    if (2 * rem >= ctas) return rem;
+    return tiles >= rem + ctas ? rem + ctas : 0;
+}
+
 // Picks clusters or not for one tile configuration and launches it. A cluster of 2 is used
 // when the tile rows pair up evenly and the resident clusters cover the work in no more
 // rounds than single CTAs on every SM would.
@@ -2490,31 +2558,25 @@ bool launch_cfg(const Operands& o, int M, int N, int K, float alpha, float beta)
     const long long tiles_m = (M + BM - 1) / BM;
     const long long tiles = tiles_m * ((N + BN - 1) / BN);
     const long long sms = num_sms();
+    const bool adds = GEMM_REDUCE_C && beta == 1.0f && !o.direct;  // the epilogue reduce-adds
     if constexpr (CMWANT == 2) {
         if (tiles_m % 2 == 0 && !o.direct) {
             const long long maxc = resident_clusters<NCW, BN, STAGES, 2>();
             const long long super = tiles / 2;
             if (maxc > 0 && (super + maxc - 1) / maxc <= (tiles + sms - 1) / sms) {
                 const long long clusters = super < maxc ? super : maxc;
-                if (launch_ws<NCW, BN, STAGES, 2>(o, M, N, K, alpha, beta, static_cast<int>(2 * clusters), 0))
+                // the tail in super tiles, shared by clusters (both CTAs walk the same pieces)
+                const long long sk = GEMM_CLUSTER_STREAMK ? streamk_tiles(super, clusters, adds) : 0;
+                if (launch_ws<NCW, BN, STAGES, 2>(o, M, N, K, alpha, beta, static_cast<int>(2 * clusters),
+                                                  static_cast<int>(sk)))
                     return true;
             }
         }
     }
     if (resident_clusters<NCW, BN, STAGES, 1>() <= 0) return false;
     const long long ctas = tiles < sms ? tiles : sms;
-    // Stream-K tail (beta == 1, where pieces can be reduce-added): the partial last wave's tiles
-    // are shared out by k-tiles over every CTA (WorkList). Each CTA gets at least half a tile's
-    // k-tiles (a thin tail takes the last full wave in with it), so a tile is cut into at most 3
-    // pieces: every reduce-add rounds C's running fp16 sum once more (run 50: 64 one-k-tile
-    // pieces of a 64×64×4096 tile ended 0.056 off).
-    long long sk = 0;
-    const long long rem = tiles % ctas;
-    if (GEMM_STREAMK && GEMM_REDUCE_C && beta == 1.0f && rem != 0 && !o.direct) {
-        if (2 * rem >= ctas) sk = rem;
-        else if (tiles >= rem + ctas) sk = rem + ctas;
-    }
-    return launch_ws<NCW, BN, STAGES, 1>(o, M, N, K, alpha, beta, static_cast<int>(ctas), static_cast<int>(sk));
+    return launch_ws<NCW, BN, STAGES, 1>(o, M, N, K, alpha, beta, static_cast<int>(ctas),
+                                         static_cast<int>(streamk_tiles(tiles, ctas, adds)));
 }
 
 // Split-K over `splits` CTAs a 128×128 tile (one wave: splits · tiles ≤ SMs). splits == 2: the
@@ -2582,7 +2644,15 @@ Path pick_path(int M, int N, int K, int& splits) {
 bool gemm_sm90a(const Operands& o, int M, int N, int K, float alpha, float beta) {
     int splits = 0;
     const Path path = pick_path(M, N, K, splits);
-    if (path == Path::kBig) return launch_cfg<2, 256, GEMM_BIG_STAGES, GEMM_BIG_CLUSTER>(o, M, N, K, alpha, beta);
+    if (path == Path::kBig) {
+        // between 1 and 2 waves of tiles every tile is stream-K'd, and the CTAs' L2→SM bytes set the
+        // pace (run 60, 3000×2000×1000: 5.15 TB/s): pairs sharing B by multicast read a third less
+        const long long big_tiles = static_cast<long long>((M + 127) / 128) * ((N + 255) / 256);
+        if (GEMM_FEW_WAVE_CLUSTER && GEMM_BIG_CLUSTER == 1 && beta == 1.0f && !o.direct && big_tiles > num_sms() &&
+            big_tiles < 2LL * num_sms())
+            return launch_cfg<2, 256, GEMM_BIG_STAGES, 2>(o, M, N, K, alpha, beta);
+        return launch_cfg<2, 256, GEMM_BIG_STAGES, GEMM_BIG_CLUSTER>(o, M, N, K, alpha, beta);
+    }
     if (GEMM_SKINNY_STREAMK && GEMM_REDUCE_C && path == Path::kSplit && beta == 1.0f && M <= 64 && !o.direct &&
         o.ldc % 8 == 0 &&
         (reinterpret_cast<uintptr_t>(o.C) & 15) == 0 && resident_clusters<1, 128, GEMM_SMALL_STAGES, 1>() > 0) {
@@ -2622,7 +2692,8 @@ bool solve_sm90a(const half* A, const half* B, half* C, int M, int N, int K, flo
     const bool c_tma = N % 8 == 0 && aligned16(C);
     // direct stores only with beta = 0: reading old C with 2-byte loads in the epilogue cost more
     // than the fold pass (run 58, 4095³ beta = 1: 0.3533 ms direct against 0.2738 folded; beta = 0
-    // direct: 0.2436)
+    // direct: 0.2436), and so did fp16 reductions into C from the epilogue (run 67: 0.4546 against
+    // 0.2736 folded)
     const bool c_ok = serial || c_tma || (GEMM_DIRECT_C && beta == 0.0f);
     if (a_ok && b_ok && c_ok) return gemm_sm90a(Operands{A, B, C, K, N, N, !c_tma}, M, N, K, alpha, beta);
     const int kp = static_cast<int>(round_up(K, 8)), np = static_cast<int>(round_up(N, 8));
