@@ -207,6 +207,9 @@
 #ifndef GEMM_CLUSTER_STREAMK
 #define GEMM_CLUSTER_STREAMK 1 // clusters of 2 with beta = 1: the stream-K tail over clusters too
 #endif
+#ifndef GEMM_FOLD_PAIRS
+#define GEMM_FOLD_PAIRS 4      // fold_c: pairs of C's elements whose loads a thread issues before using any
+#endif
 #ifndef GEMM_FORCE_MMA
 #define GEMM_FORCE_MMA 0       // 1: the mma path on sm_90a too (to check it under compute-sanitizer,
                                // which runs the judged build: SASS of --gpu T4/A100 cannot run here)
@@ -2263,7 +2266,7 @@ __global__ void __launch_bounds__(256) pad_copy(PadJob j0, PadJob j1) {
 // 100 MB at 4096×4095×4096, ~2.2 TB/s.)
 __global__ void __launch_bounds__(256) fold_c(const half* __restrict__ W, int ldw, half* __restrict__ C,
                                               int M, int N, float beta) {
-    constexpr int U = 4;  // pairs in flight per thread
+    constexpr int U = GEMM_FOLD_PAIRS;  // pairs in flight per thread
     const bool rd = beta != 0.0f;
     for (int r = blockIdx.x; r < M; r += gridDim.x) {
         const half* w = W + static_cast<size_t>(r) * ldw;
