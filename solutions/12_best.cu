@@ -31,8 +31,9 @@
 //   (runs 9–10, after the remote "empty" arrivals lost their .release.cluster fence), not
 //   faster, so they stay off, except where the 128×256 tiles make between 1 and 2 waves with
 //   beta = 1 (GEMM_FEW_WAVE_CLUSTER): there every tile is stream-K'd and the L2→SM bytes set the
-//   pace, so pairs sharing B (the tail shared out by clusters) read a third less. Host work per call: three cached tensor-map look-ups and one
-//   launch; occupancy queries and shared-memory attributes run once per configuration.
+//   pace, so pairs sharing B (the tail shared out by clusters) read a third less. Host work per
+//   call: three cached tensor-map look-ups and one launch; occupancy queries and shared-memory
+//   attributes run once per configuration.
 //   Odd shapes (K % 8, N % 8, misaligned pointers): see "Every shape" below.
 //   Rounding: with beta = 1 each piece's alpha·partial is rounded to fp16 and each reduce-add
 //   rounds C's running fp16 sum: 2 roundings for a whole tile, 4 for a split-K pair, up to 6
@@ -115,7 +116,7 @@
 //   T4, A100, H100, H200 7/7 judge and 16/16 extra tests, B200 compiled only. memcheck clean on
 //   the extra tests (Hopper path, run 62; mma path built for sm_90a with GEMM_FORCE_MMA, both
 //   loops, run 57), racecheck clean on the staged loop (run 57).
-// This session (runs 67–68, 2026-12-02; predictions before measuring): (1) odd-N C with beta = 1
+// Runs 67–71 (2026-12-02; predictions before measuring): (1) odd-N C with beta = 1
 //   added into C by fp16 reductions (red.global.add.f16x2, a lane per aligned pair, a shuffle to
 //   re-pair rows that start 2 bytes off) from the epilogue, no fold: predicted 4095³ ≈ 0.225 ms
 //   (the fold's ~46 µs gone, reductions as cheap as TMA reduce-add); measured 0.4546 against
@@ -128,10 +129,14 @@
 //   ~28 µs for its 100 MB (~3.6 TB/s, pad_copy's rate) against ~46; measured 4095³ 0.967× the
 //   old fold's time, 4096×4095×4096 0.967×; ncu (4095³): pad_copy 36.1 µs, gemm_ws 182.6 µs
 //   (tensor pipes 94.6%), fold_c 39.7 µs (long-scoreboard stalls 84%, 2.5 TB/s).
-//   Sweep (run 68, cuBLAS beside it): 4095³ 0.2639 ms (520 TF/s, 0.28×), 4096×4096×4095 0.2056
-//   (669 TF/s, 0.21×), 4096×4095×4096 0.2460 (559 TF/s, 0.25×), 3000×2000×1000 0.0296 (0.93×),
-//   2048³ 0.0323 (0.89×, before the one-wave rule), 4096³ 0.2016 (0.90×). memcheck clean at
-//   300×1001×200 (the fold after the split-K pair) and 3000×2000×1000 (clusters + tail).
+//   The shapes section of run 69 (leaderboard.md, cuBLAS beside it): at or under cuBLAS's time on
+//   all 17 shapes, geometric mean 0.63×; 4095³ 0.2670 ms (514 TF/s, 0.28×), 4096×4096×4095
+//   0.2128 (646 TF/s, 0.21×), 4096×4095×4096 0.2515 (546 TF/s, 0.25×; 0.2460, 559 TF/s in run
+//   68), 3000×2000×1000 0.0305 (0.88×), 2048³ 0.90×, 4096³ 0.94×, 1024³ 0.73×; 8192³ 1.5017 ms
+//   (0.93×, run 70; 1.000× the session's first file). --gpu all (run 69): T4 and A100 paths (PTX)
+//   and H100/H200 7/7 + 16/16, B200 compiled only. memcheck: the example, functional and extra
+//   tests clean (run 71), and 300×1001×200 (the fold after the split-K pair) and 3000×2000×1000
+//   (clusters + tail) (run 68).
 // Tiles: big BM=128 BN=256 BK=64 stages=4 (GEMM_BIG_STAGES), 1 producer + 2 consumer warpgroups,
 //   no cluster (GEMM_BIG_CLUSTER), stream-K tail with beta = 1 (GEMM_STREAMK); split-K BM=128
 //   BN=128 BK=64 stages=4 (GEMM_SPLIT_STAGES), 1 + 2 warpgroups, pairs along K (GEMM_SPLITK),
@@ -2257,13 +2262,13 @@ __global__ void __launch_bounds__(256) pad_copy(PadJob j0, PadJob j1) {
 
 // C (M×N, row stride N) = W + beta·C, W the GEMM's alpha·AB (row stride ldw, a multiple of 8);
 // C is not read when beta == 0. Rows strided over the blocks (run 68: last row first, for the
-// GEMM's last tiles in L2, made no difference). A thread per
-// 4-byte-aligned pair of C's elements (an odd-N row starts on a 2-byte boundary half the time:
-// its first element, and the last when it ends a pair, go alone), so a warp stores 128
-// contiguous bytes; each thread issues the loads of 4 pairs before it uses any. W's pair is one
+// GEMM's last tiles in L2, made no difference). A thread per 4-byte-aligned pair of C's elements
+// (an odd-N row starts on a 2-byte boundary half the time: its first element, and the last when
+// it ends a pair, go alone), so a warp stores 128 contiguous bytes; each thread issues the loads
+// of GEMM_FOLD_PAIRS pairs before it uses any (run 70: 8 no faster than 4). W's pair is one
 // 4-byte load when the row's pairs start on an even column, else two 2-byte loads. (Run 56: one
 // element a thread, 2-byte accesses, 41 µs at 4095³; run 67: one pair at a time, ~46 µs for the
-// 100 MB at 4096×4095×4096, ~2.2 TB/s.)
+// 100 MB at 4096×4095×4096, ~2.2 TB/s; run 68, 4 pairs: 39.7 µs by ncu.)
 __global__ void __launch_bounds__(256) fold_c(const half* __restrict__ W, int ldw, half* __restrict__ C,
                                               int M, int N, float beta) {
     constexpr int U = GEMM_FOLD_PAIRS;  // pairs in flight per thread

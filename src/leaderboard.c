@@ -29,7 +29,7 @@
 typedef struct {
     char path[PATH_MAX];
     char stem[128];
-    char technique[256];
+    char technique[512];
     int exit_code;
     rs_status status;
     char detail[256];
@@ -44,10 +44,23 @@ void lb_technique(const char *line, char *out, size_t len)
 {
     const char *dash = strstr(line, " — ");
     out[0] = '\0';
-    if (!dash) return;
-    snprintf(out, len, "%s", dash + strlen(" — "));
-    size_t n = strlen(out);
-    while (n && (out[n - 1] == '\n' || out[n - 1] == '\r' || out[n - 1] == ' ')) out[--n] = '\0';
+    if (!dash || len < 8) return;
+    const char *t = dash + strlen(" — ");
+    size_t n = strcspn(t, "\r\n");
+    while (n && t[n - 1] == ' ') n--;
+    if (n < len) {
+        memcpy(out, t, n);
+        out[n] = '\0';
+    } else { /* too long for the cell: cut at the last space that leaves room for " …" */
+        const char *ell = " …";
+        size_t cut = len - 1 - strlen(ell);
+        while (cut && t[cut] != ' ') cut--;
+        while (cut && t[cut - 1] == ' ') cut--;
+        if (!cut) cut = len - 1 - strlen(ell);
+        while (cut && ((unsigned char)t[cut] & 0xC0) == 0x80) cut--; /* never inside a UTF-8 character */
+        memcpy(out, t, cut);
+        memcpy(out + cut, ell, strlen(ell) + 1);
+    }
     for (char *p = out; *p; p++)
         if (*p == '|') *p = '/'; /* keep the table intact */
 }
@@ -123,7 +136,7 @@ static int lb_find_stages(const char *dir, lb_stage *st, int max)
         snprintf(st[i].path, sizeof(st[i].path), "%s/%s", dir, names[i]);
         snprintf(st[i].stem, sizeof(st[i].stem), "%.*s", (int)(strlen(names[i]) - 3), names[i]);
         FILE *f = fopen(st[i].path, "r");
-        char line[512] = "";
+        char line[1024] = "";
         if (f) {
             if (!fgets(line, sizeof(line), f)) line[0] = '\0';
             fclose(f);

@@ -43,6 +43,12 @@ Test(leaderboard, technique_from_first_line)
     cr_expect_str_eq(t, "shared-memory tiles / of A and B");
     lb_technique("// no dash here\n", t, sizeof(t));
     cr_expect_str_eq(t, "");
+    /* longer than the cell: cut at a word, marked, never inside a character */
+    char s[24];
+    lb_technique("// 12_best — one file × every shape and judge GPU\n", s, sizeof(s));
+    cr_expect_str_eq(s, "one file × every …");
+    lb_technique("// 12_best — ×××××××××××××××××××××××××\n", s, sizeof(s));
+    cr_expect_str_eq(s, "××××××××× …");
 }
 
 Test(leaderboard, atomic_write_failure_leaves_file)
