@@ -137,6 +137,19 @@
 //   and H100/H200 7/7 + 16/16, B200 compiled only. memcheck: the example, functional and extra
 //   tests clean (run 71), and 300×1001×200 (the fold after the split-K pair) and 3000×2000×1000
 //   (clusters + tail) (run 68).
+// Runs 73–76 (2026-12-02; predictions before measuring): (1) pad_copy and fold_c by aligned
+//   16-byte chunks, each odd-aligned source window cut out of two aligned chunks in registers:
+//   predicted fold ~28 µs and pad ~31 µs at 4095³ (~3.6 and ~4.3 TB/s), 4095³ ≈ 0.250 ms (550
+//   TF/s); measured (ncu, run 73) fold 34.6 µs (2.8 TB/s) and pad 34.8 µs (3.85 TB/s), 4095³
+//   0.2545–0.2610 ms (514 → 527–540 TF/s, 0.988× HEAD's time beside it, run 76), 4096×4095×4096
+//   0.2431 ms (565 TF/s, 0.989×); two chunks in flight a thread ran 1.021× slower (fewer blocks
+//   an SM). (2) Programmatic dependent launch pad → GEMM → fold: predicted 2–4 µs of launch gaps;
+//   measured 1.015–1.016× slower (pad → GEMM → fold, or the fold alone), not kept. (3) Odd-N C
+//   through a rank-1 tensor map of C, one TMA store / reduce-add a row segment (no padded C, no
+//   fold): predicted 4095³ ≈ 0.226 ms; a probe (tools/probe_tma1d.cu, run 75) showed aligned 1D
+//   boxes right at ~2.5 TB/s but a box at an odd element stops the kernel ("illegal instruction"),
+//   so the copies and the fold stay. What is left at 4095³ is pad (35 µs) + GEMM (183 µs, tensor
+//   pipes 94.7%) + fold (35 µs): 4095³ misses the 550 TF/s aim by ~2%.
 // Tiles: big BM=128 BN=256 BK=64 stages=4 (GEMM_BIG_STAGES), 1 producer + 2 consumer warpgroups,
 //   no cluster (GEMM_BIG_CLUSTER), stream-K tail with beta = 1 (GEMM_STREAMK); split-K BM=128
 //   BN=128 BK=64 stages=4 (GEMM_SPLIT_STAGES), 1 + 2 warpgroups, pairs along K (GEMM_SPLITK),
@@ -212,9 +225,9 @@
 #ifndef GEMM_CLUSTER_STREAMK
 #define GEMM_CLUSTER_STREAMK 1 // clusters of 2 with beta = 1: the stream-K tail over clusters too
 #endif
-#ifndef GEMM_FOLD_PAIRS
-#define GEMM_FOLD_PAIRS 4      // fold_c: pairs of C's elements whose loads a thread issues before using any
-#endif
+#ifndef GEMM_PADFOLD_CHUNKS
+#define GEMM_PADFOLD_CHUNKS 1  // pad_copy / fold_c: 16-byte chunks whose loads a thread issues before using
+#endif                         // any (run 76: 2 ran 4095³ 1.021× the time of 1, fewer blocks an SM)
 #ifndef GEMM_FORCE_MMA
 #define GEMM_FORCE_MMA 0       // 1: the mma path on sm_90a too (to check it under compute-sanitizer,
                                // which runs the judged build: SASS of --gpu T4/A100 cannot run here)
@@ -2238,78 +2251,165 @@ struct PadJob {
     int src_rows;                    // rows past it are zeros (the mma path's K padded to 8)
 };
 
-// One launch for both jobs (blockIdx.y), rows strided over blockIdx.x: a thread per pair of
-// destination halves (4-byte stores, a warp's 128 bytes contiguous), two 2-byte loads (an odd-length
-// source row is only 2-byte aligned), zeros in the padding. (Run 54: 8 halves a thread, 16-byte
-// stores and loads 16 bytes apart in a warp, made the odd-N path 0.115 ms slower than aligned.)
+// The 8 halves that start s (0..7) halves into the 16 of lo:hi, by word selects and PRMT (no
+// local-memory indexing).
+__device__ __forceinline__ uint4 window8(const uint4 lo, const uint4 hi, int s) {
+    const uint32_t w[8] = {lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w};
+    const int q = s >> 1;
+    uint32_t v[5];
+#pragma unroll
+    for (int k = 0; k < 5; ++k) v[k] = q == 0 ? w[k] : q == 1 ? w[k + 1] : q == 2 ? w[k + 2] : w[k + 3];
+    uint32_t o[4];
+#pragma unroll
+    for (int k = 0; k < 4; ++k) o[k] = (s & 1) ? __byte_perm(v[k], v[k + 1], 0x5432) : v[k];
+    return make_uint4(o[0], o[1], o[2], o[3]);
+}
+
+// The first n (1..8) halves of x, zeros after them.
+__device__ __forceinline__ uint4 keep_halves(const uint4 x, int n) {
+    uint32_t w[4] = {x.x, x.y, x.z, x.w};
+#pragma unroll
+    for (int k = 0; k < 4; ++k) w[k] = 2 * k >= n ? 0u : 2 * k + 1 >= n ? (w[k] & 0xFFFFu) : w[k];
+    return make_uint4(w[0], w[1], w[2], w[3]);
+}
+
+// One launch for both jobs (blockIdx.y), rows strided over blockIdx.x: a thread per 16-byte chunk
+// of a destination row (8 halves, one 16-byte store). An odd-length source row is only 2-byte
+// aligned, so the chunk's 8 halves are cut out of the (at most) two aligned 16-byte chunks of
+// the source that hold them (window8); a warp's loads are 512 contiguous bytes (+16), each byte
+// from DRAM once. Chunks whose aligned source would reach outside [src, last element] (the
+// first one of a misaligned src, the last one of the last row) take 2-byte loads. (Run 54: 8
+// 2-byte loads 16 bytes apart a lane made the odd-N path 0.115 ms slower than aligned; run 55
+// onwards: a 4-byte store from two 2-byte loads a thread, ~3.7 TB/s.)
 __global__ void __launch_bounds__(256) pad_copy(PadJob j0, PadJob j1) {
     const PadJob j = blockIdx.y == 0 ? j0 : j1;
     const unsigned short* src = reinterpret_cast<const unsigned short*>(j.src);
-    uint32_t* dst = reinterpret_cast<uint32_t*>(j.dst);
-    const int pairs = j.ld_dst / 2;
+    const int hs = static_cast<int>((reinterpret_cast<uintptr_t>(src) >> 1) & 7);
+    const uint4* s4 = reinterpret_cast<const uint4*>(src - hs);  // position p: src[p - hs]
+    // positions [hs, end) are the source's elements (rows past src_rows are never read)
+    const long long end = j.src_rows > 0 ? hs + static_cast<long long>(j.src_rows - 1) * j.ld_src + j.cols : 0;
+    uint4* dst = reinterpret_cast<uint4*>(j.dst);
+    const int chunks = j.ld_dst / 8;
+    constexpr int U = GEMM_PADFOLD_CHUNKS;  // chunks whose loads a thread issues before using any
     for (int r = blockIdx.x; r < j.rows; r += gridDim.x) {
-        const unsigned short* s = src + static_cast<size_t>(r) * j.ld_src;
-        uint32_t* d = dst + static_cast<size_t>(r) * pairs;
-        const int cols = r < j.src_rows ? j.cols : 0;
-        for (int p = threadIdx.x; p < pairs; p += 256) {
-            const int k = 2 * p;
-            const uint32_t lo = k < cols ? __ldg(s + k) : 0u;
-            const uint32_t hi = k + 1 < cols ? __ldg(s + k + 1) : 0u;
-            d[p] = lo | (hi << 16);
+        uint4* d = dst + static_cast<size_t>(r) * chunks;
+        const bool live = r < j.src_rows;
+        const long long p_row = hs + static_cast<long long>(r) * j.ld_src;
+        for (int t0 = threadIdx.x; t0 < chunks; t0 += 256 * U) {
+            uint4 lo[U], hi[U];
+            int s[U];
+            bool fast[U];
+#pragma unroll
+            for (int u = 0; u < U; ++u) {
+                const int c0 = 8 * (t0 + 256 * u);
+                const long long p = p_row + c0;
+                const long long a = p >> 3;
+                s[u] = static_cast<int>(p & 7);
+                fast[u] = live && c0 < j.cols && 8 * a >= hs && 8 * a + (s[u] ? 16 : 8) <= end;
+                if (fast[u]) {
+                    lo[u] = __ldg(s4 + a);
+                    hi[u] = s[u] ? __ldg(s4 + a + 1) : lo[u];
+                }
+            }
+#pragma unroll
+            for (int u = 0; u < U; ++u) {
+                const int t = t0 + 256 * u;
+                if (t >= chunks) break;
+                const int c0 = 8 * t;
+                uint4 out = make_uint4(0u, 0u, 0u, 0u);
+                if (fast[u]) {
+                    out = window8(lo[u], hi[u], s[u]);
+                    if (c0 + 8 > j.cols) out = keep_halves(out, j.cols - c0);
+                } else if (live && c0 < j.cols) {
+                    const unsigned short* sr = src + static_cast<size_t>(r) * j.ld_src;
+                    uint32_t w[4];
+#pragma unroll
+                    for (int k = 0; k < 4; ++k) {
+                        const int c = c0 + 2 * k;
+                        const uint32_t lo16 = c < j.cols ? sr[c] : 0u;
+                        const uint32_t hi16 = c + 1 < j.cols ? sr[c + 1] : 0u;
+                        w[k] = lo16 | (hi16 << 16);
+                    }
+                    out = make_uint4(w[0], w[1], w[2], w[3]);
+                }
+                d[t] = out;
+            }
         }
     }
 }
 
-// C (M×N, row stride N) = W + beta·C, W the GEMM's alpha·AB (row stride ldw, a multiple of 8);
-// C is not read when beta == 0. Rows strided over the blocks (run 68: last row first, for the
-// GEMM's last tiles in L2, made no difference). A thread per 4-byte-aligned pair of C's elements
-// (an odd-N row starts on a 2-byte boundary half the time: its first element, and the last when
-// it ends a pair, go alone), so a warp stores 128 contiguous bytes; each thread issues the loads
-// of GEMM_FOLD_PAIRS pairs before it uses any (run 70: 8 no faster than 4). W's pair is one
-// 4-byte load when the row's pairs start on an even column, else two 2-byte loads. (Run 56: one
-// element a thread, 2-byte accesses, 41 µs at 4095³; run 67: one pair at a time, ~46 µs for the
-// 100 MB at 4096×4095×4096, ~2.2 TB/s; run 68, 4 pairs: 39.7 µs by ncu.)
+// x + beta·o for 8 halves (fp32 sums, one rounding: the pair path's arithmetic).
+__device__ __forceinline__ uint4 add_scaled(const uint4 x, const uint4 o, float beta) {
+    const uint32_t xs[4] = {x.x, x.y, x.z, x.w}, os[4] = {o.x, o.y, o.z, o.w};
+    uint32_t r[4];
+#pragma unroll
+    for (int k = 0; k < 4; ++k) {
+        float2 a = __half22float2(*reinterpret_cast<const __half2*>(&xs[k]));
+        const float2 b = __half22float2(*reinterpret_cast<const __half2*>(&os[k]));
+        a.x += beta * b.x;
+        a.y += beta * b.y;
+        const __half2 h = __floats2half2_rn(a.x, a.y);
+        r[k] = *reinterpret_cast<const uint32_t*>(&h);
+    }
+    return make_uint4(r[0], r[1], r[2], r[3]);
+}
+
+// C (M×N, row stride N) = W + beta·C, W the GEMM's alpha·AB (row stride ldw, a multiple of 8,
+// 16-byte aligned); C is not read when beta == 0. A thread per 16-byte chunk of C seen as one
+// flat array (C's own alignment: one 16-byte load and store), W's 8 halves cut out of its two
+// aligned chunks (window8). A chunk belongs to the row of its first element; the few that cross
+// a row end (or C's ends) go element by element. Rows strided over the blocks. (Runs 56–70: a
+// 4-byte pair of C a thread, W by 2-byte loads in half the rows: 39.7 µs at 4095³, 2.5 TB/s.)
 __global__ void __launch_bounds__(256) fold_c(const half* __restrict__ W, int ldw, half* __restrict__ C,
                                               int M, int N, float beta) {
-    constexpr int U = GEMM_FOLD_PAIRS;  // pairs in flight per thread
     const bool rd = beta != 0.0f;
+    const int hc = static_cast<int>((reinterpret_cast<uintptr_t>(C) >> 1) & 7);
+    uint4* c4 = reinterpret_cast<uint4*>(C - hc);  // chunk q: C's flat elements 8q - hc .. 8q - hc + 7
+    const uint4* w4 = reinterpret_cast<const uint4*>(W);
+    const long long total = static_cast<long long>(M) * N;
+    constexpr int U = GEMM_PADFOLD_CHUNKS;  // chunks whose loads a thread issues before using any
     for (int r = blockIdx.x; r < M; r += gridDim.x) {
-        const half* w = W + static_cast<size_t>(r) * ldw;
-        half* c = C + static_cast<size_t>(r) * N;
-        const int first = static_cast<int>((reinterpret_cast<uintptr_t>(c) >> 1) & 1);  // c + first: 4-byte aligned
-        const int np = (N - first) / 2;  // pairs at columns first + 2p, first + 2p + 1
-        const unsigned short* ws = reinterpret_cast<const unsigned short*>(w);
-        for (int p0 = threadIdx.x; p0 < np; p0 += 256 * U) {
-            uint32_t wv[U], cv[U];
+        const long long g_row = hc + static_cast<long long>(r) * N;  // chunk position of (r, 0)
+        const long long q_lo = r == 0 ? 0 : (g_row + 7) >> 3;       // row 0 also owns a head chunk
+        const long long q_hi = (g_row + N + 7) >> 3;
+        for (long long q0 = q_lo + threadIdx.x; q0 < q_hi; q0 += 256 * U) {
+            uint4 lo[U], hi[U], old[U];
+            int s[U];
+            bool fast[U];
 #pragma unroll
             for (int u = 0; u < U; ++u) {
-                const int p = p0 + 256 * u, k = first + 2 * p;
-                wv[u] = cv[u] = 0u;
-                if (p < np) {
-                    wv[u] = first == 0 ? __ldg(reinterpret_cast<const unsigned int*>(w + k))
-                                       : static_cast<uint32_t>(__ldg(ws + k)) | (static_cast<uint32_t>(__ldg(ws + k + 1)) << 16);
-                    if (rd) cv[u] = *reinterpret_cast<const uint32_t*>(c + k);
+                const long long q = q0 + 256 * u;
+                const long long f0 = 8 * q - hc;  // C's flat index of the chunk's first half (< 0: head)
+                const int c0 = static_cast<int>(f0 - static_cast<long long>(r) * N);
+                fast[u] = q < q_hi && f0 >= 0 && f0 + 8 <= total && c0 + 8 <= N;
+                s[u] = c0 & 7;  // W's rows are 8-aligned
+                if (fast[u]) {
+                    const long long wa = (static_cast<long long>(r) * ldw + c0) >> 3;
+                    lo[u] = __ldg(w4 + wa);
+                    hi[u] = s[u] ? __ldg(w4 + wa + 1) : lo[u];  // same W row: c0 + 8 <= N <= ldw
+                    if (rd) old[u] = c4[q];
                 }
             }
 #pragma unroll
             for (int u = 0; u < U; ++u) {
-                const int p = p0 + 256 * u;
-                if (p >= np) continue;
-                float2 x = __half22float2(*reinterpret_cast<const __half2*>(&wv[u]));
-                if (rd) {
-                    const float2 o = __half22float2(*reinterpret_cast<const __half2*>(&cv[u]));
-                    x.x += beta * o.x;
-                    x.y += beta * o.y;
+                const long long q = q0 + 256 * u;
+                if (q >= q_hi) break;
+                if (fast[u]) {
+                    const uint4 x = window8(lo[u], hi[u], s[u]);
+                    c4[q] = rd ? add_scaled(x, old[u], beta) : x;
+                    continue;
                 }
-                *reinterpret_cast<__half2*>(c + first + 2 * p) = __floats2half2_rn(x.x, x.y);
-            }
-        }
-        if (threadIdx.x < 2) {  // the lone first element (pairs start at 1), the lone last one
-            const int e = threadIdx.x == 0 ? (first ? 0 : -1) : ((N - first) % 2 ? N - 1 : -1);
-            if (e >= 0) {
-                float x = __half2float(w[e]);
-                if (rd) x += beta * __half2float(c[e]);
-                c[e] = __float2half_rn(x);
+                const long long f0 = 8 * q - hc;
+                const int c0 = static_cast<int>(f0 - static_cast<long long>(r) * N);
+                for (int e = 0; e < 8; ++e) {
+                    const long long f = f0 + e;
+                    if (f < 0 || f >= total) continue;
+                    const int ce = c0 + e;  // >= 0 here; >= N past this row's end
+                    const int rr = r + ce / N, c = ce % N;
+                    float x = __half2float(W[static_cast<size_t>(rr) * ldw + c]);
+                    if (rd) x += beta * __half2float(C[f]);
+                    C[f] = __float2half_rn(x);
+                }
             }
         }
     }
@@ -2678,15 +2778,37 @@ bool gemm_sm90a(const Operands& o, int M, int N, int K, float alpha, float beta)
 bool aligned16(const void* p) { return (reinterpret_cast<uintptr_t>(p) & 15) == 0; }
 size_t round_up(size_t x, size_t m) { return (x + m - 1) / m * m; }
 
-// One launch of pad_copy for the jobs (0, 1 or 2), rows strided over at most 8 blocks an SM.
+// Blocks of 256 threads a streaming kernel keeps resident on an SM (asked once per kernel), so
+// its grid is one wave: the rows are strided over them.
+template <class Kernel>
+int resident_256(Kernel kernel) {
+    int b = 0;
+    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&b, kernel, 256, 0) != cudaSuccess || b <= 0) {
+        cudaGetLastError();
+        b = 4;
+    }
+    return b;
+}
+// At most `most` blocks for `rows` rows, as few as give every block the same number of rows
+// (±1) as `most` would.
+int even_blocks(int rows, int most) {
+    most = std::max(1, std::min(rows, most));
+    const int per = (rows + most - 1) / most;
+    return (rows + per - 1) / per;
+}
+
+// One launch of pad_copy for the jobs (0, 1 or 2, blockIdx.y), one wave of blocks shared by them.
 void launch_pads(const PadJob* jobs, int n_jobs) {
     if (n_jobs <= 0) return;
+    static const int per_sm = resident_256(pad_copy);
     const int rows = std::max(jobs[0].rows, n_jobs > 1 ? jobs[1].rows : 0);
-    const dim3 grid(static_cast<unsigned>(std::min(rows, 8 * num_sms())), static_cast<unsigned>(n_jobs));
-    pad_copy<<<grid, 256>>>(jobs[0], n_jobs > 1 ? jobs[1] : jobs[0]);
+    const int x = even_blocks(rows, per_sm * num_sms() / n_jobs);
+    pad_copy<<<dim3(static_cast<unsigned>(x), static_cast<unsigned>(n_jobs)), 256>>>(jobs[0],
+                                                                                    n_jobs > 1 ? jobs[1] : jobs[0]);
 }
 void launch_fold(const half* W, int ldw, half* C, int M, int N, float beta) {
-    fold_c<<<static_cast<unsigned>(std::min(M, 8 * num_sms())), 256>>>(W, ldw, C, M, N, beta);
+    static const int per_sm = resident_256(fold_c);
+    fold_c<<<static_cast<unsigned>(even_blocks(M, per_sm * num_sms())), 256>>>(W, ldw, C, M, N, beta);
 }
 
 // Any shape: operands TMA cannot describe (K or N not a multiple of 8, misaligned pointers) go
@@ -2701,16 +2823,17 @@ bool solve_sm90a(const half* A, const half* B, half* C, int M, int N, int K, flo
     // direct stores only with beta = 0: reading old C with 2-byte loads in the epilogue cost more
     // than the fold pass (run 58, 4095³ beta = 1: 0.3533 ms direct against 0.2738 folded; beta = 0
     // direct: 0.2436), and so did fp16 reductions into C from the epilogue (run 67: 0.4546 against
-    // 0.2736 folded)
+    // 0.2736 folded); a 1D TMA map of C cannot take them either: a box must start 16-byte aligned
+    // (run 75: a 1D TMA store at an odd element stops the kernel with "illegal instruction")
     const bool c_ok = serial || c_tma || (GEMM_DIRECT_C && beta == 0.0f);
-    if (a_ok && b_ok && c_ok) return gemm_sm90a(Operands{A, B, C, K, N, N, !c_tma}, M, N, K, alpha, beta);
+    Operands o{A, B, C, K, N, N, c_ok && !c_tma};
+    if (a_ok && b_ok && c_ok) return gemm_sm90a(o, M, N, K, alpha, beta);
     const int kp = static_cast<int>(round_up(K, 8)), np = static_cast<int>(round_up(N, 8));
     const size_t a_bytes = a_ok ? 0 : round_up(static_cast<size_t>(M) * kp * 2, 256);
     const size_t b_bytes = b_ok ? 0 : round_up(static_cast<size_t>(K) * np * 2, 256);
     const size_t c_bytes = c_ok ? 0 : round_up(static_cast<size_t>(M) * np * 2, 256);
     if (!ensure(g_pad, a_bytes + b_bytes + c_bytes, false)) return false;
     char* w = static_cast<char*>(g_pad.ptr);
-    Operands o{A, B, C, K, N, N, c_ok && !c_tma};
     PadJob jobs[2];
     int n_jobs = 0;
     if (!a_ok) {

@@ -1,4 +1,4 @@
-// 03_wgmma — Hopper swap-AB wgmma (yᵀ = W·xᵀ): int4 weights dequantized in registers into the wgmma A operand, x tiles by TMA as B, fp32 group scaling, warp-specialized persistent tiles; 02's mma.sync / GEMV paths elsewhere
+// 03_wgmma — Hopper swap-AB wgmma (yᵀ = W·xᵀ): int4 weights dequantized in registers into the wgmma A operand, x tiles by TMA as B, fp32 group scaling with each group's end folded while the next wgmma run, warp-specialized persistent tiles; an mma.sync GEMV for M ≤ 4; 02's mma.sync paths elsewhere
 //
 // Changed from 02_best: on sm_90a (H100, H200) M ≥ 5 with group_size ≥ 64 and 16-byte-aligned x
 //   and w_q now runs i4_wgmma instead of mma.sync (02 reached 0.643 ms at 4096³ g128 against
@@ -32,9 +32,10 @@
 //   only on a 9.0 device whose image reports it (kI4DevWgmma), else 02's paths. 02's mutable
 //   split-K globals became a function-local cache (SplitBuffers).
 //   Judge GPUs and paths: T4 (sm_75) and A100 (sm_80): 02's mma path (sm_75: 2 × m16n8k8 and
-//   synchronous copies) and GEMV; H100 / H200 (sm_90a): i4_wgmma for M ≥ 5, g ≥ 64, aligned
-//   x / w_q, else 02's kernels (M ≤ 4 GEMV; g ≤ 32, misaligned or ragged-K mma path); B200
-//   (sm_100a): 02's paths (no tcgen05 here; the Hopper body is compiled out).
+//   synchronous copies); H100 / H200 (sm_90a): i4_wgmma for M ≥ 5, g ≥ 64, aligned x / w_q,
+//   else 02's kernels (g ≤ 32, misaligned or ragged-K mma path); B200 (sm_100a): 02's paths (no
+//   tcgen05 here; the Hopper body is compiled out). M ≤ 4 on every GPU: i4_gemv_tc for g128,
+//   K % 128 = 0 and aligned x / w_q (sm_75: 2 × m16n8k8 a step), else 02's GEMV.
 //   02 (kept): 01 gives every output its own pass over a strided w_q row (L1-wavefront
 //   bound, ~150 ms predicted). Here each block tile reads its int4 bytes once and turns them
 //   into fp16 operands in registers; no dequantized copy of W exists anywhere in memory.
@@ -88,6 +89,23 @@
 //   vs 0.2269 (1.14× its time; 0.2539 vs 0.2245 in the leaderboard): 24% over the 0.205 ms
 //   prediction and over the issue's 0.22 ms; M = 1 (02's GEMV) 0.0132 ms vs 0.0527, M = 16
 //   0.0172 vs 0.0538 (predicted 0.0075: missed 2.3×). Memcheck clean at 200×1000×4096.
+// Runs 73–76 (2026-12-02): (1) overlapped group ends (I4_WG_OVERLAP, group_size 128, MN ≥ 64):
+//   each stage is two m64n(MN/2) halves in their own commit groups, and a group's partial is
+//   folded half by half, each fold after a wait_group that leaves the other half (or the next
+//   group's first half) running; one loop iteration is one whole group with fixed wait depths,
+//   so ptxas proves every fold's wait (the per-stage loop made it serialize the wgmma, C7514,
+//   run 68). Predicted ≈ 0.23 ms at 4096³ (the ~12–15% the drains cost); measured 0.2352 ms
+//   against 0.2521 without it (0.933×, run 76), ncu 235.4 µs, tensor pipes 68.3% (61.9%
+//   before), stalls wait 32% and dispatch 25%: still over the 0.22 ms target. Split-K at
+//   128×1024×8192 0.963×. (2) GEMV on mma.sync (I4_GEMV_V2, M ≤ 4, g128): the weights go
+//   straight from registers into m16n8k16 A fragments (the same exact dequant), a group's 8 mma
+//   make its fp32 partial, scaled once; about half the instructions a weight of i4_gemv, every
+//   w_q load of a warp issued before x is staged. Predicted 10–11 µs a call at M = 1, 4096²;
+//   measured 0.0122–0.0125 ms against 0.0134–0.0136 (0.911×, 0.921×), M = 4 0.726×, M = 1 at
+//   8192² 0.752× (runs 74, 76); ncu 8.96 µs with caches flushed (9.12 before): at M = 1 still
+//   over the 12 µs target by ~0.5 µs. Two chunks a batch measured faster than four (run 75:
+//   four took 1.044× and 1.059× the time). Memcheck clean: 200×1000×4096 (overlap), 3×1000×4096
+//   (GEMV), run 76.
 // Tiles: wgmma path: CTA 128 n × MN m (MN ∈ {128, 64, 32, 16}), BK = 64, 8-stage TMA ring
 //   (MN·128 + 4096 bytes a stage), 1 producer + 2 consumer warpgroups (384 threads, setmaxnreg
 //   40 / 232), persistent ≤ #SMs CTAs, grouped order 8 m-tiles, split-K 1–16 (whole groups a
@@ -98,7 +116,9 @@
 //   KB), split-K 1–16 (only when tiles < SMs); group sizes < 64 use 64×128 or 16×128; ragged K
 //   or misaligned pointers: 64×128 with guarded loads. GEMV (M ≤ 4): 256 threads, 16 columns ×
 //   2 lanes a warp, 8 warps over K (or over columns when N/16 ≥ 1.5×SMs·2^l), 2×4 16-byte
-//   loads in flight per lane, x rows in fp32 shared memory (chunks of ≤ 4 rows).
+//   loads in flight per lane, x rows in fp32 shared memory (chunks of ≤ 4 rows); g128 with
+//   aligned x / w_q: i4_gemv_tc, 256 threads (2 blocks an SM), a warp 16 columns × a range of
+//   128-k chunks, 2 batches of 2 chunks in flight, x raw fp16 in shared memory (swizzled).
 // Targets: sm_75 sm_80 sm_90a sm_100a
 // Judge GPUs: T4 A100 H100 H200 B200
 
@@ -115,6 +135,21 @@
 #endif
 #ifndef I4_WG_MIN_M
 #define I4_WG_MIN_M 5
+#endif
+// I4_GEMV_V2=1: M <= 4 with group_size 128, K % 128 == 0 and 16-byte-aligned x / w_q runs
+// i4_gemv_tc (mma.sync dot products, all of a warp's first 4 chunks in flight before x is staged)
+// instead of i4_gemv; 0: i4_gemv everywhere (A/B switch; run 76: 1 took 0.921× the time at
+// M = 1, 4096²).
+#ifndef I4_GEMV_V2
+#define I4_GEMV_V2 1
+#endif
+// I4_WG_OVERLAP=1: group_size 128 with MN >= 64 launches i4_wgmma<MN, true>, which issues each
+// stage as two m64n(MN/2) halves and folds a group's halves one at a time, each while the other
+// half or the next group's first half runs ("Overlapped group ends" in the kernel); 0: every
+// group end waits for all its wgmma (wait_group 0), then folds (A/B switch; run 76: 1 took 0.933×
+// the time at 4096³ g128).
+#ifndef I4_WG_OVERLAP
+#define I4_WG_OVERLAP 1
 #endif
 
 namespace {
@@ -763,6 +798,154 @@ i4_gemv(const half* __restrict__ x, const uint8_t* __restrict__ wq,
     }
 }
 
+#if I4_GEMV_V2
+// GEMV on mma.sync (group_size 128, K % 128 == 0, x and w_q 16-byte aligned). A warp owns 16
+// columns (the A rows n) and a range of 128-k chunks (one chunk = one group = 64 w_q bytes a
+// row). Thread (g, t) loads 16 bytes of rows n0+g and n0+g+8 at byte 16t of a chunk straight
+// into registers; since Σ_k x·w does not depend on the order of k, mma step s (0..7) takes
+// w_q bytes 16t+2s (logical k 2t, 2t+1: a0 / a1) and 16t+2s+1 (2t+8, 2t+9: a2 / a3), each byte
+// = (k even = bits 7:4, k odd = 3:0) dequantized exactly by dequant_b, and B column g is x row g
+// at the same physical k: the half2 words 2s, 2s+1 of x[g][chunk + 32t .. +31] (a 64-byte run,
+// 4 LDS.128 from x staged raw in shared memory; lanes g >= R read any row: D column g is
+// never used). A chunk's 8 mma make the exact-product fp32 partial of one group, scaled once:
+// acc += s(n, group)·partial (the fp32 scaling of the mma path). D: c0 / c1 = (n0+g, m 2t / 2t+1),
+// c2 / c3 = (n0+g+8, ...). x is staged as 16-byte units, unit u of row m at u ^ (bit 3 of u |
+// (m & 1) << 1): the 8 lanes of an LDS.128 phase (2 rows × 4 t) hit 8 distinct bank groups.
+// Order: the first 2 batches of kGv2U chunks (w_q + scales) are issued before x is staged, so
+// the barrier waits for x only; each later batch is issued as its buffer frees.
+#ifndef I4_GEMV_U
+#define I4_GEMV_U 2
+#endif
+constexpr int kGv2U = I4_GEMV_U;  // 128-k chunks per batch (two batches in flight)
+
+__device__ __forceinline__ unsigned u4c(const uint4& v, int i) {
+    return i == 0 ? v.x : i == 1 ? v.y : i == 2 ? v.z : v.w;
+}
+
+template <int R>
+__global__ void __launch_bounds__(kGemvThreads, 2)
+i4_gemv_tc(const half* __restrict__ x, const uint8_t* __restrict__ wq,
+           const unsigned short* __restrict__ sc, half* __restrict__ y, int N, int K, int wcl) {
+    extern __shared__ float4 gemv_smem[];
+    uint4* xs = reinterpret_cast<uint4*>(gemv_smem);  // [R][K / 8] 16-byte units, swizzled
+    const int XU = K >> 3;
+    float* red = reinterpret_cast<float*>(xs + R * XU);  // [KS][R][CB] partial sums
+
+    const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+    const int WC = 1 << wcl, KS = 8 >> wcl, CB = 16 << wcl;  // warps over columns / over K
+    const int cw = warp & (WC - 1), ks = warp >> wcl;
+    const int g = lane >> 2, t = lane & 3;
+    const int col = cw * 16 + g;  // and col + 8
+    const int na = blockIdx.x * CB + col, nb = na + 8;
+    const bool oka = na < N, okb = nb < N;
+    const int CH = K >> 7;  // chunks (= groups) per row
+    const uint4* wa = reinterpret_cast<const uint4*>(wq + (size_t)(oka ? na : 0) * (K >> 1)) + t;
+    const uint4* wb = reinterpret_cast<const uint4*>(wq + (size_t)(okb ? nb : 0) * (K >> 1)) + t;
+    const unsigned short* sa = sc + (size_t)(oka ? na : 0) * CH;
+    const unsigned short* sb = sc + (size_t)(okb ? nb : 0) * CH;
+    const int cb = ks * CH / KS, ce = (ks + 1) * CH / KS;  // this warp's chunks
+    const int xr = g < R ? g : (R == 1 ? 0 : (g & 1));    // x row read for B column g
+    const int xsw = (t >> 1) | ((xr & 1) << 1);           // swizzle of units 16c + 4t + i
+    const uint4* xrow = xs + xr * XU + 4 * t;
+
+    auto load = [&](uint4 (&qa)[kGv2U], uint4 (&qb)[kGv2U], unsigned short (&ssa)[kGv2U],
+                    unsigned short (&ssb)[kGv2U], int c0) {
+#pragma unroll
+        for (int u = 0; u < kGv2U; ++u) {
+            const int c = c0 + u;
+            const bool a = c < ce && oka, b = c < ce && okb;
+            qa[u] = a ? __ldg(wa + 4 * c) : make_uint4(0u, 0u, 0u, 0u);
+            qb[u] = b ? __ldg(wb + 4 * c) : make_uint4(0u, 0u, 0u, 0u);
+            ssa[u] = a ? __ldg(sa + c) : (unsigned short)0;
+            ssb[u] = b ? __ldg(sb + c) : (unsigned short)0;
+        }
+    };
+    float acc[4] = {0.f, 0.f, 0.f, 0.f};
+    auto process = [&](const uint4 (&qa)[kGv2U], const uint4 (&qb)[kGv2U],
+                       const unsigned short (&ssa)[kGv2U], const unsigned short (&ssb)[kGv2U], int c0) {
+#pragma unroll
+        for (int u = 0; u < kGv2U; ++u) {
+            const int c = c0 + u;
+            if (c >= ce) continue;  // warp-uniform
+            uint4 xv[4];
+#pragma unroll
+            for (int i = 0; i < 4; ++i) xv[i] = xrow[(16 * c + i) ^ xsw];
+            float p[4];
+#pragma unroll
+            for (int s = 0; s < 8; ++s) {
+                const unsigned sel = (s & 1) ? 0x3232u : 0x1010u;  // bytes 2s, 2s+1 of the 16
+                const unsigned w0 = u4c(qa[u], s >> 1), w1 = u4c(qb[u], s >> 1);
+                unsigned a[4];
+                dequant_b(w0, w0, sel, a[0], a[2]);
+                dequant_b(w1, w1, sel, a[1], a[3]);
+                const unsigned b0 = u4c(xv[s >> 1], 2 * (s & 1)), b1 = u4c(xv[s >> 1], 2 * (s & 1) + 1);
+                if (s == 0)
+                    mma_16816_zc(p, a, b0, b1);
+                else
+                    mma_16816(p, a, b0, b1);
+            }
+            const float s0 = __half2float(__ushort_as_half(ssa[u]));
+            const float s1 = __half2float(__ushort_as_half(ssb[u]));
+            acc[0] = fmaf(s0, p[0], acc[0]);
+            acc[1] = fmaf(s0, p[1], acc[1]);
+            acc[2] = fmaf(s1, p[2], acc[2]);
+            acc[3] = fmaf(s1, p[3], acc[3]);
+        }
+    };
+
+    uint4 qa0[kGv2U], qb0[kGv2U], qa1[kGv2U], qb1[kGv2U];
+    unsigned short sa0[kGv2U], sb0[kGv2U], sa1[kGv2U], sb1[kGv2U];
+    load(qa0, qb0, sa0, sb0, cb);  // two batches of weights in flight while x is staged
+    load(qa1, qb1, sa1, sb1, cb + kGv2U);
+    {
+        const int total = R * XU;
+        const uint4* xg = reinterpret_cast<const uint4*>(x);
+        for (int i0 = 0; i0 < total; i0 += 4 * kGemvThreads) {
+            uint4 v[4];
+#pragma unroll
+            for (int j = 0; j < 4; ++j) {  // all loads first: one L2 round trip
+                const int i = i0 + j * kGemvThreads + tid;
+                v[j] = i < total ? __ldg(xg + i) : make_uint4(0u, 0u, 0u, 0u);
+            }
+#pragma unroll
+            for (int j = 0; j < 4; ++j) {
+                const int i = i0 + j * kGemvThreads + tid;
+                if (i < total) {
+                    const int m = i / XU, u = i - m * XU;
+                    xs[m * XU + (u ^ (((u >> 3) & 1) | ((m & 1) << 1)))] = v[j];
+                }
+            }
+        }
+    }
+    __syncthreads();
+    for (int c0 = cb; c0 < ce; c0 += 2 * kGv2U) {
+        process(qa0, qb0, sa0, sb0, c0);
+        load(qa0, qb0, sa0, sb0, c0 + 2 * kGv2U);
+        process(qa1, qb1, sa1, sb1, c0 + kGv2U);
+        load(qa1, qb1, sa1, sb1, c0 + 3 * kGv2U);
+    }
+
+    // Columns m = 2t, 2t+1 of rows col, col + 8; then the KS warps of a column group, summed in
+    // a fixed order (as in i4_gemv).
+    if (2 * t < R) {
+        red[(ks * R + 2 * t) * CB + col] = acc[0];
+        red[(ks * R + 2 * t) * CB + col + 8] = acc[2];
+        if (2 * t + 1 < R) {
+            red[(ks * R + 2 * t + 1) * CB + col] = acc[1];
+            red[(ks * R + 2 * t + 1) * CB + col + 8] = acc[3];
+        }
+    }
+    __syncthreads();
+    for (int o = tid; o < R * CB; o += kGemvThreads) {
+        const int m = o / CB, cc = o - m * CB, nn = blockIdx.x * CB + cc;
+        if (nn >= N) continue;
+        float s = 0.f;
+        for (int k2 = 0; k2 < KS; ++k2) s += red[(k2 * R + m) * CB + cc];
+        y[(size_t)m * N + nn] = __float2half_rn(s);
+    }
+}
+#endif  // I4_GEMV_V2
+
 // ============================================================== Hopper path (sm_90a, M > 4)
 // yᵀ = W·xᵀ on wgmma: the dequantized weights are the register A operand (64 n-rows per
 // consumer warpgroup), x tiles the shared-memory B operand ("N×K K-major" = x's rows as
@@ -960,6 +1143,17 @@ __device__ __forceinline__ void wgmma_rs(float (&d)[MN / 2], const unsigned (&a)
     else if constexpr (MN == 64) wgmma_rs_n64(d, a, db, sd);
     else wgmma_rs_n128(d, a, db, sd);
 }
+#if I4_WG_OVERLAP
+// Half H (0: columns 0..MN/2-1, 1: MN/2..MN-1) of D(64×MN) (+)= A·B as one m64n(MN/2)k16: the
+// accumulator registers d[H·MN/4 ..] (fragment index 4j + 2h + e, column 8j + 2t + e: the upper
+// half's j = MN/16 + j'), B = x rows MN/2·H .. of the stage (+ MN·64 bytes: whole 1024-byte
+// swizzle atoms for MN >= 16, so the descriptor only moves its start address).
+template <int MN, int H>
+__device__ __forceinline__ void wgmma_rs_half(float (&d)[MN / 2], const unsigned (&a)[4], uint64_t db, int sd) {
+    static_assert(MN % 32 == 0 && (H == 0 || H == 1), "halves of whole n16 blocks");
+    wgmma_rs<MN / 2>(*reinterpret_cast<float(*)[MN / 4]>(d + H * (MN / 4)), a, db + H * (MN * 64 / 16), sd);
+}
+#endif
 #endif  // I4_WG_DEV (device helpers)
 
 // The kernel. Work unit u = tile·S + z: tile in grouped order (kWgGroupM m-tiles, then the next
@@ -970,7 +1164,7 @@ __device__ __forceinline__ void wgmma_rs(float (&d)[MN / 2], const unsigned (&a)
 // Per stage a consumer thread: 4 LDS.128 of raw w_q (rows g, g+8 of its warp's 16), 8 PRMT /
 // LOP3 / HFMA2 dequants into 16 A registers (the next stage's, into the other register set,
 // while this stage's 4 wgmma run), 4 wgmma.
-template <int MN>
+template <int MN, bool OV = false>  // OV: I4_WG_OVERLAP's schedule (group_size 128, MN >= 64)
 __global__ void __launch_bounds__(384, 1)
 i4_wgmma(const __grid_constant__ CUtensorMap tmx, const __grid_constant__ CUtensorMap tmw,
          const unsigned short* __restrict__ sc, half* __restrict__ y, int M, int N, int K, int gshift,
@@ -1090,6 +1284,40 @@ i4_wgmma(const __grid_constant__ CUtensorMap tmx, const __grid_constant__ CUtens
             // Stage i (its A in set B1): 4 wgmma into part; then, while they run, release the
             // stage before (its wgmma retired) and dequantize stage i+1 into the other set; at a
             // group's end wait for these too and fold the partial into acc.
+#if I4_WG_OVERLAP
+            // OV (group_size 128, MN >= 64): a stage is two commit groups, half 0 (part[0, NA/2):
+            // x rows 0..MN/2-1) then half 1 (part[NA/2, NA): rows MN/2..), in both schedules of
+            // the kernel (one accumulator layout: whole-MN wgmma beside the halves made ptxas
+            // serialize them, C7511).
+            constexpr bool kHalves = OV && MN >= 64;
+            auto issue = [&](auto btag, auto htag, int i, int sd) {
+                constexpr bool B1 = decltype(btag)::value;
+                constexpr int H = decltype(htag)::value ? 1 : 0;
+                unsigned(&A)[4][4] = B1 ? A1 : A0;
+                const unsigned s = (it + (unsigned)i) % kWgStages;
+                const uint64_t db = make_desc_sw128(sx + s * C::XB);
+                if constexpr (H == 0) {
+#pragma unroll
+                    for (int kk = 0; kk < 4; ++kk) fence_u32x4(A[kk]);  // dequantized before the fence
+                }
+                wgmma_fence();  // also orders the previous fold's reads of this half
+                wgmma_rs_half<MN, H>(part, A[0], db, sd);
+                wgmma_rs_half<MN, H>(part, A[1], db + 2, 1);
+                wgmma_rs_half<MN, H>(part, A[2], db + 4, 1);
+                wgmma_rs_half<MN, H>(part, A[3], db + 6, 1);
+                wgmma_commit();
+            };
+            auto fold = [&](auto htag) {
+                constexpr int H = decltype(htag)::value ? 1 : 0;
+                constexpr int NH = NA / 2;
+                float(&ph)[NH] = *reinterpret_cast<float(*)[NH]>(part + H * NH);
+                fence_f32(ph);  // read after the wait before this fold
+#pragma unroll
+                for (int r = 0; r < NH; ++r)
+                    acc[H * NH + r] = fmaf(ph[r], (r & 2) ? s1 : s0, acc[H * NH + r]);
+                fence_f32(ph);  // ... and before the next wgmma.fence
+            };
+#endif
             auto stage = [&](auto btag, int i) {
                 constexpr bool B1 = decltype(btag)::value;
                 unsigned(&A)[4][4] = B1 ? A1 : A0;
@@ -1097,6 +1325,14 @@ i4_wgmma(const __grid_constant__ CUtensorMap tmx, const __grid_constant__ CUtens
                 const int kt = kt_beg + i;
                 const bool fresh = i == 0 || tpg == 1 || (kt & 1) == 0;     // a group starts here
                 const bool last = i == nkt - 1 || tpg == 1 || (kt & 1) == 1;  // ... ends here
+#if I4_WG_OVERLAP
+                if constexpr (kHalves) {
+                    (void)A;
+                    issue(btag, BoolTag<false>{}, i, fresh ? 0 : 1);
+                    issue(btag, BoolTag<true>{}, i, fresh ? 0 : 1);
+                } else
+#endif
+                {
                 const uint64_t db = make_desc_sw128(sx + s * C::XB);
 #pragma unroll
                 for (int kk = 0; kk < 4; ++kk) fence_u32x4(A[kk]);  // dequantized before the fence
@@ -1106,15 +1342,29 @@ i4_wgmma(const __grid_constant__ CUtensorMap tmx, const __grid_constant__ CUtens
                 wgmma_rs<MN>(part, A[2], db + 4, 1);
                 wgmma_rs<MN>(part, A[3], db + 6, 1);
                 wgmma_commit();
+                }
                 if (fresh) {  // used at the group's end: this stage's (g64) or the next's (g128)
                     const int grp = (kt << 6) >> gshift;
                     s0 = oka ? __half2float(__ushort_as_half(__ldg(sca + grp))) : 0.f;
                     s1 = okb ? __half2float(__ushort_as_half(__ldg(scb + grp))) : 0.f;
                 }
+#if I4_WG_OVERLAP
+                if constexpr (kHalves) wgmma_wait<2>(); else  // (2 commit groups a stage)
+#endif
                 wgmma_wait<1>();  // stage i-1's wgmma have retired: its x and A registers are free
                 if (pend) release(prev_s);
                 if (i + 1 < nkt) fetch(BoolTag<!B1>{}, i + 1);
                 if (last) {
+#if I4_WG_OVERLAP
+                    if constexpr (kHalves) {  // (whole-group units take the overlapped schedule below)
+                        wgmma_wait<0>();
+                        release(s);
+                        pend = false;
+                        fold(BoolTag<false>{});
+                        fold(BoolTag<true>{});
+                    } else
+#endif
+                    {
                     wgmma_wait<0>();
                     fence_f32(part);
                     release(s);
@@ -1122,20 +1372,80 @@ i4_wgmma(const __grid_constant__ CUtensorMap tmx, const __grid_constant__ CUtens
 #pragma unroll
                     for (int r = 0; r < NA; ++r) acc[r] = fmaf(part[r], (r & 2) ? s1 : s0, acc[r]);
                     fence_f32(part);  // these reads of part before the next stage's wgmma.fence
+                    }
                 } else {
                     pend = true;
                     prev_s = s;
                 }
             };
 
-            fetch(BoolTag<false>{}, 0);
-            int i = 0;
-            for (; i + 1 < nkt; i += 2) {
-                stage(BoolTag<false>{}, i);
-                stage(BoolTag<true>{}, i + 1);
+#if I4_WG_OVERLAP
+            // Overlapped group ends (OV: MN >= 64, group_size 128, a unit of whole groups): each stage
+            // is two commit groups, H0 (part[0, NA/2), x rows 0..MN/2-1) and H1 (part[NA/2, NA),
+            // rows MN/2..); group j = stages a = 2j (A0), b = 2j+1 (A1). Body j (H0(a) already issued):
+            //   H1(a) | fetch(b) | H0(b) H1(b) | wait 2: stage a retired, release a, fetch(a+2) |
+            //   wait 1: H0(b) retired, fold half 0 while H1(b) runs | H0(a+2) |
+            //   wait 1: H1(b) retired, fold half 1 while H0(a+2) runs | release b.
+            // The last group: no fetch / H0 of a next one, wait 0 before half 1. Only H0(a+2) is in
+            // flight across the back edge, and the next body rewrites its registers (H0(b)) before
+            // reading them, so ptxas proves each fold's wait (no C7514 serialization). Same sums as
+            // the per-stage schedule: each half's k16 steps in the same order into the same fp32
+            // partial (scale-d = 0 on the group's first), acc += s·partial once per group.
+            bool ov = false;
+            if constexpr (kHalves) {
+              ov = tpg == 2 && ((kt_beg | nkt) & 1) == 0;
+              if (ov) {
+                auto scales = [&](int j, float& a, float& b) {  // group (kt_beg + 2j) / 2
+                    const int grp = (kt_beg >> 1) + j;
+                    a = oka ? __half2float(__ushort_as_half(__ldg(sca + grp))) : 0.f;
+                    b = okb ? __half2float(__ushort_as_half(__ldg(scb + grp))) : 0.f;
+                };
+                auto body = [&](int j, auto more_tag) {
+                    constexpr bool more = decltype(more_tag)::value;  // another group follows
+                    const int a = 2 * j, b = a + 1;
+                    issue(BoolTag<false>{}, BoolTag<true>{}, a, 0);
+                    fetch(BoolTag<true>{}, b);
+                    issue(BoolTag<true>{}, BoolTag<false>{}, b, 1);
+                    issue(BoolTag<true>{}, BoolTag<true>{}, b, 1);
+                    wgmma_wait<2>();  // H0(a), H1(a) retired: x stage a and A0 free
+                    release((it + (unsigned)a) % kWgStages);
+                    if constexpr (more) fetch(BoolTag<false>{}, a + 2);
+                    wgmma_wait<1>();  // H0(b) retired
+                    fold(BoolTag<false>{});
+                    if constexpr (more) {
+                        float n0, n1;
+                        scales(j + 1, n0, n1);
+                        issue(BoolTag<false>{}, BoolTag<false>{}, a + 2, 0);
+                        wgmma_wait<1>();  // H1(b) retired; H0(a+2) runs
+                        fold(BoolTag<true>{});
+                        s0 = n0;
+                        s1 = n1;
+                    } else {
+                        wgmma_wait<0>();
+                        fold(BoolTag<true>{});
+                    }
+                    release((it + (unsigned)b) % kWgStages);
+                };
+                const int ng = nkt >> 1;
+                scales(0, s0, s1);
+                fetch(BoolTag<false>{}, 0);
+                issue(BoolTag<false>{}, BoolTag<false>{}, 0, 0);
+                for (int j = 0; j + 1 < ng; ++j) body(j, BoolTag<true>{});
+                body(ng - 1, BoolTag<false>{});
+              }
             }
-            if (i < nkt) stage(BoolTag<false>{}, i);
-            wgmma_wait<0>();  // a no-op (the last stage waited): ptxas sees no wgmma in flight past the loop
+            if (!ov)
+#endif
+            {
+                fetch(BoolTag<false>{}, 0);
+                int i = 0;
+                for (; i + 1 < nkt; i += 2) {
+                    stage(BoolTag<false>{}, i);
+                    stage(BoolTag<true>{}, i + 1);
+                }
+                if (i < nkt) stage(BoolTag<false>{}, i);
+                wgmma_wait<0>();  // a no-op (the last stage waited): ptxas sees no wgmma in flight past the loop
+            }
             it += (unsigned)nkt;
 
             // ---- split-K: every slice stores its fp32 tile in register order (slot u = tile·S + z,
@@ -1385,6 +1695,18 @@ void launch_gemv(const half* x, const uint8_t* wq, const unsigned short* sc, hal
                                                                       wcl, xvec);
 }
 
+#if I4_GEMV_V2
+template <int R>
+void launch_gemv_tc(const half* x, const uint8_t* wq, const unsigned short* sc, half* y, int N, int K,
+                    int wcl, size_t smem, int optin) {
+    static const cudaError_t attr =
+        cudaFuncSetAttribute(i4_gemv_tc<R>, cudaFuncAttributeMaxDynamicSharedMemorySize, optin);
+    (void)attr;
+    const int cb = 16 << wcl;
+    i4_gemv_tc<R><<<(N + cb - 1) / cb, kGemvThreads, smem>>>(x, wq, sc, y, N, K, wcl);
+}
+#endif
+
 template <int R>
 void launch_gemv_r(bool vec, bool bigg, const half* x, const uint8_t* wq, const unsigned short* sc,
                    half* y, int N, int K, int gshift, int wcl, int xvec, size_t smem, int optin) {
@@ -1531,12 +1853,12 @@ WgChoice choose_wg(int M, int N, int K, int tpg, int sms) {
     return best;
 }
 
-template <int MN>
+template <int MN, bool OV = false>
 bool launch_wg(const half* x, const uint8_t* wq, const unsigned short* sc, half* y, int M, int N, int K,
                int gshift, int tpg, const WgChoice& ch, int sms, float* ws, int* cnt) {
     using C = WgCfg<MN>;
     static const bool attr_ok = [] {
-        if (cudaFuncSetAttribute(i4_wgmma<MN>, cudaFuncAttributeMaxDynamicSharedMemorySize, C::SMEM) !=
+        if (cudaFuncSetAttribute(i4_wgmma<MN, OV>, cudaFuncAttributeMaxDynamicSharedMemorySize, C::SMEM) !=
             cudaSuccess) {
             cudaGetLastError();
             return false;
@@ -1556,7 +1878,7 @@ bool launch_wg(const half* x, const uint8_t* wq, const unsigned short* sc, half*
     cfg.blockDim = dim3(384);
     cfg.dynamicSmemBytes = (size_t)C::SMEM;
     cfg.stream = 0;
-    if (cudaLaunchKernelEx(&cfg, i4_wgmma<MN>, tx, tw, sc, y, M, N, K, gshift, tpg, ch.splits, ch.kts, units,
+    if (cudaLaunchKernelEx(&cfg, i4_wgmma<MN, OV>, tx, tw, sc, y, M, N, K, gshift, tpg, ch.splits, ch.kts, units,
                            yvec, ws, cnt) != cudaSuccess) {
         cudaGetLastError();  // refused before it ran: the mma path runs instead
         return false;
@@ -1587,6 +1909,11 @@ bool try_wgmma(const half* x, const uint8_t* wq, const unsigned short* sc, half*
             ch.kts = K / 64;
         }
     }
+#if I4_WG_OVERLAP
+    if (tpg == 2 && ch.mn >= 64)  // group ends overlapped with the next group's wgmma
+        return ch.mn == 64 ? launch_wg<64, true>(x, wq, sc, y, M, N, K, gshift, tpg, ch, d.sms, ws, cnt)
+                           : launch_wg<128, true>(x, wq, sc, y, M, N, K, gshift, tpg, ch, d.sms, ws, cnt);
+#endif
     switch (ch.mn) {
         case 16: return launch_wg<16>(x, wq, sc, y, M, N, K, gshift, tpg, ch, d.sms, ws, cnt);
         case 32: return launch_wg<32>(x, wq, sc, y, M, N, K, gshift, tpg, ch, d.sms, ws, cnt);
@@ -1621,6 +1948,29 @@ extern "C" void solve(const __half* x, const uint8_t* w_q, const __half* scales,
                 break;
             }
         }
+#if I4_GEMV_V2
+        if (group_size == 128 && K % 128 == 0 && x16 && w16) {
+            // x rows as raw fp16 in shared memory + the [KS][R][CB] reduction (128·R floats)
+            const size_t row2 = (size_t)K * 2 + 128 * sizeof(float);
+            int r2 = (int)((size_t)d.optin / row2);
+            if (r2 > kGemvMaxM) r2 = kGemvMaxM;
+            if (r2 >= 1) {
+                for (int r0 = 0; r0 < M; r0 += r2) {
+                    const int R = M - r0 < r2 ? M - r0 : r2;
+                    const __half* xr = x + (size_t)r0 * K;
+                    __half* yr = y + (size_t)r0 * N;
+                    const size_t smem = (size_t)R * row2;
+                    switch (R) {
+                        case 1: launch_gemv_tc<1>(xr, w_q, sc, yr, N, K, wcl, smem, d.optin); break;
+                        case 2: launch_gemv_tc<2>(xr, w_q, sc, yr, N, K, wcl, smem, d.optin); break;
+                        case 3: launch_gemv_tc<3>(xr, w_q, sc, yr, N, K, wcl, smem, d.optin); break;
+                        default: launch_gemv_tc<4>(xr, w_q, sc, yr, N, K, wcl, smem, d.optin); break;
+                    }
+                }
+                return;
+            }
+        }
+#endif
         const size_t row_bytes = (size_t)(K + 4 * ((K + 31) / 32) + 128) * sizeof(float);
         int rmax = (int)((size_t)d.optin / row_bytes);
         if (rmax > kGemvMaxM) rmax = kGemvMaxM;
