@@ -137,13 +137,16 @@
 //   and H100/H200 7/7 + 16/16, B200 compiled only. memcheck: the example, functional and extra
 //   tests clean (run 71), and 300×1001×200 (the fold after the split-K pair) and 3000×2000×1000
 //   (clusters + tail) (run 68).
-// Runs 73–76 (2026-12-02; predictions before measuring): (1) pad_copy and fold_c by aligned
+// Runs 73–77 (2026-12-02; predictions before measuring): (1) pad_copy and fold_c by aligned
 //   16-byte chunks, each odd-aligned source window cut out of two aligned chunks in registers:
 //   predicted fold ~28 µs and pad ~31 µs at 4095³ (~3.6 and ~4.3 TB/s), 4095³ ≈ 0.250 ms (550
-//   TF/s); measured (ncu, run 73) fold 34.6 µs (2.8 TB/s) and pad 34.8 µs (3.85 TB/s), 4095³
-//   0.2545–0.2610 ms (514 → 527–540 TF/s, 0.988× HEAD's time beside it, run 76), 4096×4095×4096
-//   0.2431 ms (565 TF/s, 0.989×); two chunks in flight a thread ran 1.021× slower (fewer blocks
-//   an SM). (2) Programmatic dependent launch pad → GEMM → fold: predicted 2–4 µs of launch gaps;
+//   TF/s); measured (ncu, run 73) fold 34.6 µs (2.8 TB/s) and pad 34.8 µs (3.85 TB/s); 4095³
+//   0.2571 ms against 0.2664 for the session's first file beside it (0.965×, run 77), two chunks
+//   in flight a thread 1.021× slower than one (run 76: fewer blocks an SM). The shapes section of
+//   run 77: 4095³ 0.2558 ms (537 TF/s), 4096×4095×4096 0.2432 (565), 4096×4096×4095 0.2084
+//   (659), all 17 shapes at or under cuBLAS's time (geometric mean 0.63×); --gpu all: T4 and A100
+//   paths (PTX) and H100/H200 7/7 + 16/16, B200 compiled only.
+//   (2) Programmatic dependent launch pad → GEMM → fold: predicted 2–4 µs of launch gaps;
 //   measured 1.015–1.016× slower (pad → GEMM → fold, or the fold alone), not kept. (3) Odd-N C
 //   through a rank-1 tensor map of C, one TMA store / reduce-add a row segment (no padded C, no
 //   fold): predicted 4095³ ≈ 0.226 ms; a probe (tools/probe_tma1d.cu, run 75) showed aligned 1D

@@ -34,8 +34,9 @@
 //   Judge GPUs and paths: T4 (sm_75) and A100 (sm_80): 02's mma path (sm_75: 2 × m16n8k8 and
 //   synchronous copies); H100 / H200 (sm_90a): i4_wgmma for M ≥ 5, g ≥ 64, aligned x / w_q,
 //   else 02's kernels (g ≤ 32, misaligned or ragged-K mma path); B200 (sm_100a): 02's paths (no
-//   tcgen05 here; the Hopper body is compiled out). M ≤ 4 on every GPU: i4_gemv_tc for g128,
-//   K % 128 = 0 and aligned x / w_q (sm_75: 2 × m16n8k8 a step), else 02's GEMV.
+//   tcgen05 here; the Hopper body is compiled out). M ≤ 4: on H100 / H200 i4_gemv_tc for g128,
+//   K % 128 = 0 and aligned x / w_q, else 02's GEMV (i4_gemv_tc builds for sm_75 / sm_80 too,
+//   but those paths were never run on the device, so they are not taken there).
 //   02 (kept): 01 gives every output its own pass over a strided w_q row (L1-wavefront
 //   bound, ~150 ms predicted). Here each block tile reads its int4 bytes once and turns them
 //   into fp16 operands in registers; no dequantized copy of W exists anywhere in memory.
@@ -136,7 +137,7 @@
 #ifndef I4_WG_MIN_M
 #define I4_WG_MIN_M 5
 #endif
-// I4_GEMV_V2=1: M <= 4 with group_size 128, K % 128 == 0 and 16-byte-aligned x / w_q runs
+// I4_GEMV_V2=1: on H100 / H200, M <= 4 with group_size 128, K % 128 == 0 and aligned x / w_q runs
 // i4_gemv_tc (mma.sync dot products, all of a warp's first 4 chunks in flight before x is staged)
 // instead of i4_gemv; 0: i4_gemv everywhere (A/B switch; run 76: 1 took 0.921× the time at
 // M = 1, 4096²).
@@ -1949,7 +1950,9 @@ extern "C" void solve(const __half* x, const uint8_t* w_q, const __half* scales,
             }
         }
 #if I4_GEMV_V2
-        if (group_size == 128 && K % 128 == 0 && x16 && w16) {
+        // only where the Hopper image runs (H100 / H200): the path measured on the device; its
+        // sm_75 / sm_80 builds compile but ran out of device time unchecked (run 77)
+        if (group_size == 128 && K % 128 == 0 && x16 && w16 && wg_available()) {
             // x rows as raw fp16 in shared memory + the [KS][R][CB] reduction (128·R floats)
             const size_t row2 = (size_t)K * 2 + 128 * sizeof(float);
             int r2 = (int)((size_t)d.optin / row2);
