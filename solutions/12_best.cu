@@ -219,6 +219,10 @@
                                // (run 67: fp16 reductions from the epilogue instead of the fold, beta = 1,
                                // ran 4095³ 1.66× the folded time)
 #endif
+#ifndef GEMM_CW_KEEP_L2
+#define GEMM_CW_KEEP_L2 1      // the padded C (odd N, folded in after) stored with an L2 evict_last hint, so
+                               // fold_c reads it from L2 (and lets it go: evict-first loads)
+#endif
 #ifndef GEMM_FEW_WAVE_CLUSTER
 #define GEMM_FEW_WAVE_CLUSTER 1 // beta = 1, 128×256 tiles over 1 and under 2 waves: clusters of 2 with B
                                 // multicast and the stream-K tail over clusters (run 67, 3000×2000×1000:
@@ -555,6 +559,15 @@ __device__ __forceinline__ void tma_store_2d(const CUtensorMap* map, uint32_t sr
                  "r"(c0), "r"(c1), "r"(src)
                  : "memory");
 }
+// The same with an L2 evict_last policy (the padded C, read back by fold_c right after the GEMM).
+__device__ __forceinline__ void tma_store_2d_keep(const CUtensorMap* map, uint32_t src, int c0, int c1) {
+    uint64_t pol;
+    asm volatile("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(pol));
+    asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group.L2::cache_hint [%0, {%1, %2}], [%3], %4;" ::"l"(
+                     reinterpret_cast<uint64_t>(map)),
+                 "r"(c0), "r"(c1), "r"(src), "l"(pol)
+                 : "memory");
+}
 // The same, adding the box to what C holds (fp16 adds in L2, as atomic as each element's write).
 __device__ __forceinline__ void tma_reduce_add_2d(const CUtensorMap* map, uint32_t src, int c0, int c1) {
     asm volatile("cp.reduce.async.bulk.tensor.2d.global.shared::cta.add.tile.bulk_group [%0, {%1, %2}], [%3];" ::"l"(
@@ -698,11 +711,12 @@ struct TmaEpilogue : OldC<BN, MAY_READ> {
     half* dc;                               // direct mode: C's rows TMA cannot describe (odd N)
     int ldc, dm, dn;                        // ... its row stride and extent
     float dbeta;                            // ... and beta, applied by the direct stores
+    bool keep_l2;                           // C is the padded result fold_c reads next: evict_last stores
 
     __device__ __forceinline__ TmaEpilogue(const CUtensorMap* tmC, int warp_, bool rc, bool add,
                                            uint32_t boxes_, uint32_t cbar_)
         : Base(tmC, warp_, rc, boxes_, cbar_), out_row(0), out_col0(0), add_c(add), pending(false),
-          dc(nullptr), ldc(0), dm(0), dn(0), dbeta(0.0f) {}
+          dc(nullptr), ldc(0), dm(0), dn(0), dbeta(0.0f), keep_l2(false) {}
     // Direct mode: the warp copies each box to C itself, bounds-checked, adding beta·C (the
     // packed values are alpha·acc alone: no reduce-add, no TMA old C).
     __device__ __forceinline__ void set_direct(half* c, int ld, int m, int n, float beta) {
@@ -770,6 +784,7 @@ struct TmaEpilogue : OldC<BN, MAY_READ> {
             __syncwarp();
             if (lane == 0) {
                 if (add_c) tma_reduce_add_2d(this->map, box, out_col0 + 64 * K, out_row);
+                else if (keep_l2) tma_store_2d_keep(this->map, box, out_col0 + 64 * K, out_row);
                 else tma_store_2d(this->map, box, out_col0 + 64 * K, out_row);
                 bulk_commit();
             }
@@ -951,7 +966,7 @@ template <int NCW, int BN, int STAGES, int CM, bool DIRECT = false>
 __global__ void __launch_bounds__(Cfg<NCW, BN, STAGES, CM>::kThreads, 1)
 gemm_ws(const __grid_constant__ CUtensorMap tmA, const __grid_constant__ CUtensorMap tmB,
         const __grid_constant__ CUtensorMap tmC, int M, int N, int K, float alpha, float beta, int sk_tiles,
-        half* __restrict__ Cd, int ldc) {
+        half* __restrict__ Cd, int ldc, int keep_c) {
 #if GEMM_SM90A_DEVICE
     using G = Cfg<NCW, BN, STAGES, CM>;
     constexpr int BM = G::BM;
@@ -1072,6 +1087,7 @@ gemm_ws(const __grid_constant__ CUtensorMap tmA, const __grid_constant__ CUtenso
             TmaEpilogue<BN, RC, DIRECT> frag(&tmC, warp, read_c, add_c, epi + (cw * 4 + warp) * kEpiWarpBytes,
                                              c_bar + 8 * (cw * 4 + warp));
             if constexpr (DIRECT) frag.set_direct(Cd, ldc, M, N, beta);
+            frag.keep_l2 = keep_c != 0;
             WorkList work(first_t, stride_t, total, sk_tiles, num_k);
             int t, kb, ke;
             while (work.next(t, kb, ke)) {
@@ -2362,8 +2378,9 @@ __global__ void __launch_bounds__(256) fold_c(const half* __restrict__ W, int ld
             if (f0 >= 0 && f0 + 8 <= total && c0 + 8 <= N) {
                 const long long wa = (static_cast<long long>(r) * ldw + c0) >> 3;
                 const int sh = c0 & 7;  // W's rows are 8-aligned
-                const uint4 lo = __ldg(w4 + wa);
-                const uint4 x = window8(lo, sh ? __ldg(w4 + wa + 1) : lo, sh);  // same W row: c0 + 8 <= N <= ldw
+                // W read once: evict-first loads (it was stored evict_last for this pass, GEMM_CW_KEEP_L2)
+                const uint4 lo = __ldcs(w4 + wa);
+                const uint4 x = window8(lo, sh ? __ldcs(w4 + wa + 1) : lo, sh);  // same W row: c0 + 8 <= N <= ldw
                 c4[q] = rd ? add_scaled(x, c4[q], beta) : x;
                 continue;
             }
@@ -2506,6 +2523,7 @@ struct Operands {
     half* C;
     int lda, ldb, ldc;
     bool direct;  // C's rows not 16-byte strided: no C tensor map, the epilogues store C themselves
+    bool keep_c;  // C is the padded result fold_c reads right after: stored with evict_last
 };
 
 
@@ -2594,18 +2612,19 @@ bool launch_ws(const Operands& o, int M, int N, int K, float alpha, float beta, 
     if (o.direct) {  // no C map (tc unused): the epilogue stores C itself, one CTA per cluster
         if (CM != 1 || resident_clusters<NCW, BN, STAGES, 1, true>() <= 0) return false;
         gemm_ws<NCW, BN, STAGES, 1, true>
-            <<<ctas, G::kThreads, G::kSmemBytes>>>(ta, tb, ta, M, N, K, alpha, beta, sk_tiles, o.C, o.ldc);
+            <<<ctas, G::kThreads, G::kSmemBytes>>>(ta, tb, ta, M, N, K, alpha, beta, sk_tiles, o.C, o.ldc, 0);
         return true;
     }
     if (!get_tensor_map(o.C, M, N, o.ldc, 16, &tc)) return false;  // C: M×N, box 16 × 64 (a warp's store)
     half* const cd = nullptr;
     if (CM == 1) {
         gemm_ws<NCW, BN, STAGES, CM>
-            <<<ctas, G::kThreads, G::kSmemBytes>>>(ta, tb, tc, M, N, K, alpha, beta, sk_tiles, cd, o.ldc);
+            <<<ctas, G::kThreads, G::kSmemBytes>>>(ta, tb, tc, M, N, K, alpha, beta, sk_tiles, cd, o.ldc,
+                                                   o.keep_c ? 1 : 0);
         return true;
     }
     return launch_clusters(gemm_ws<NCW, BN, STAGES, CM>, ctas, G::kThreads, G::kSmemBytes, CM, ta, tb, tc,
-                           M, N, K, alpha, beta, sk_tiles, cd, o.ldc);
+                           M, N, K, alpha, beta, sk_tiles, cd, o.ldc, o.keep_c ? 1 : 0);
 }
 
 // Stream-K tail (beta == 1, where pieces can be reduce-added): how many of the last tiles (or
@@ -2790,7 +2809,7 @@ bool solve_sm90a(const half* A, const half* B, half* C, int M, int N, int K, flo
     // 0.2736 folded); a 1D TMA map of C cannot take them either: a box must start 16-byte aligned
     // (run 75: a 1D TMA store at an odd element stops the kernel with "illegal instruction")
     const bool c_ok = serial || c_tma || (GEMM_DIRECT_C && beta == 0.0f);
-    Operands o{A, B, C, K, N, N, c_ok && !c_tma};
+    Operands o{A, B, C, K, N, N, c_ok && !c_tma, false};
     if (a_ok && b_ok && c_ok) return gemm_sm90a(o, M, N, K, alpha, beta);
     const int kp = static_cast<int>(round_up(K, 8)), np = static_cast<int>(round_up(N, 8));
     const size_t a_bytes = a_ok ? 0 : round_up(static_cast<size_t>(M) * kp * 2, 256);
@@ -2813,6 +2832,7 @@ bool solve_sm90a(const half* A, const half* B, half* C, int M, int N, int K, flo
     if (!c_ok) {
         o.C = reinterpret_cast<half*>(w + a_bytes + b_bytes);
         o.ldc = np;
+        o.keep_c = GEMM_CW_KEEP_L2 != 0;
     }
     launch_pads(jobs, n_jobs);
     if (!gemm_sm90a(o, M, N, K, alpha, c_ok ? beta : 0.0f)) return false;
