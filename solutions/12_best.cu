@@ -153,6 +153,22 @@
 //   boxes right at ~2.5 TB/s but a box at an odd element stops the kernel ("illegal instruction"),
 //   so the copies and the fold stay. What is left at 4095³ is pad (35 µs) + GEMM (183 µs, tensor
 //   pipes 94.7%) + fold (35 µs): 4095³ misses the 550 TF/s aim by ~2%.
+// Runs 78–80 (2026-12-02; predictions before measuring): (1) C with odd N stored by the producer
+//   warpgroup's three idle warps (16-byte accesses on C's own alignment, old C loaded there,
+//   prefetched into L2 a tile ahead; no padded C, no fold): predicted 4095³ ≈ 0.225 ms. Measured
+//   (run 79, against 8f81654 in one process) 0.3180 ms against 0.2602 (1.222×), 4096×4095×4096
+//   1.236×, beta = 0 1.012×: within the producer warpgroup's 40 registers a lane keeps one
+//   old-C load in flight (32 bytes spilled even so; at 48 registers every 384-thread kernel hung
+//   in run 78, setmaxnreg.inc to 232 waiting for registers the launch's 168 a thread never had),
+//   so the epilogue warps, not the tensor pipes, set the pace. Removed (the code:
+//   tools/experiments/run79_epi_warps.patch).
+//   (2) The padded C stored with an L2 evict_last hint and read back evict-first by fold_c
+//   (GEMM_CW_KEEP_L2): predicted up to 10 µs off the fold at 4095³; measured (run 80) 4095³
+//   0.2585 ms against 0.2605 (0.992×), 4096×4095×4096 0.991×, 4096³ 0.998×: within the noise,
+//   kept (never slower). The shapes section of run 80 (solutions at da22376): 17/17 at or under
+//   cuBLAS's time, geometric mean 0.62×; 4095³ 0.2610 ms (526 TF/s), 4096×4095×4096 0.2387
+//   (576), 4096×4096×4095 0.2088 (658): 4095³ still misses 550 TF/s (pad ~35 + GEMM ~183 +
+//   fold ~35 µs).
 // Tiles: big BM=128 BN=256 BK=64 stages=4 (GEMM_BIG_STAGES), 1 producer + 2 consumer warpgroups,
 //   no cluster (GEMM_BIG_CLUSTER), stream-K tail with beta = 1 (GEMM_STREAMK); split-K BM=128
 //   BN=128 BK=64 stages=4 (GEMM_SPLIT_STAGES), 1 + 2 warpgroups, pairs along K (GEMM_SPLITK),
@@ -331,6 +347,11 @@ struct Cfg {
                   "every tile must start on a 1024-byte swizzle-pattern boundary");
     static_assert(kSmemBytes <= 227 * 1024, "227 KB dynamic shared memory per block");
     static_assert((kConsumerRegs * NCW + kProducerRegs) * 128 <= 65536, "register file");
+    // setmaxnreg.inc only takes registers other warps of the CTA gave back: the warpgroups' sum
+    // must fit in what the launch allocated, (65536 / threads) rounded down to 8 a thread
+    // (run 78: a producer at 48 with consumers at 232 hung every 384-thread kernel).
+    static_assert(kConsumerRegs * NCW + kProducerRegs <= (NCW + 1) * ((65536 / kThreads) & ~7),
+                  "setmaxnreg budget within the launch's registers");
 };
 
 

@@ -107,6 +107,17 @@
 //   over the 12 µs target by ~0.5 µs. Two chunks a batch measured faster than four (run 75:
 //   four took 1.044× and 1.059× the time). Memcheck clean: 200×1000×4096 (overlap), 3×1000×4096
 //   (GEMV), run 76.
+// Runs 79–81 (2026-12-02): (3) GEMV without a block barrier before the math (I4_GEMV_V3, a
+//   helper's kernel, now the default where V2 ran): each warp stages only its own chunks' x by
+//   cp.async and syncs within the warp, 32 warps an SM (64 registers), at 4096² a warp 32
+//   columns × one 128-k chunk with all loads issued first, weights dequantized a 32-bit word at a
+//   time (4 LOP3 + 1 SHF per 8 weights, exact w − 8), the cross-warp sum in a fixed order.
+//   Predicted 9–10 µs a call at M = 1, 4096²; measured (run 80, V2 alternated in one process)
+//   0.0109 ms against 0.0125 (0.876×), M = 4 0.835×; the leaderboard run (81) 0.0124 ms at M = 1
+//   (its own process; V2 took 0.0134 there in run 77). Judge and extra tests pass, memcheck clean
+//   at 3×1000×4096. (4) x multicast over clusters of 2 or 4 n-tiles (a helper's I4_WG_MCAST,
+//   predicted 0.21–0.22 ms at 4096³ on the idea that L2→SM bytes set the pace): 1.768× and
+//   3.273× the time (run 79); not kept.
 // Tiles: wgmma path: CTA 128 n × MN m (MN ∈ {128, 64, 32, 16}), BK = 64, 8-stage TMA ring
 //   (MN·128 + 4096 bytes a stage), 1 producer + 2 consumer warpgroups (384 threads, setmaxnreg
 //   40 / 232), persistent ≤ #SMs CTAs, grouped order 8 m-tiles, split-K 1–16 (whole groups a
@@ -120,6 +131,8 @@
 //   loads in flight per lane, x rows in fp32 shared memory (chunks of ≤ 4 rows); g128 with
 //   aligned x / w_q: i4_gemv_tc, 256 threads (2 blocks an SM), a warp 16 columns × a range of
 //   128-k chunks, 2 batches of 2 chunks in flight, x raw fp16 in shared memory (swizzled).
+//   With I4_GEMV_V3 (default): i4_gemv_v3, 32 warps an SM, a warp 16 or 32 columns × its chunks
+//   (a cached cost model picks), x of the warp's own chunks staged by cp.async, no block barrier.
 // Targets: sm_75 sm_80 sm_90a sm_100a
 // Judge GPUs: T4 A100 H100 H200 B200
 
