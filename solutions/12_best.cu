@@ -168,7 +168,12 @@
 //   kept (never slower). The shapes section of run 80 (solutions at da22376): 17/17 at or under
 //   cuBLAS's time, geometric mean 0.62×; 4095³ 0.2610 ms (526 TF/s), 4096×4095×4096 0.2387
 //   (576), 4096×4096×4095 0.2088 (658): 4095³ still misses 550 TF/s (pad ~35 + GEMM ~183 +
-//   fold ~35 µs).
+//   fold ~35 µs). (3) Run 82: (1) with old C staged in shared memory by cp.async a box ahead (no
+//   registers wait for it) and one box a consumer warp (the other 2 KB hold the staging):
+//   predicted ≈ 0.225 ms at 4095³; measured 1.323× the time of the committed file (0.3393 ms
+//   against 0.2565), 4096×4095×4096 1.349×, and beta = 0 (no old C at all) 1.136×: three warps
+//   at 40 registers do not store a tile's 64 KB within its K loop once each consumer warp has one
+//   box to hand over; removed (tools/experiments/run82_epi_warps_staged.patch).
 // Tiles: big BM=128 BN=256 BK=64 stages=4 (GEMM_BIG_STAGES), 1 producer + 2 consumer warpgroups,
 //   no cluster (GEMM_BIG_CLUSTER), stream-K tail with beta = 1 (GEMM_STREAMK); split-K BM=128
 //   BN=128 BK=64 stages=4 (GEMM_SPLIT_STAGES), 1 + 2 warpgroups, pairs along K (GEMM_SPLITK),
@@ -238,16 +243,6 @@
 #ifndef GEMM_CW_KEEP_L2
 #define GEMM_CW_KEEP_L2 1      // the padded C (odd N, folded in after) stored with an L2 evict_last hint, so
                                // fold_c reads it from L2 (and lets it go: evict-first loads)
-#endif
-#ifndef GEMM_EPI_MIN_K
-#define GEMM_EPI_MIN_K 2048    // ... with beta != 0 only from this K on (shorter K loops leave the epilogue
-                               // warps' old-C loads too little time a tile: the padded C and fold)
-#endif
-#ifndef GEMM_EPI_WARPS
-#define GEMM_EPI_WARPS 1       // direct C (odd N, misaligned C), any beta: the producer warpgroup's three idle
-                               // warps store the consumers' boxes into C (16-byte accesses; old C staged in
-                               // shared memory by cp.async a box ahead), so the consumers never wait on C;
-                               // 0: run 77's paths (consumer stores with beta = 0, else a padded C and fold)
 #endif
 #ifndef GEMM_FEW_WAVE_CLUSTER
 #define GEMM_FEW_WAVE_CLUSTER 1 // beta = 1, 128×256 tiles over 1 and under 2 waves: clusters of 2 with B
@@ -322,8 +317,6 @@ namespace {
 constexpr int kBK = 64;        // 64 halves = 128 bytes: one row of the 128-byte swizzle atom
 constexpr int kGroupM = 16;    // grouped tile order: 16 M-tiles (16 / CM clusters) per sweep over N
 constexpr int kEpiWarpBytes = 2 * 16 * 128;  // epilogue: two 16-row × 64-column fp16 boxes per warp
-constexpr int kOldRowBytes = 9 * 16;          // direct C: a box row's old C, widened to 16-byte chunks
-constexpr int kOldBoxBytes = 16 * kOldRowBytes;
 [[maybe_unused]] constexpr int kOldCGap = 4;  // k-steps between an old-C round's loads and its reads (2: the same, run 39)
 constexpr int kProducerRegs = 40;
 template <bool B>
@@ -347,19 +340,7 @@ struct Cfg {
     static constexpr int kStageBytes = kABytes + kBBytes; // expect_tx per stage (per CTA)
     static constexpr int kPipeBytes = STAGES * kStageBytes;
     static constexpr int kEpiBytes = NCW * 4 * kEpiWarpBytes;  // two C boxes per consumer warp
-    // + full/empty bars, old-C bars, and for the epilogue warps (direct C) per consumer warp
-    //   4 box bars (full 0/1, empty 0/1) and 2 box origins (int2)
-    static constexpr int kSmemBytes = 1024 + kPipeBytes + kEpiBytes + 2 * STAGES * 8 + NCW * 4 * 8 + NCW * 4 * 48;
-    // direct C with the epilogue warps: a consumer warp uses one box (the first 2 KB of its 4), and
-    // each of the 3 epilogue warps stages old C of its current and next box (kOldDepth buffers of
-    // 16 rows × 9 aligned 16-byte chunks): in the boxes' freed half with two consumer warpgroups
-    // (16 KB), after the bars with one (extra shared memory)
-    static constexpr int kOldDepth = 2;
-    static constexpr int kOldBytes = 3 * kOldDepth * kOldBoxBytes;
-    static constexpr bool kOldInEpi = kOldBytes <= NCW * 4 * kEpiWarpBytes / 2;
-    static constexpr int kDirectSmemBytes = kSmemBytes + (kOldInEpi ? 0 : kOldBytes);
-    static_assert(kOldDepth >= 2 && kDirectSmemBytes >= kSmemBytes, "old-C buffers: the current box and the next");
-
+    static constexpr int kSmemBytes = 1024 + kPipeBytes + kEpiBytes + 2 * STAGES * 8 + NCW * 4 * 8;
     static constexpr int kEmptyArrivals = CM * NCW * 4;  // every consumer warp of the cluster
     static_assert(kEmptyArrivals <= 16, "one empty-barrier arrival per consumer warp of the cluster");
     static_assert(NCW == 1 || NCW == 2, "one or two consumer warpgroups");
@@ -378,36 +359,6 @@ struct Cfg {
                   "setmaxnreg budget within the launch's registers");
 };
 
-
-// The 8 halves that start s (0..7) halves into the 16 of lo:hi, by word selects and PRMT (no
-// local-memory indexing).
-__device__ __forceinline__ uint4 window8(const uint4 lo, const uint4 hi, int s) {
-    const uint32_t w[8] = {lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w};
-    const int q = s >> 1;
-    uint32_t v[5];
-#pragma unroll
-    for (int k = 0; k < 5; ++k) v[k] = q == 0 ? w[k] : q == 1 ? w[k + 1] : q == 2 ? w[k + 2] : w[k + 3];
-    uint32_t o[4];
-#pragma unroll
-    for (int k = 0; k < 4; ++k) o[k] = (s & 1) ? __byte_perm(v[k], v[k + 1], 0x5432) : v[k];
-    return make_uint4(o[0], o[1], o[2], o[3]);
-}
-
-// x + beta·o for 8 halves (fp32 sums, one rounding: the pair path's arithmetic).
-__device__ __forceinline__ uint4 add_scaled(const uint4 x, const uint4 o, float beta) {
-    const uint32_t xs[4] = {x.x, x.y, x.z, x.w}, os[4] = {o.x, o.y, o.z, o.w};
-    uint32_t r[4];
-#pragma unroll
-    for (int k = 0; k < 4; ++k) {
-        float2 a = __half22float2(*reinterpret_cast<const __half2*>(&xs[k]));
-        const float2 b = __half22float2(*reinterpret_cast<const __half2*>(&os[k]));
-        a.x += beta * b.x;
-        a.y += beta * b.y;
-        const __half2 h = __floats2half2_rn(a.x, a.y);
-        r[k] = *reinterpret_cast<const uint32_t*>(&h);
-    }
-    return make_uint4(r[0], r[1], r[2], r[3]);
-}
 
 #if GEMM_SM90A_DEVICE  // the device helpers below: sm_90a only
 // ---------------------------------------------------------------------------------------------
@@ -755,153 +706,6 @@ struct OldC {
     }
 };
 
-// Direct C (GEMM_EPI_WARPS): one box (16 rows × 64 columns of C from (row0, col0), 128B-swizzled
-// as stmatrix wrote it) stored into a C whose rows are not 16-byte strided, by one warp of the
-// producer warpgroup. A row segment is cut at C's 16-byte boundaries: a lane per whole aligned
-// chunk (its 8 halves cut out of the box's two units that hold them, window8; old C one 16-byte
-// load), the <= 7 halves at each end of the segment one by one (their chunks are shared with the
-// neighbouring box, which writes its own halves). All of a lane's old-C loads are issued first.
-// Why here and not in the consumers (run 58): old C loaded by the consumers' own epilogue held
-// the tensor pipes (4095³ 0.3533 ms against 0.2738 with a padded C folded in after).
-__device__ __forceinline__ uint32_t box_half(uint32_t box, int r, int c) {
-    uint16_t v;
-    asm volatile("ld.shared.u16 %0, [%1];" : "=h"(v) : "r"(box_addr(box, r, c >> 3) + (c & 7) * 2));
-    return v;
-}
-// Halves c, c + 1 (c even) of row r: one 4-byte word of the swizzled box.
-__device__ __forceinline__ uint32_t box_word(uint32_t box, int r, int c) {
-    uint32_t v;
-    asm volatile("ld.shared.b32 %0, [%1];" : "=r"(v) : "r"(box_addr(box, r, c >> 3) + (c & 7) * 2));
-    return v;
-}
-// Halves c .. c + 7 of row r (any c <= 56): word loads, re-paired by PRMT when c is odd (fewer
-// live registers than window8 of two units: the producer warpgroup has 40).
-__device__ __forceinline__ uint4 box_window(uint32_t box, int r, int c) {
-    const int e = c & ~1;
-    uint32_t w[4];
-    if (c & 1) {
-        uint32_t prev = box_word(box, r, e);
-#pragma unroll
-        for (int k = 0; k < 4; ++k) {
-            const uint32_t next = box_word(box, r, e + 2 * k + 2);
-            w[k] = __byte_perm(prev, next, 0x5432);
-            prev = next;
-        }
-    } else {
-#pragma unroll
-        for (int k = 0; k < 4; ++k) w[k] = box_word(box, r, e + 2 * k);
-    }
-    return make_uint4(w[0], w[1], w[2], w[3]);
-}
-// Halves before C's next 16-byte boundary from p (0..7), and the whole chunks after them, of a
-// row segment of nc halves.
-__device__ __forceinline__ void segment_cut(const half* p, int nc, int& head, int& full) {
-    head = min(nc, (8 - static_cast<int>((reinterpret_cast<uintptr_t>(p) >> 1) & 7)) & 7);
-    full = (nc - head) >> 3;
-}
-// The staged old C of a box row: 16-byte chunks from floor16(p) (p = the row's first element),
-// those inside [lo, hi): the chunks C's allocation covers whole (rows 0 and M - 1 may start or
-// end inside a chunk that reaches outside C; those halves are loaded one by one).
-__device__ __forceinline__ void old_span(const half* p, int nc, const half* C, const half* c_end, uintptr_t& a,
-                                         uintptr_t& lo, uintptr_t& hi) {
-    a = reinterpret_cast<uintptr_t>(p) & ~static_cast<uintptr_t>(15);
-    const uintptr_t cb = (reinterpret_cast<uintptr_t>(C) + 15) & ~static_cast<uintptr_t>(15);
-    const uintptr_t ce = reinterpret_cast<uintptr_t>(c_end) & ~static_cast<uintptr_t>(15);
-    const uintptr_t e = (reinterpret_cast<uintptr_t>(p + nc) + 15) & ~static_cast<uintptr_t>(15);
-    lo = a > cb ? a : cb;
-    hi = e < ce ? e : ce;
-}
-// Old C of `rows` rows × BN columns from (row0, col0) into L2 ahead of the epilogue warps' copies
-// (a bulk prefetch a row, lanes over rows; the 16-byte chunks old_span gives, inside C).
-template <int BN>
-__device__ __forceinline__ void direct_prefetch(const half* C, int ldc, int M, int N, int row0, int col0, int rows) {
-    const int lane = threadIdx.x % 32;
-    const int nc = min(BN, N - col0);
-    if (lane >= rows || row0 + lane >= M || nc <= 0) return;
-    const half* p = C + static_cast<size_t>(row0 + lane) * ldc + col0;
-    uintptr_t a, lo, hi;
-    old_span(p, nc, C, C + static_cast<size_t>(M) * ldc, a, lo, hi);
-    if (hi > lo)
-        asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(lo), "r"(static_cast<uint32_t>(hi - lo))
-                     : "memory");
-}
-// Old C of one box (16 rows × 64 columns from (row0, col0)) into `stage` by cp.async, 16 bytes a
-// copy, one commit group (empty when there is nothing to load): no registers wait for it.
-__device__ __forceinline__ void stage_old(uint32_t stage, int row0, int col0, const half* C, int ldc, int M, int N) {
-    const int lane = threadIdx.x % 32;
-    const int nc = min(64, N - col0);
-    const half* c_end = C + static_cast<size_t>(M) * ldc;
-    if (nc > 0) {
-#pragma unroll 1
-        for (int i = lane; i < 16 * 9; i += 32) {
-            const int r = i / 9, k = i - 9 * (i / 9);
-            if (row0 + r >= M) continue;
-            const half* p = C + static_cast<size_t>(row0 + r) * ldc + col0;
-            uintptr_t a, lo, hi;
-            old_span(p, nc, C, c_end, a, lo, hi);
-            const uintptr_t q = a + 16 * k;
-            if (q < lo || q >= hi) continue;
-            asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(stage + r * kOldRowBytes + 16 * k), "l"(q)
-                         : "memory");
-        }
-    }
-    asm volatile("cp.async.commit_group;" ::: "memory");
-}
-__device__ __forceinline__ uint4 stage_unit(uint32_t stage, int r, int k) {
-    uint4 v;
-    asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];"
-                 : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
-                 : "r"(stage + r * kOldRowBytes + 16 * k));
-    return v;
-}
-__device__ __forceinline__ void direct_box(uint32_t box, uint32_t stage, int row0, int col0, half* C, int ldc, int M,
-                                           int N, float beta) {
-    const int lane = threadIdx.x % 32;
-    const bool rd = beta != 0.0f;
-    const int nc = min(64, N - col0);
-    if (nc <= 0) return;
-    const half* c_end = C + static_cast<size_t>(M) * ldc;
-    // whole chunks: lane -> rows lane/8 + 4i, chunk lane % 8 of the row's segment (old C: staged
-    // chunk j + (head > 0) of the row); not unrolled: the producer warpgroup has 40 registers
-#pragma unroll 1
-    for (int i = 0; i < 4; ++i) {
-        const int r = lane / 8 + 4 * i, j = lane % 8;
-        half* p = C + static_cast<size_t>(row0 + r) * ldc + col0;
-        int head, full;
-        segment_cut(p, nc, head, full);
-        if (row0 + r >= M || j >= full) continue;
-        uint4* q = reinterpret_cast<uint4*>(p + head + 8 * j);
-        const uint4 x = box_window(box, r, head + 8 * j);
-        *q = rd ? add_scaled(x, stage_unit(stage, r, j + (head > 0 ? 1 : 0)), beta) : x;
-    }
-    // the ends: two lanes a row, the head (even lane) and the tail (odd lane), <= 7 halves each
-    const int r = lane / 2;
-    if (row0 + r >= M) return;
-    half* p = C + static_cast<size_t>(row0 + r) * ldc + col0;
-    int h, full;
-    segment_cut(p, nc, h, full);
-    const int cb = (lane & 1) ? h + 8 * full : 0, ce = (lane & 1) ? nc : h;
-    uintptr_t a, lo, hi;
-    old_span(p, nc, C, c_end, a, lo, hi);
-#pragma unroll 1
-    for (int c = cb; c < ce; ++c) {
-        float v = __half2float(__ushort_as_half(static_cast<unsigned short>(box_half(box, r, c))));
-        if (rd) {
-            const uintptr_t q = reinterpret_cast<uintptr_t>(p + c);
-            const uintptr_t qa = q & ~static_cast<uintptr_t>(15);
-            unsigned short o;
-            if (qa >= lo && qa < hi)
-                asm volatile("ld.shared.u16 %0, [%1];"
-                             : "=h"(o)
-                             : "r"(stage + r * kOldRowBytes + static_cast<uint32_t>(q - a)));
-            else
-                o = *reinterpret_cast<const unsigned short*>(p + c);
-            v += beta * __half2float(__ushort_as_half(o));
-        }
-        p[c] = __float2half_rn(v);
-    }
-}
-
 // One consumer warp's 16 rows × BN columns of C, stored by the copy engine. The results are
 // rounded once in the fragment layout (pack), written 64 columns at a time into a 2 KB box with
 // stmatrix (4 instructions of 512 bytes), 128B-swizzled as the C tensor map expects
@@ -934,22 +738,11 @@ struct TmaEpilogue : OldC<BN, MAY_READ> {
     int ldc, dm, dn;                        // ... its row stride and extent
     float dbeta;                            // ... and beta, applied by the direct stores
     bool keep_l2;                           // C is the padded result fold_c reads next: evict_last stores
-    // Direct mode with the epilogue warps: this warp's box bars (full at +0, empty at +16; 32
-    // arrivals each; +8 and +24 unused), its box origin (int2 row, column), boxes handed over.
-    static constexpr bool kEpiWarps = DIRECT && GEMM_EPI_WARPS;
-    static constexpr int kPutGap = kEpiWarps ? 8 : 1;  // k-steps between a tile's puts: time for the epilogue
-                                                        // warp to free a box before it comes round again
-    static_assert(kPutGap >= 1, "puts at k-steps 0, kPutGap, 2·kPutGap, ...");
-    uint32_t ebars, origins, puts;
 
     __device__ __forceinline__ TmaEpilogue(const CUtensorMap* tmC, int warp_, bool rc, bool add,
                                            uint32_t boxes_, uint32_t cbar_)
         : Base(tmC, warp_, rc, boxes_, cbar_), out_row(0), out_col0(0), add_c(add), pending(false),
-          dc(nullptr), ldc(0), dm(0), dn(0), dbeta(0.0f), keep_l2(false), ebars(0), origins(0), puts(0) {}
-    __device__ __forceinline__ void set_epi_warps(uint32_t bars, uint32_t orig) {
-        ebars = bars;
-        origins = orig;
-    }
+          dc(nullptr), ldc(0), dm(0), dn(0), dbeta(0.0f), keep_l2(false) {}
     // Direct mode: the warp copies each box to C itself, bounds-checked, adding beta·C (the
     // packed values are alpha·acc alone: no reduce-add, no TMA old C).
     __device__ __forceinline__ void set_direct(half* c, int ld, int m, int n, float beta) {
@@ -976,12 +769,8 @@ struct TmaEpilogue : OldC<BN, MAY_READ> {
     __device__ __forceinline__ void put() {
         if (!pending) return;
         const int lane = threadIdx.x % 32;
-        // epilogue warps: one box, handed over and back by puts (the old-C buffers use the other)
-        const uint32_t box = this->boxes + (kEpiWarps ? 0 : (K & 1) * kBoxBytes);
-        if constexpr (kEpiWarps)  // the epilogue warp is done with the box's previous block
-            mbar_wait(ebars + 16, (puts & 1u) ^ 1u);
-        else if (lane == 0)
-            bulk_wait_read<1>();  // the store that last read this box is done with it
+        const uint32_t box = this->boxes + (K & 1) * kBoxBytes;
+        if (lane == 0) bulk_wait_read<1>();  // the store that last read this box is done with it
         __syncwarp();
 #pragma unroll
         for (int j = 0; j < 4; ++j) {
@@ -991,15 +780,7 @@ struct TmaEpilogue : OldC<BN, MAY_READ> {
             const int g = 8 * K + 2 * j;
             stmatrix_x4(box_addr(box, r, c), out0[g], out1[g], out0[g + 1], out1[g + 1]);
         }
-        if constexpr (kEpiWarps) {  // hand the box to the epilogue warp: each lane releases its writes
-            if (lane == 0)
-                asm volatile("st.shared.v2.s32 [%0], {%1, %2};" ::"r"(origins), "r"(out_row),
-                             "r"(out_col0 + 64 * K)
-                             : "memory");
-            __syncwarp();  // every lane's stmatrix writes, before any arrival completes the phase
-            mbar_arrive(ebars);
-            ++puts;
-        } else if constexpr (DIRECT) {  // row r of the box, columns 2·lane and 2·lane + 1, from its swizzled unit
+        if constexpr (DIRECT) {  // row r of the box, columns 2·lane and 2·lane + 1, from its swizzled unit
             __syncwarp();  // the warp's stmatrix writes, before its lanes read them back
             const int col = out_col0 + 64 * K + 2 * lane;
 #pragma unroll 1
@@ -1051,20 +832,18 @@ struct TmaEpilogue : OldC<BN, MAY_READ> {
         flush();
     }
     // After the wgmma of k-step kt are issued. MAY_READ: this block's old-C rounds at k-steps 0,
-    // kOldCGap, 2·kOldCGap. Otherwise: the previous block's chunk kt / kPutGap (at every kPutGap-th
-    // k-step, the first kChunks of them).
+    // kOldCGap, 2·kOldCGap. Otherwise: the previous block's chunk kt (kt < kChunks).
     __device__ __forceinline__ void step(int kt) {
         if constexpr (MAY_READ) {
             if (kt == 0) this->template act<0>();
             else if (kt == kOldCGap) this->template act<1>();
             else if (kt == 2 * kOldCGap) this->template act<2>();
-        } else if (kt % kPutGap == 0) {
-            const int q = kt / kPutGap;
-            if (q == 0) put<0>();
-            else if (q == 1) put<1>();
+        } else {
+            if (kt == 0) put<0>();
+            else if (kt == 1) put<1>();
             if constexpr (kChunks > 2) {
-                if (q == 2) put<2>();
-                else if (q == 3) put<3>();
+                if (kt == 2) put<2>();
+                else if (kt == 3) put<3>();
             }
         }
     }
@@ -1075,11 +854,11 @@ struct TmaEpilogue : OldC<BN, MAY_READ> {
             if (n_k <= kOldCGap) this->template act<1>();
             if (n_k <= 2 * kOldCGap) this->template act<2>();
         } else {
-            if (n_k <= 0) put<0>();
-            if (n_k <= kPutGap) put<1>();
+            if (n_k < 1) put<0>();
+            if (n_k < 2) put<1>();
             if constexpr (kChunks > 2) {
-                if (n_k <= 2 * kPutGap) put<2>();
-                if (n_k <= 3 * kPutGap) put<3>();
+                if (n_k < 3) put<2>();
+                if (n_k < 4) put<3>();
             }
         }
     }
@@ -1227,8 +1006,6 @@ gemm_ws(const __grid_constant__ CUtensorMap tmA, const __grid_constant__ CUtenso
     const uint32_t full_bar = epi + G::kEpiBytes;
     const uint32_t empty_bar = full_bar + STAGES * 8;
     const uint32_t c_bar = empty_bar + STAGES * 8;  // one per consumer warp: its old-C loads
-    const uint32_t e_bar = c_bar + NCW * 4 * 8;     // direct C: 4 box bars per consumer warp
-    const uint32_t e_org = e_bar + NCW * 4 * 32;    // ... and its 2 box origins
 
     const int tid = threadIdx.x;
     const int wg = tid / 128;
@@ -1256,8 +1033,6 @@ gemm_ws(const __grid_constant__ CUtensorMap tmA, const __grid_constant__ CUtenso
             mbar_init(empty_bar + 8 * s, G::kEmptyArrivals);
         }
         for (int w = 0; w < NCW * 4; ++w) mbar_init(c_bar + 8 * w, 1);
-        if constexpr (DIRECT && GEMM_EPI_WARPS)
-            for (int b = 0; b < NCW * 4 * 4; ++b) mbar_init(e_bar + 8 * b, 32);
         asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
     }
     // Barriers initialised before anyone (peer CTAs included) can arrive on them.
@@ -1314,60 +1089,6 @@ gemm_ws(const __grid_constant__ CUtensorMap tmA, const __grid_constant__ CUtenso
                     for (int kt = 0; kt < ke - kb; ++kt) issue(kt);
                 __syncwarp();
             }
-        } else if constexpr (DIRECT && GEMM_EPI_WARPS) {
-            // ---------------- epilogue warps (direct C): warps 1-3 store the consumers' boxes ----
-            // Consumer warp w is served by warp 1 + w % 3, its boxes (one buffer a consumer warp) in
-            // the order they are handed over; a CTA's tiles (and so its boxes) are counted from the
-            // same work list as the consumers' (whole tiles first_t, first_t + stride_t, ...: direct C
-            // never takes a stream-K tail, sk_tiles = 0).
-            constexpr int kC = BN / 64;         // boxes a tile a consumer warp
-            constexpr int D = G::kOldDepth;     // old-C buffers: D - 1 boxes staged ahead
-            const int n_boxes = first_t < total ? ((total - 1 - first_t) / stride_t + 1) * kC : 0;
-            const int nw = (NCW * 4 - warp + 3) / 3;  // consumer warps served: warp - 1, warp + 2, ...
-            const int n_seq = n_boxes * nw;
-            const bool rd = beta != 0.0f;
-            const uint32_t stage0 =
-                (G::kOldInEpi ? epi + NCW * 4 * (kEpiWarpBytes / 2) : e_org + NCW * 4 * 16) + (warp - 1) * D * kOldBoxBytes;
-            // item q = box q / nw of consumer warp warp - 1 + 3 (q % nw); its place in C from the
-            // work list (the consumer's origin slot says the same once the box is handed over)
-            auto stage = [&](int q) {
-                if (rd && q < n_seq) {
-                    const int i = q / nw, w = warp - 1 + 3 * (q % nw);
-                    int sm, tn;
-                    super_coords<CM>(first_t + (i / kC) * stride_t, super_m, tiles_n, sm, tn);
-                    stage_old(stage0 + (q % D) * kOldBoxBytes, sm * BM + 16 * w, tn * BN + 64 * (i % kC), Cd, ldc,
-                              M, N);
-                } else {
-                    asm volatile("cp.async.commit_group;" ::: "memory");
-                }
-            };
-#pragma unroll 1
-            for (int q = 0; q < D - 1; ++q) stage(q);
-#pragma unroll 1
-            for (int q = 0; q < n_seq; ++q) {
-                const int i = q / nw, w = warp - 1 + 3 * (q % nw);
-                if (rd && i % kC == 0 && q % nw == 0) {
-                    // this tile's old C into L2 (its boxes come after its K loop) for the copies
-                    int sm, tn;
-                    super_coords<CM>(first_t + (i / kC) * stride_t, super_m, tiles_n, sm, tn);
-#pragma unroll 1
-                    for (int w2 = warp - 1; w2 < NCW * 4; w2 += 3)
-                        direct_prefetch<BN>(Cd, ldc, M, N, sm * BM + 16 * w2, tn * BN, 16);
-                }
-                stage(q + D - 1);
-                asm volatile("cp.async.wait_group %0;" ::"n"(D - 1) : "memory");  // item q's copies landed
-                __syncwarp();
-                mbar_wait(e_bar + 32 * w, static_cast<uint32_t>(i) & 1u);  // consumer w's box i
-                int r0, c0;
-                asm volatile("ld.shared.v2.s32 {%0, %1}, [%2];"
-                             : "=r"(r0), "=r"(c0)
-                             : "r"(e_org + 16 * w)
-                             : "memory");
-                direct_box(epi + w * (kEpiWarpBytes / 2), stage0 + (q % D) * kOldBoxBytes, r0, c0, Cd, ldc, M, N,
-                           beta);
-                __syncwarp();
-                mbar_arrive(e_bar + 32 * w + 16);  // this lane's reads are done: the box is free
-            }
         }
     } else {
         // ------------------------------ consumers ------------------------------
@@ -1389,12 +1110,9 @@ gemm_ws(const __grid_constant__ CUtensorMap tmA, const __grid_constant__ CUtenso
         // The tile loop, compiled with and without old-C loads (MAY_READ: beta other than 0 or 1).
         auto tiles = [&](auto may_read) {
             constexpr bool RC = decltype(may_read)::value;
-            TmaEpilogue<BN, RC, DIRECT> frag(&tmC, warp, read_c, add_c,
-                                             epi + (cw * 4 + warp) * ((DIRECT && GEMM_EPI_WARPS) ? kEpiWarpBytes / 2 : kEpiWarpBytes),
+            TmaEpilogue<BN, RC, DIRECT> frag(&tmC, warp, read_c, add_c, epi + (cw * 4 + warp) * kEpiWarpBytes,
                                              c_bar + 8 * (cw * 4 + warp));
             if constexpr (DIRECT) frag.set_direct(Cd, ldc, M, N, beta);
-            if constexpr (DIRECT && GEMM_EPI_WARPS)
-                frag.set_epi_warps(e_bar + 32 * (cw * 4 + warp), e_org + 16 * (cw * 4 + warp));
             frag.keep_l2 = keep_c != 0;
             WorkList work(first_t, stride_t, total, sk_tiles, num_k);
             int t, kb, ke;
@@ -2575,6 +2293,20 @@ struct PadJob {
     int src_rows;                    // rows past it are zeros (the mma path's K padded to 8)
 };
 
+// The 8 halves that start s (0..7) halves into the 16 of lo:hi, by word selects and PRMT (no
+// local-memory indexing).
+__device__ __forceinline__ uint4 window8(const uint4 lo, const uint4 hi, int s) {
+    const uint32_t w[8] = {lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w};
+    const int q = s >> 1;
+    uint32_t v[5];
+#pragma unroll
+    for (int k = 0; k < 5; ++k) v[k] = q == 0 ? w[k] : q == 1 ? w[k + 1] : q == 2 ? w[k + 2] : w[k + 3];
+    uint32_t o[4];
+#pragma unroll
+    for (int k = 0; k < 4; ++k) o[k] = (s & 1) ? __byte_perm(v[k], v[k + 1], 0x5432) : v[k];
+    return make_uint4(o[0], o[1], o[2], o[3]);
+}
+
 // The first n (1..8) halves of x, zeros after them.
 __device__ __forceinline__ uint4 keep_halves(const uint4 x, int n) {
     uint32_t w[4] = {x.x, x.y, x.z, x.w};
@@ -2631,6 +2363,22 @@ __global__ void __launch_bounds__(256) pad_copy(PadJob j0, PadJob j1) {
             d[t] = out;
         }
     }
+}
+
+// x + beta·o for 8 halves (fp32 sums, one rounding: the pair path's arithmetic).
+__device__ __forceinline__ uint4 add_scaled(const uint4 x, const uint4 o, float beta) {
+    const uint32_t xs[4] = {x.x, x.y, x.z, x.w}, os[4] = {o.x, o.y, o.z, o.w};
+    uint32_t r[4];
+#pragma unroll
+    for (int k = 0; k < 4; ++k) {
+        float2 a = __half22float2(*reinterpret_cast<const __half2*>(&xs[k]));
+        const float2 b = __half22float2(*reinterpret_cast<const __half2*>(&os[k]));
+        a.x += beta * b.x;
+        a.y += beta * b.y;
+        const __half2 h = __floats2half2_rn(a.x, a.y);
+        r[k] = *reinterpret_cast<const uint32_t*>(&h);
+    }
+    return make_uint4(r[0], r[1], r[2], r[3]);
 }
 
 // C (M×N, row stride N) = W + beta·C, W the GEMM's alpha·AB (row stride ldw, a multiple of 8,
@@ -2875,8 +2623,7 @@ bool launch_clusters(Kernel kernel, int ctas, int threads, int smem, int cm, Arg
 template <int NCW, int BN, int STAGES, int CM, bool DIRECT = false>
 int resident_clusters() {
     using G = Cfg<NCW, BN, STAGES, CM>;
-    static const int n = max_clusters(gemm_ws<NCW, BN, STAGES, CM, DIRECT>, G::kThreads,
-                                      DIRECT ? G::kDirectSmemBytes : G::kSmemBytes, CM);
+    static const int n = max_clusters(gemm_ws<NCW, BN, STAGES, CM, DIRECT>, G::kThreads, G::kSmemBytes, CM);
     return n;
 }
 
@@ -2889,12 +2636,9 @@ bool launch_ws(const Operands& o, int M, int N, int K, float alpha, float beta, 
     if (!get_tensor_map(o.A, M, K, o.lda, G::BM, &ta)) return false;  // A: M×K, box BM × 64
     if (!get_tensor_map(o.B, K, N, o.ldb, kBK, &tb)) return false;    // B: K×N, box 64 × 64
     if (o.direct) {  // no C map (tc unused): the epilogue stores C itself, one CTA per cluster
-        constexpr int kS = STAGES;
-        using GD = Cfg<NCW, BN, kS, 1>;
-        static_assert(GD::kDirectSmemBytes <= 227 * 1024, "direct C: 227 KB dynamic shared memory per block");
-        if (CM != 1 || resident_clusters<NCW, BN, kS, 1, true>() <= 0) return false;
-        gemm_ws<NCW, BN, kS, 1, true>
-            <<<ctas, GD::kThreads, GD::kDirectSmemBytes>>>(ta, tb, ta, M, N, K, alpha, beta, sk_tiles, o.C, o.ldc, 0);
+        if (CM != 1 || resident_clusters<NCW, BN, STAGES, 1, true>() <= 0) return false;
+        gemm_ws<NCW, BN, STAGES, 1, true>
+            <<<ctas, G::kThreads, G::kSmemBytes>>>(ta, tb, ta, M, N, K, alpha, beta, sk_tiles, o.C, o.ldc, 0);
         return true;
     }
     if (!get_tensor_map(o.C, M, N, o.ldc, 16, &tc)) return false;  // C: M×N, box 16 × 64 (a warp's store)
@@ -3090,7 +2834,7 @@ bool solve_sm90a(const half* A, const half* B, half* C, int M, int N, int K, flo
     // direct: 0.2436), and so did fp16 reductions into C from the epilogue (run 67: 0.4546 against
     // 0.2736 folded); a 1D TMA map of C cannot take them either: a box must start 16-byte aligned
     // (run 75: a 1D TMA store at an odd element stops the kernel with "illegal instruction")
-    const bool c_ok = serial || c_tma || (GEMM_DIRECT_C && (beta == 0.0f || (GEMM_EPI_WARPS && K >= GEMM_EPI_MIN_K)));
+    const bool c_ok = serial || c_tma || (GEMM_DIRECT_C && beta == 0.0f);
     Operands o{A, B, C, K, N, N, c_ok && !c_tma, false};
     if (a_ok && b_ok && c_ok) return gemm_sm90a(o, M, N, K, alpha, beta);
     const int kp = static_cast<int>(round_up(K, 8)), np = static_cast<int>(round_up(N, 8));
