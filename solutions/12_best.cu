@@ -153,7 +153,7 @@
 //   boxes right at ~2.5 TB/s but a box at an odd element stops the kernel ("illegal instruction"),
 //   so the copies and the fold stay. What is left at 4095³ is pad (35 µs) + GEMM (183 µs, tensor
 //   pipes 94.7%) + fold (35 µs): 4095³ misses the 550 TF/s aim by ~2%.
-// Runs 78–80 (2026-12-02; predictions before measuring): (1) C with odd N stored by the producer
+// Runs 78–82 (2026-12-02; predictions before measuring): (1) C with odd N stored by the producer
 //   warpgroup's three idle warps (16-byte accesses on C's own alignment, old C loaded there,
 //   prefetched into L2 a tile ahead; no padded C, no fold): predicted 4095³ ≈ 0.225 ms. Measured
 //   (run 79, against 8f81654 in one process) 0.3180 ms against 0.2602 (1.222×), 4096×4095×4096

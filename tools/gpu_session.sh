@@ -44,12 +44,13 @@ build_old() {
 say "== $(date -u +%FT%TZ) $(nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv,noheader 2>&1)"
 for step in "$@"; do
     case $step in
-    batch=*) # batch=FILE: every non-comment line of FILE is one command; the summary quotes each
+    batch=*) # batch=FILE: every non-comment line of FILE is one command (LINE_LIMIT seconds each,
+             # default 150: `--gpu all` of a large file needs more); the summary quotes each
         n=0
         while IFS= read -r line; do
             case "$line" in ''|'#'*) continue ;; esac
             n=$((n + 1))
-            run "batch_$n" 150 bash -c "$line"
+            run "batch_$n" "${LINE_LIMIT:-150}" bash -c "$line"
             { echo "   \$ $line"; grep -E "Runtime:|cuBLAS:|Status:|✗|Judge tests:|^wall|[Vv]erdict|faster|slower|difference|__|[Dd]uration|[Tt]ensor|[Ss]tall|[Tt]hroughput" "$OUT/logs/batch_$n.log" | sed 's/^/     /' | head -16; } | tee -a "$S"
         done < "${step#batch=}" ;;
     build) run build 300 make -j16 || { cat "$OUT/logs/build.log" | tail -40; } ;;
