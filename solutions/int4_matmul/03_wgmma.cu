@@ -660,6 +660,20 @@ __device__ __forceinline__ float2 half2_bits_to_float2(unsigned u) {
     return __half22float2(h);
 }
 
+// The GEMV epilogue of i4_gemv and i4_gemv_tc: y[m][block's column cc] = the KS warps' partials
+// red[ks][m][cc] summed in ks order (deterministic), after the block's barrier.
+template <int R>
+__device__ __forceinline__ void gemv_store_sums(const float* red, half* __restrict__ y, int N, int CB, int KS,
+                                                int tid) {
+    for (int o = tid; o < R * CB; o += kGemvThreads) {
+        const int m = o / CB, cc = o - m * CB, nn = blockIdx.x * CB + cc;
+        if (nn >= N) continue;
+        float s = 0.f;
+        for (int k2 = 0; k2 < KS; ++k2) s += red[(k2 * R + m) * CB + cc];
+        y[(size_t)m * N + nn] = __float2half_rn(s);
+    }
+}
+
 // x rows live in shared memory as fp32 at index k + 4·(k / 32) (4 floats of padding per 32).
 // Lane 2c + h of a warp serves column c of the warp's 16 and 16-byte blocks h, h+2, ... of the
 // warp's K slice (block j = bytes 16j..16j+15 = k 32j..32j+31). VEC: K % 32 == 0 and w_q
@@ -811,13 +825,12 @@ i4_gemv(const half* __restrict__ x, const uint8_t* __restrict__ wq,
         for (int m = 0; m < R; ++m) red[(ks * R + m) * CB + col] = acc[m];
     }
     __syncthreads();
-    for (int o = tid; o < R * CB; o += kGemvThreads) {
-        const int m = o / CB, cc = o - m * CB, nn = blockIdx.x * CB + cc;
-        if (nn >= N) continue;
-        float s = 0.f;
-        for (int k2 = 0; k2 < KS; ++k2) s += red[(k2 * R + m) * CB + cc];
-        y[(size_t)m * N + nn] = __float2half_rn(s);
-    }
+    gemv_store_sums<R>(red, y, N, CB, KS, tid);
+}
+
+// Word i of a 16-byte vector (i a constant after unrolling: no local-memory indexing).
+__device__ __forceinline__ unsigned u4c(const uint4& v, int i) {
+    return i == 0 ? v.x : i == 1 ? v.y : i == 2 ? v.z : v.w;
 }
 
 #if I4_GEMV_V2
@@ -839,10 +852,6 @@ i4_gemv(const half* __restrict__ x, const uint8_t* __restrict__ wq,
 #define I4_GEMV_U 2
 #endif
 constexpr int kGv2U = I4_GEMV_U;  // 128-k chunks per batch (two batches in flight)
-
-__device__ __forceinline__ unsigned u4c(const uint4& v, int i) {
-    return i == 0 ? v.x : i == 1 ? v.y : i == 2 ? v.z : v.w;
-}
 
 template <int R>
 __global__ void __launch_bounds__(kGemvThreads, 2)
@@ -958,13 +967,7 @@ i4_gemv_tc(const half* __restrict__ x, const uint8_t* __restrict__ wq,
         }
     }
     __syncthreads();
-    for (int o = tid; o < R * CB; o += kGemvThreads) {
-        const int m = o / CB, cc = o - m * CB, nn = blockIdx.x * CB + cc;
-        if (nn >= N) continue;
-        float s = 0.f;
-        for (int k2 = 0; k2 < KS; ++k2) s += red[(k2 * R + m) * CB + cc];
-        y[(size_t)m * N + nn] = __float2half_rn(s);
-    }
+    gemv_store_sums<R>(red, y, N, CB, KS, tid);
 }
 #endif  // I4_GEMV_V2
 
@@ -1000,10 +1003,6 @@ constexpr unsigned kDqLoSub = 0x64086408u;  // (1032, 1032): (1024 + l) - 1032 =
 constexpr unsigned kDqHiMul = 0x2C002C00u;  // (1/16, 1/16)
 constexpr unsigned kDqHiAdd = 0xD480D480u;  // (-72, -72): (1024 + 16h)/16 - 72 = h - 8
 constexpr int kV3MaxWarps = 32;             // warps a block (blockDim = 32·W, W = ceil(CH / cpw))
-
-__device__ __forceinline__ unsigned u4w(const uint4& q, int i) {  // i is a constant after unrolling
-    return i == 0 ? q.x : i == 1 ? q.y : i == 2 ? q.z : q.w;
-}
 
 // 4 of the 8 weights of a w_q word w as 2 half2 of exact w - 8: e = 0: l = (k1, k5), h = (k0, k4);
 // e = 1 (from w >> 8): l = (k3, k7), h = (k2, k6).
@@ -1102,8 +1101,8 @@ i4_gemv_v3(const half* __restrict__ x, const uint8_t* __restrict__ wq,
 #pragma unroll
                 for (int j = 0; j < TN; ++j) {
                     unsigned a[4];  // step e of word v
-                    dq4(u4w(b.w[2 * j], v), e, a[0], a[2]);
-                    dq4(u4w(b.w[2 * j + 1], v), e, a[1], a[3]);
+                    dq4(u4c(b.w[2 * j], v), e, a[0], a[2]);
+                    dq4(u4c(b.w[2 * j + 1], v), e, a[1], a[3]);
                     if (v == 0 && e == 0)
                         mma_16816_zc(p[j], a, xv.x, xv.y);
                     else if (e == 0)
