@@ -250,6 +250,9 @@
 #ifndef GEMM_INFOLD_BETA0
 #define GEMM_INFOLD_BETA0 0    // ... with beta = 0 too, instead of the epilogue's direct stores
 #endif
+#ifndef GEMM_FOLD_WARPS
+#define GEMM_FOLD_WARPS 1      // 0: the producer's warps do not fold; the consumers fold every tile after their last
+#endif
 #ifndef GEMM_FOLD_ROWS
 #define GEMM_FOLD_ROWS 2       // rows a fold warp of the producer warpgroup has in flight (40 registers)
 #endif
@@ -1061,7 +1064,7 @@ __device__ __forceinline__ void fold_prefetch(const FoldJob& f, int m0, int rows
         if (e > a) bulk_prefetch_l2(a, static_cast<uint32_t>(e - a));
     }
 }
-// C = W + beta·C on rows row0 .. row0 + R - 1 (those under M), columns [n0, n1) (n0 % 8 == 0,
+// C = W + beta·C on rows row0 .. row0 + R - 1 (those under row_end), columns [n0, n1) (n0 % 8 == 0,
 // n1 - n0 <= 256), by one warp. C is seen as aligned 16-byte chunks: lane l owns chunk l of a
 // row segment (counted from the chunk of its first half, a halves into it), whose 8 halves are
 // W's columns n0 + 8l - a ..., cut from W's aligned chunks l - 1 (the lane below's, by shuffles)
@@ -1070,14 +1073,14 @@ __device__ __forceinline__ void fold_prefetch(const FoldJob& f, int m0, int rows
 // segment's halves: the rest belong to a neighbouring tile, folded by another CTA. Lean on
 // registers: the producer warpgroup runs this at 40 a thread.
 template <int R>
-__device__ __forceinline__ void fold_rows(const FoldJob& f, int row0, int n0, int n1, int lane) {
+__device__ __forceinline__ void fold_rows(const FoldJob& f, int row0, int row_end, int n0, int n1, int lane) {
     const bool rd = f.beta != 0.0f;
     uint4 w[R], o[R];
 #pragma unroll
     for (int i = 0; i < R; ++i) {  // every row's loads first: R rows in flight
         const int row = row0 + i;
         w[i] = o[i] = make_uint4(0u, 0u, 0u, 0u);
-        if (row >= f.M) continue;
+        if (row >= row_end) continue;
         if (n0 + 8 * lane < n1)
             w[i] = __ldcs(reinterpret_cast<const uint4*>(f.W + static_cast<size_t>(row) * f.ldw + n0) + lane);
         const uintptr_t seg = reinterpret_cast<uintptr_t>(f.C + static_cast<size_t>(row) * f.ldc + n0);
@@ -1093,7 +1096,7 @@ __device__ __forceinline__ void fold_rows(const FoldJob& f, int row0, int n0, in
         x.y = __shfl_up_sync(0xffffffffu, w[i].y, 1);
         x.z = __shfl_up_sync(0xffffffffu, w[i].z, 1);
         x.w = __shfl_up_sync(0xffffffffu, w[i].w, 1);
-        if (row >= f.M) continue;
+        if (row >= row_end) continue;
         half* cr = f.C + static_cast<size_t>(row) * f.ldc;
         const uintptr_t seg = reinterpret_cast<uintptr_t>(cr + n0);
         const int a = static_cast<int>((seg >> 1) & 7);
@@ -1120,16 +1123,18 @@ __device__ __forceinline__ void fold_rows(const FoldJob& f, int row0, int n0, in
     }
 }
 // The rows of a BM-row tile still to fold, R at a time from its counter (at shared address cnt).
+// Warps grabbing different R share a counter, so a grab may reach past the tile: rows are bounded
+// by the tile's end (run 83: a 4-row grab from row 126 folded the next tile's rows 0-1 twice).
 template <int BM, int R>
 __device__ __forceinline__ void fold_tile(const FoldJob& f, uint32_t cnt, int m0, int n0, int lane) {
-    static_assert(BM % R == 0, "whole grabs");
     const int n1 = min(n0 + 256, f.N);
+    const int row_end = min(m0 + BM, f.M);
     for (;;) {
         uint32_t g = 0;
         if (lane == 0) g = atomic_add_shared(cnt, R);
         g = __shfl_sync(0xffffffffu, g, 0);
         if (g >= static_cast<uint32_t>(BM) || m0 + static_cast<int>(g) >= f.M) break;
-        fold_rows<R>(f, m0 + static_cast<int>(g), n0, n1, lane);
+        fold_rows<R>(f, m0 + static_cast<int>(g), row_end, n0, n1, lane);
     }
 }
 
@@ -1289,7 +1294,7 @@ gemm_ws(const __grid_constant__ CUtensorMap tmA, const __grid_constant__ CUtenso
                     for (int kt = 0; kt < ke - kb; ++kt) issue(kt);
                 __syncwarp();
             }
-        } else if constexpr (FOLD) {
+        } else if constexpr (FOLD && GEMM_FOLD_WARPS) {
             // warps 1-3: fold tile j once announced, after prefetching tile j + 1's old C (whole
             // tiles, no stream-K: tile j is first_t + j·stride_t; no WorkList, for the registers)
             const int fi = wtid - 32;  // 0..95
@@ -1357,6 +1362,7 @@ gemm_ws(const __grid_constant__ CUtensorMap tmA, const __grid_constant__ CUtenso
             frag.drain();  // the C stores complete before the CTA ends
             if constexpr (FOLD) {  // announce the last tile, then fold what is left with the producer's warps
                 frag.signal();
+                const long long f0 = GEMM_TRACE_CLOCK();
                 WorkList again(first_t, stride_t, total, 0, num_k);
                 for (int j = 0; again.next(t, kb, ke); ++j) {
                     int sm, tn;
@@ -1364,6 +1370,7 @@ gemm_ws(const __grid_constant__ CUtensorMap tmA, const __grid_constant__ CUtenso
                     mbar_wait(fold_bar + 8 * j, 0);
                     fold_tile<BM, 4>(fj, fold_cnt + 4 * j, sm * BM, tn * BN, lane);
                 }
+                GEMM_TRACE_ADD(11, GEMM_TRACE_CLOCK() - f0);
             }
         };
         if constexpr (DIRECT) tiles(Flag<false>{});  // beta is applied by the direct stores
