@@ -345,8 +345,14 @@ constexpr int kConsumerRegs = 232;
 constexpr int kFoldTiles = 64;           // tiles a CTA may own (the host checks)
 constexpr int kFoldBytes = kFoldTiles * (8 + 4);
 [[maybe_unused]] constexpr int kFoldSignalStep = 8;       // the k-step of the next tile where a tile's W is announced
-[[maybe_unused]] constexpr int kFoldProducerRegs = 56;    // the fold kernel's warpgroup registers (sum as 232 + 232 + 40)
-[[maybe_unused]] constexpr int kFoldConsumerRegs = 224;
+#ifndef GEMM_FOLD_PREGS
+#define GEMM_FOLD_PREGS 56     // the fold kernel's producer warpgroup registers a thread ...
+#endif
+#ifndef GEMM_FOLD_CREGS
+#define GEMM_FOLD_CREGS 224    // ... and its consumers' (the sum as 40 + 232 + 232)
+#endif
+[[maybe_unused]] constexpr int kFoldProducerRegs = GEMM_FOLD_PREGS;
+[[maybe_unused]] constexpr int kFoldConsumerRegs = GEMM_FOLD_CREGS;
 struct FoldJob {
     const half* W;  // the padded result: row stride ldw (a multiple of 8), 16-byte aligned
     half* C;        // the real C: row stride ldc (odd), any 2-byte alignment
@@ -1075,18 +1081,23 @@ __device__ __forceinline__ void fold_prefetch(const FoldJob& f, int m0, int rows
 template <int R>
 __device__ __forceinline__ void fold_rows(const FoldJob& f, int row0, int row_end, int n0, int n1, int lane) {
     const bool rd = f.beta != 0.0f;
-    uint4 w[R], o[R];
+    // C's aligned 16-byte chunks that lie wholly inside C: a partly covered chunk is loaded whole
+    // (its other halves are only read, never written) unless it reaches outside C's own bytes
+    const uintptr_t c_lo = (reinterpret_cast<uintptr_t>(f.C) + 15) & ~static_cast<uintptr_t>(15);
+    const uintptr_t c_hi = reinterpret_cast<uintptr_t>(f.C + static_cast<size_t>(f.M) * f.ldc);
+    uint4 w[R], o[R], o33[R];  // W chunk, old C chunk, and (lane 31) old C's 33rd chunk
 #pragma unroll
-    for (int i = 0; i < R; ++i) {  // every row's loads first: R rows in flight
+    for (int i = 0; i < R; ++i) {  // every row's loads first: R rows in flight, no load after a store
         const int row = row0 + i;
-        w[i] = o[i] = make_uint4(0u, 0u, 0u, 0u);
+        w[i] = o[i] = o33[i] = make_uint4(0u, 0u, 0u, 0u);
         if (row >= row_end) continue;
         if (n0 + 8 * lane < n1)
             w[i] = __ldcs(reinterpret_cast<const uint4*>(f.W + static_cast<size_t>(row) * f.ldw + n0) + lane);
-        const uintptr_t seg = reinterpret_cast<uintptr_t>(f.C + static_cast<size_t>(row) * f.ldc + n0);
-        const int a = static_cast<int>((seg >> 1) & 7);
-        if (rd && 8 * lane >= a && n0 + 8 * lane - a + 8 <= n1)
-            o[i] = *(reinterpret_cast<const uint4*>(seg & ~static_cast<uintptr_t>(15)) + lane);
+        if (!rd) continue;
+        const uintptr_t q = (reinterpret_cast<uintptr_t>(f.C + static_cast<size_t>(row) * f.ldc + n0) &
+                             ~static_cast<uintptr_t>(15)) + 16 * static_cast<uintptr_t>(lane);
+        if (q >= c_lo && q + 16 <= c_hi) o[i] = *reinterpret_cast<const uint4*>(q);
+        if (lane == 31 && q + 32 <= c_hi) o33[i] = *reinterpret_cast<const uint4*>(q + 16);
     }
 #pragma unroll
     for (int i = 0; i < R; ++i) {
@@ -1102,21 +1113,23 @@ __device__ __forceinline__ void fold_rows(const FoldJob& f, int row0, int row_en
         const int a = static_cast<int>((seg >> 1) & 7);
         x = a ? window8(x, w[i], 8 - a) : w[i];
         const int col = n0 + 8 * lane - a;  // the chunk's half e is column col + e
+        uint4* q = reinterpret_cast<uint4*>(seg & ~static_cast<uintptr_t>(15)) + lane;
         if (col >= n0 && col + 8 <= n1) {
-            uint4* q = reinterpret_cast<uint4*>(seg & ~static_cast<uintptr_t>(15)) + lane;
             *q = rd ? add_scaled(x, o[i], f.beta) : x;
-        } else {
+        } else {  // the segment's halves only; old C from the chunk loaded above (or, at C's ends, here)
+            const bool whole = reinterpret_cast<uintptr_t>(q) >= c_lo && reinterpret_cast<uintptr_t>(q) + 16 <= c_hi;
             for (int e = 0; e < 8; ++e) {
                 if (col + e < n0 || col + e >= n1) continue;
                 float v = half_at(x, e);
-                if (rd) v += f.beta * __half2float(cr[col + e]);
+                if (rd) v += f.beta * (whole ? half_at(o[i], e) : __half2float(cr[col + e]));
                 cr[col + e] = __float2half_rn(v);
             }
         }
         if (lane == 31 && a != 0) {  // the 33rd chunk: columns n0 + 256 - a .., the last a halves of W chunk 31
+            const bool whole = reinterpret_cast<uintptr_t>(q + 1) + 16 <= c_hi;
             for (int e = 0; e < a && n0 + 256 - a + e < n1; ++e) {
                 float v = half_at(w[i], 8 - a + e);
-                if (rd) v += f.beta * __half2float(cr[n0 + 256 - a + e]);
+                if (rd) v += f.beta * (whole ? half_at(o33[i], e) : __half2float(cr[n0 + 256 - a + e]));
                 cr[n0 + 256 - a + e] = __float2half_rn(v);
             }
         }
