@@ -174,6 +174,22 @@
 //   against 0.2565), 4096×4095×4096 1.349×, and beta = 0 (no old C at all) 1.136×: three warps
 //   at 40 registers do not store a tile's 64 KB within its K loop once each consumer warp has one
 //   box to hand over; removed (tools/experiments/run82_epi_warps_staged.patch).
+// Runs 83–85 (2026-12-02; predictions before measuring): (1) A with odd K read in place by 8
+//   tensor maps, one per row class r mod 8 (16-byte-aligned strides of 8 rows, each base rounded
+//   down, the box at inner coordinate (ld·r) mod 8): predicted 4095³ ≈ 0.242 ms (A's copy gone).
+//   A probe (tools/probe_tma_odd.cu, run 83) showed 2D TMA loads, stores and reduce-adds at an
+//   inner coordinate that is not 16-byte aligned all stop the kernel ("illegal instruction"; the
+//   aligned control runs): not built. (2) The fold inside the 128×256 kernel (no fold_c launch):
+//   the producer warpgroup's warps 1-3 (56 registers, consumers 224) fold each tile a tile behind
+//   the consumers, announced by a barrier once its padded-C stores have completed, rows handed out
+//   by a shared-memory counter, old C prefetched into L2 a tile ahead (cp.async.bulk.prefetch),
+//   and the consumers join after their last tile: predicted 4095³ ≈ 0.230 ms (fold_c's 35 µs gone
+//   but the last tile's ~5 µs). Measured (runs 84–85, correct, memcheck clean): 4095³ 1.100× the
+//   time of the committed file (0.2860 ms against 0.2602), 4096×4095×4096 1.107×; probe_trace: the
+//   consumers' K loops 178 µs against 174 (the fold warps' traffic), then 49 µs folding after their
+//   last tile: 11 warps an SM keep too few loads in flight (fold_c has 64), and the fold warps fall
+//   behind; loading partly covered chunks whole (run 85) 1.128×; removed
+//   (tools/experiments/run83_85_infold.patch).
 // Tiles: big BM=128 BN=256 BK=64 stages=4 (GEMM_BIG_STAGES), 1 producer + 2 consumer warpgroups,
 //   no cluster (GEMM_BIG_CLUSTER), stream-K tail with beta = 1 (GEMM_STREAMK); split-K BM=128
 //   BN=128 BK=64 stages=4 (GEMM_SPLIT_STAGES), 1 + 2 warpgroups, pairs along K (GEMM_SPLITK),
@@ -243,18 +259,6 @@
 #ifndef GEMM_CW_KEEP_L2
 #define GEMM_CW_KEEP_L2 1      // the padded C (odd N, folded in after) stored with an L2 evict_last hint, so
                                // fold_c reads it from L2 (and lets it go: evict-first loads)
-#endif
-#ifndef GEMM_INFOLD
-#define GEMM_INFOLD 1          // C with odd N, 128×256 tiles: the fold inside the GEMM kernel (FoldJob), not fold_c
-#endif
-#ifndef GEMM_INFOLD_BETA0
-#define GEMM_INFOLD_BETA0 0    // ... with beta = 0 too, instead of the epilogue's direct stores
-#endif
-#ifndef GEMM_FOLD_WARPS
-#define GEMM_FOLD_WARPS 1      // 0: the producer's warps do not fold; the consumers fold every tile after their last
-#endif
-#ifndef GEMM_FOLD_ROWS
-#define GEMM_FOLD_ROWS 2       // rows a fold warp of the producer warpgroup has in flight (40 registers)
 #endif
 #ifndef GEMM_FEW_WAVE_CLUSTER
 #define GEMM_FEW_WAVE_CLUSTER 1 // beta = 1, 128×256 tiles over 1 and under 2 waves: clusters of 2 with B
@@ -337,29 +341,6 @@ struct Flag {  // a compile-time bool for generic lambdas
 };
 constexpr int kConsumerRegs = 232;
 
-// In-kernel fold (GEMM_INFOLD): C with odd N from the padded result W = alpha·AB the 128×256
-// kernel stores, C = W + beta·C, done inside that kernel by its producer warpgroup's idle warps,
-// a tile behind the consumers, and by everyone after the last tile. A tile's rows are handed out
-// by a shared-memory counter; its W is announced by a barrier the consumer warps arrive on once
-// their TMA stores of it have completed. One barrier and one counter a tile of the CTA.
-constexpr int kFoldTiles = 64;           // tiles a CTA may own (the host checks)
-constexpr int kFoldBytes = kFoldTiles * (8 + 4);
-[[maybe_unused]] constexpr int kFoldSignalStep = 8;       // the k-step of the next tile where a tile's W is announced
-#ifndef GEMM_FOLD_PREGS
-#define GEMM_FOLD_PREGS 56     // the fold kernel's producer warpgroup registers a thread ...
-#endif
-#ifndef GEMM_FOLD_CREGS
-#define GEMM_FOLD_CREGS 224    // ... and its consumers' (the sum as 40 + 232 + 232)
-#endif
-[[maybe_unused]] constexpr int kFoldProducerRegs = GEMM_FOLD_PREGS;
-[[maybe_unused]] constexpr int kFoldConsumerRegs = GEMM_FOLD_CREGS;
-struct FoldJob {
-    const half* W;  // the padded result: row stride ldw (a multiple of 8), 16-byte aligned
-    half* C;        // the real C: row stride ldc (odd), any 2-byte alignment
-    int ldw, ldc, M, N;
-    float beta;
-};
-
 // 1 producer warpgroup + NCW consumer warpgroups; each consumer computes 64×BN of a 64·NCW × BN
 // tile. CM = CTAs per cluster along M (1 or 2): the CM CTAs of a cluster compute vertically
 // adjacent tiles with the same columns, so they need the same B stage; each CTA loads BN/64/CM of
@@ -394,36 +375,6 @@ struct Cfg {
                   "setmaxnreg budget within the launch's registers");
 };
 
-
-// The 8 halves that start s (0..7) halves into the 16 of lo:hi, by word selects and PRMT (no
-// local-memory indexing).
-__device__ __forceinline__ uint4 window8(const uint4 lo, const uint4 hi, int s) {
-    const uint32_t w[8] = {lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w};
-    const int q = s >> 1;
-    uint32_t v[5];
-#pragma unroll
-    for (int k = 0; k < 5; ++k) v[k] = q == 0 ? w[k] : q == 1 ? w[k + 1] : q == 2 ? w[k + 2] : w[k + 3];
-    uint32_t o[4];
-#pragma unroll
-    for (int k = 0; k < 4; ++k) o[k] = (s & 1) ? __byte_perm(v[k], v[k + 1], 0x5432) : v[k];
-    return make_uint4(o[0], o[1], o[2], o[3]);
-}
-
-// x + beta·o for 8 halves (fp32 sums, one rounding: the pair path's arithmetic).
-__device__ __forceinline__ uint4 add_scaled(const uint4 x, const uint4 o, float beta) {
-    const uint32_t xs[4] = {x.x, x.y, x.z, x.w}, os[4] = {o.x, o.y, o.z, o.w};
-    uint32_t r[4];
-#pragma unroll
-    for (int k = 0; k < 4; ++k) {
-        float2 a = __half22float2(*reinterpret_cast<const __half2*>(&xs[k]));
-        const float2 b = __half22float2(*reinterpret_cast<const __half2*>(&os[k]));
-        a.x += beta * b.x;
-        a.y += beta * b.y;
-        const __half2 h = __floats2half2_rn(a.x, a.y);
-        r[k] = *reinterpret_cast<const uint32_t*>(&h);
-    }
-    return make_uint4(r[0], r[1], r[2], r[3]);
-}
 
 #if GEMM_SM90A_DEVICE  // the device helpers below: sm_90a only
 // ---------------------------------------------------------------------------------------------
@@ -788,8 +739,7 @@ struct OldC {
 // read the same way the epilogue took ~9 µs a tile (35 µs of a CTA's 215); staging through shared
 // memory as fp32 with 16-byte row accesses took ~4.9 µs; the boxes ~1.9 µs, all of it with both
 // consumer warpgroups off the tensor pipes (runs 44–46: 2.3 µs a tile with reduce-add stores).
-// FOLD: the block's stores are announced (signal) to the in-kernel fold once they have completed.
-template <int BN, bool MAY_READ, bool DIRECT = false, bool FOLD = false>
+template <int BN, bool MAY_READ, bool DIRECT = false>
 struct TmaEpilogue : OldC<BN, MAY_READ> {
     using Base = OldC<BN, MAY_READ>;
     using Base::kGroups;
@@ -804,26 +754,11 @@ struct TmaEpilogue : OldC<BN, MAY_READ> {
     int ldc, dm, dn;                        // ... its row stride and extent
     float dbeta;                            // ... and beta, applied by the direct stores
     bool keep_l2;                           // C is the padded result fold_c reads next: evict_last stores
-    uint32_t sig_bar;                       // FOLD: the barrier of the block last stored, not yet announced
 
     __device__ __forceinline__ TmaEpilogue(const CUtensorMap* tmC, int warp_, bool rc, bool add,
                                            uint32_t boxes_, uint32_t cbar_)
         : Base(tmC, warp_, rc, boxes_, cbar_), out_row(0), out_col0(0), add_c(add), pending(false),
-          dc(nullptr), ldc(0), dm(0), dn(0), dbeta(0.0f), keep_l2(false), sig_bar(0u) {}
-    // FOLD: once this warp's stores have completed (they were put a few k-steps ago), tell the
-    // fold (one arrival a warp on the block's barrier; the W they wrote is read by generic loads).
-    __device__ __forceinline__ void signal() {
-        if constexpr (FOLD) {
-            if (sig_bar == 0u) return;
-            if (threadIdx.x % 32 == 0) {
-                bulk_wait_all();
-                asm volatile("fence.proxy.async.global;" ::: "memory");
-                mbar_arrive(sig_bar);
-            }
-            __syncwarp();
-            sig_bar = 0u;
-        }
-    }
+          dc(nullptr), ldc(0), dm(0), dn(0), dbeta(0.0f), keep_l2(false) {}
     // Direct mode: the warp copies each box to C itself, bounds-checked, adding beta·C (the
     // packed values are alpha·acc alone: no reduce-add, no TMA old C).
     __device__ __forceinline__ void set_direct(half* c, int ld, int m, int n, float beta) {
@@ -926,9 +861,6 @@ struct TmaEpilogue : OldC<BN, MAY_READ> {
                 if (kt == 2) put<2>();
                 else if (kt == 3) put<3>();
             }
-            if constexpr (FOLD) {
-                if (kt == kFoldSignalStep) signal();
-            }
         }
     }
     // What a K loop of n_k k-steps did not reach.
@@ -943,9 +875,6 @@ struct TmaEpilogue : OldC<BN, MAY_READ> {
             if constexpr (kChunks > 2) {
                 if (n_k < 3) put<2>();
                 if (n_k < 4) put<3>();
-            }
-            if constexpr (FOLD) {
-                if (n_k <= kFoldSignalStep) signal();
             }
         }
     }
@@ -1041,116 +970,6 @@ struct WorkList {
     }
 };
 
-// ---- in-kernel fold (FoldJob) ----
-__device__ __forceinline__ void bulk_prefetch_l2(uintptr_t addr, uint32_t bytes) {
-    asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(addr), "r"(bytes) : "memory");
-}
-__device__ __forceinline__ uint32_t atomic_add_shared(uint32_t addr, uint32_t v) {
-    uint32_t old;
-    asm volatile("atom.shared::cta.add.u32 %0, [%1], %2;" : "=r"(old) : "r"(addr), "r"(v) : "memory");
-    return old;
-}
-// Half e (0..7) of x, as a float.
-__device__ __forceinline__ float half_at(const uint4 x, int e) {
-    const uint32_t w = e < 2 ? x.x : e < 4 ? x.y : e < 6 ? x.z : x.w;
-    return __half2float(__ushort_as_half(static_cast<unsigned short>(w >> (16 * (e & 1)))));
-}
-// Old C of rows [m0, m0 + BM) ∩ [0, M), columns [n0, n1), into L2: one bulk prefetch a row, rows
-// strided over `lanes` threads (index i); 16-byte aligned, never outside C's own bytes.
-__device__ __forceinline__ void fold_prefetch(const FoldJob& f, int m0, int rows, int n0, int n1, int i,
-                                              int lanes) {
-    const uintptr_t lo = (reinterpret_cast<uintptr_t>(f.C) + 15) & ~static_cast<uintptr_t>(15);
-    const uintptr_t hi = reinterpret_cast<uintptr_t>(f.C + static_cast<size_t>(f.M) * f.ldc) & ~static_cast<uintptr_t>(15);
-    for (int r = i; r < rows && m0 + r < f.M; r += lanes) {
-        const half* row = f.C + static_cast<size_t>(m0 + r) * f.ldc;
-        uintptr_t a = reinterpret_cast<uintptr_t>(row + n0) & ~static_cast<uintptr_t>(15);
-        uintptr_t e = (reinterpret_cast<uintptr_t>(row + n1) + 15) & ~static_cast<uintptr_t>(15);
-        a = a < lo ? lo : a;
-        e = e > hi ? hi : e;
-        if (e > a) bulk_prefetch_l2(a, static_cast<uint32_t>(e - a));
-    }
-}
-// C = W + beta·C on rows row0 .. row0 + R - 1 (those under row_end), columns [n0, n1) (n0 % 8 == 0,
-// n1 - n0 <= 256), by one warp. C is seen as aligned 16-byte chunks: lane l owns chunk l of a
-// row segment (counted from the chunk of its first half, a halves into it), whose 8 halves are
-// W's columns n0 + 8l - a ..., cut from W's aligned chunks l - 1 (the lane below's, by shuffles)
-// and l (W rows are 8-aligned, so one 16-byte W load a lane and row). A chunk the segment covers
-// only in part (its first, its 33rd, the ends of C's rows) goes half by half, touching only the
-// segment's halves: the rest belong to a neighbouring tile, folded by another CTA. Lean on
-// registers: the producer warpgroup runs this at 40 a thread.
-template <int R>
-__device__ __forceinline__ void fold_rows(const FoldJob& f, int row0, int row_end, int n0, int n1, int lane) {
-    const bool rd = f.beta != 0.0f;
-    // C's aligned 16-byte chunks that lie wholly inside C: a partly covered chunk is loaded whole
-    // (its other halves are only read, never written) unless it reaches outside C's own bytes
-    const uintptr_t c_lo = (reinterpret_cast<uintptr_t>(f.C) + 15) & ~static_cast<uintptr_t>(15);
-    const uintptr_t c_hi = reinterpret_cast<uintptr_t>(f.C + static_cast<size_t>(f.M) * f.ldc);
-    uint4 w[R], o[R], o33[R];  // W chunk, old C chunk, and (lane 31) old C's 33rd chunk
-#pragma unroll
-    for (int i = 0; i < R; ++i) {  // every row's loads first: R rows in flight, no load after a store
-        const int row = row0 + i;
-        w[i] = o[i] = o33[i] = make_uint4(0u, 0u, 0u, 0u);
-        if (row >= row_end) continue;
-        if (n0 + 8 * lane < n1)
-            w[i] = __ldcs(reinterpret_cast<const uint4*>(f.W + static_cast<size_t>(row) * f.ldw + n0) + lane);
-        if (!rd) continue;
-        const uintptr_t q = (reinterpret_cast<uintptr_t>(f.C + static_cast<size_t>(row) * f.ldc + n0) &
-                             ~static_cast<uintptr_t>(15)) + 16 * static_cast<uintptr_t>(lane);
-        if (q >= c_lo && q + 16 <= c_hi) o[i] = *reinterpret_cast<const uint4*>(q);
-        if (lane == 31 && q + 32 <= c_hi) o33[i] = *reinterpret_cast<const uint4*>(q + 16);
-    }
-#pragma unroll
-    for (int i = 0; i < R; ++i) {
-        const int row = row0 + i;
-        uint4 x;  // W chunk lane - 1, then the chunk's 8 halves: columns n0 + 8·lane - a + e
-        x.x = __shfl_up_sync(0xffffffffu, w[i].x, 1);
-        x.y = __shfl_up_sync(0xffffffffu, w[i].y, 1);
-        x.z = __shfl_up_sync(0xffffffffu, w[i].z, 1);
-        x.w = __shfl_up_sync(0xffffffffu, w[i].w, 1);
-        if (row >= row_end) continue;
-        half* cr = f.C + static_cast<size_t>(row) * f.ldc;
-        const uintptr_t seg = reinterpret_cast<uintptr_t>(cr + n0);
-        const int a = static_cast<int>((seg >> 1) & 7);
-        x = a ? window8(x, w[i], 8 - a) : w[i];
-        const int col = n0 + 8 * lane - a;  // the chunk's half e is column col + e
-        uint4* q = reinterpret_cast<uint4*>(seg & ~static_cast<uintptr_t>(15)) + lane;
-        if (col >= n0 && col + 8 <= n1) {
-            *q = rd ? add_scaled(x, o[i], f.beta) : x;
-        } else {  // the segment's halves only; old C from the chunk loaded above (or, at C's ends, here)
-            const bool whole = reinterpret_cast<uintptr_t>(q) >= c_lo && reinterpret_cast<uintptr_t>(q) + 16 <= c_hi;
-            for (int e = 0; e < 8; ++e) {
-                if (col + e < n0 || col + e >= n1) continue;
-                float v = half_at(x, e);
-                if (rd) v += f.beta * (whole ? half_at(o[i], e) : __half2float(cr[col + e]));
-                cr[col + e] = __float2half_rn(v);
-            }
-        }
-        if (lane == 31 && a != 0) {  // the 33rd chunk: columns n0 + 256 - a .., the last a halves of W chunk 31
-            const bool whole = reinterpret_cast<uintptr_t>(q + 1) + 16 <= c_hi;
-            for (int e = 0; e < a && n0 + 256 - a + e < n1; ++e) {
-                float v = half_at(w[i], 8 - a + e);
-                if (rd) v += f.beta * (whole ? half_at(o33[i], e) : __half2float(cr[n0 + 256 - a + e]));
-                cr[n0 + 256 - a + e] = __float2half_rn(v);
-            }
-        }
-    }
-}
-// The rows of a BM-row tile still to fold, R at a time from its counter (at shared address cnt).
-// Warps grabbing different R share a counter, so a grab may reach past the tile: rows are bounded
-// by the tile's end (run 83: a 4-row grab from row 126 folded the next tile's rows 0-1 twice).
-template <int BM, int R>
-__device__ __forceinline__ void fold_tile(const FoldJob& f, uint32_t cnt, int m0, int n0, int lane) {
-    const int n1 = min(n0 + 256, f.N);
-    const int row_end = min(m0 + BM, f.M);
-    for (;;) {
-        uint32_t g = 0;
-        if (lane == 0) g = atomic_add_shared(cnt, R);
-        g = __shfl_sync(0xffffffffu, g, 0);
-        if (g >= static_cast<uint32_t>(BM) || m0 + static_cast<int>(g) >= f.M) break;
-        fold_rows<R>(f, m0 + static_cast<int>(g), row_end, n0, n1, lane);
-    }
-}
-
 #endif  // GEMM_SM90A_DEVICE (device helpers)
 
 // ---------------------------------------------------------------------------------------------
@@ -1185,18 +1004,11 @@ __device__ __forceinline__ void fold_tile(const FoldJob& f, uint32_t cnt, int m0
 // (TmaEpilogue's direct mode, beta applied there), no stream-K; a separate instantiation, so the
 // direct stores' registers never weigh on the TMA-epilogue kernels (74 bytes of spills when one
 // kernel held both).
-// FOLD (C with odd N, beta = 0 here: tmC is the padded W, fj says where C is): the in-kernel
-// fold. Shared memory gains kFoldBytes behind the old-C barriers: a barrier and a row counter for
-// each of the CTA's tiles (at most kFoldTiles, no stream-K). The consumer warps announce a tile
-// at the next tile's k-step kFoldSignalStep (its W stores have completed by then); the producer
-// warpgroup's warps 1-3 fold the tiles in order, each one's old C prefetched into L2 a tile
-// earlier; after their last tile the consumer warps join in, so only the last tile's fold
-// (shared by 11 warps) is not hidden behind the MMAs.
-template <int NCW, int BN, int STAGES, int CM, bool DIRECT = false, bool FOLD = false>
+template <int NCW, int BN, int STAGES, int CM, bool DIRECT = false>
 __global__ void __launch_bounds__(Cfg<NCW, BN, STAGES, CM>::kThreads, 1)
 gemm_ws(const __grid_constant__ CUtensorMap tmA, const __grid_constant__ CUtensorMap tmB,
         const __grid_constant__ CUtensorMap tmC, int M, int N, int K, float alpha, float beta, int sk_tiles,
-        half* __restrict__ Cd, int ldc, int keep_c, const FoldJob fj) {
+        half* __restrict__ Cd, int ldc, int keep_c) {
 #if GEMM_SM90A_DEVICE
     using G = Cfg<NCW, BN, STAGES, CM>;
     constexpr int BM = G::BM;
@@ -1210,15 +1022,6 @@ gemm_ws(const __grid_constant__ CUtensorMap tmA, const __grid_constant__ CUtenso
     const uint32_t full_bar = epi + G::kEpiBytes;
     const uint32_t empty_bar = full_bar + STAGES * 8;
     const uint32_t c_bar = empty_bar + STAGES * 8;  // one per consumer warp: its old-C loads
-    const uint32_t fold_bar = c_bar + NCW * 4 * 8;  // FOLD: a tile's W complete (one arrival a consumer warp)
-    const uint32_t fold_cnt = fold_bar + kFoldTiles * 8;  // FOLD: a tile's rows handed out
-    static_assert(!FOLD || (NCW == 2 && BN == 256 && CM == 1 && !DIRECT), "the fold runs in the 128×256 kernel");
-    static_assert(!FOLD || G::kSmemBytes + kFoldBytes <= 227 * 1024, "fold barriers fit");
-    // FOLD: 16 registers a thread move from the consumers to the producer warpgroup, whose fold
-    // warps keep two rows' loads in flight (at 40 they spilled 80 bytes)
-    constexpr int kProdRegs = FOLD ? kFoldProducerRegs : kProducerRegs;
-    constexpr int kConsRegs = FOLD ? kFoldConsumerRegs : kConsumerRegs;
-    static_assert(kConsRegs * NCW + kProdRegs <= (NCW + 1) * ((65536 / G::kThreads) & ~7), "setmaxnreg budget");
 
     const int tid = threadIdx.x;
     const int wg = tid / 128;
@@ -1246,12 +1049,7 @@ gemm_ws(const __grid_constant__ CUtensorMap tmA, const __grid_constant__ CUtenso
             mbar_init(empty_bar + 8 * s, G::kEmptyArrivals);
         }
         for (int w = 0; w < NCW * 4; ++w) mbar_init(c_bar + 8 * w, 1);
-        if constexpr (FOLD)
-            for (int j = 0; j < kFoldTiles; ++j) mbar_init(fold_bar + 8 * j, NCW * 4);
         asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
-    }
-    if constexpr (FOLD) {
-        if (tid < kFoldTiles) asm volatile("st.shared.u32 [%0], %1;" ::"r"(fold_cnt + 4 * tid), "r"(0) : "memory");
     }
     // Barriers initialised before anyone (peer CTAs included) can arrive on them.
     if constexpr (CM > 1) cluster_sync_all();
@@ -1260,7 +1058,7 @@ gemm_ws(const __grid_constant__ CUtensorMap tmA, const __grid_constant__ CUtenso
 
     if (wg == 0) {
         // ------------------------------ producer ------------------------------
-        setmaxnreg_dec<kProdRegs>();
+        setmaxnreg_dec<kProducerRegs>();
         if (warp == 0) {
             if (lane == 0) {
                 prefetch_tensormap(&tmA);
@@ -1307,28 +1105,10 @@ gemm_ws(const __grid_constant__ CUtensorMap tmA, const __grid_constant__ CUtenso
                     for (int kt = 0; kt < ke - kb; ++kt) issue(kt);
                 __syncwarp();
             }
-        } else if constexpr (FOLD && GEMM_FOLD_WARPS) {
-            // warps 1-3: fold tile j once announced, after prefetching tile j + 1's old C (whole
-            // tiles, no stream-K: tile j is first_t + j·stride_t; no WorkList, for the registers)
-            const int fi = wtid - 32;  // 0..95
-            auto prefetch = [&](int t) {
-                if (fj.beta == 0.0f || t >= total) return;
-                int sm, tn;
-                super_coords<1>(t, super_m, tiles_n, sm, tn);
-                fold_prefetch(fj, sm * BM, BM, tn * BN, min(tn * BN + BN, N), fi, 96);
-            };
-            prefetch(first_t);
-            for (int t = first_t, j = 0; t < total; t += stride_t, ++j) {
-                prefetch(t + stride_t);
-                int sm, tn;
-                super_coords<1>(t, super_m, tiles_n, sm, tn);
-                mbar_wait(fold_bar + 8 * j, 0);
-                fold_tile<BM, GEMM_FOLD_ROWS>(fj, fold_cnt + 4 * j, sm * BM, tn * BN, lane);
-            }
         }
     } else {
         // ------------------------------ consumers ------------------------------
-        setmaxnreg_inc<kConsRegs>();
+        setmaxnreg_inc<kConsumerRegs>();
         const int cw = wg - 1;  // rows cw*64 .. cw*64+63 of the tile
         // Hand stage s back to every producer of the cluster (one arrival per warp).
         auto release = [&](uint32_t s) {
@@ -1346,13 +1126,13 @@ gemm_ws(const __grid_constant__ CUtensorMap tmA, const __grid_constant__ CUtenso
         // The tile loop, compiled with and without old-C loads (MAY_READ: beta other than 0 or 1).
         auto tiles = [&](auto may_read) {
             constexpr bool RC = decltype(may_read)::value;
-            TmaEpilogue<BN, RC, DIRECT, FOLD> frag(&tmC, warp, read_c, add_c,
-                                                   epi + (cw * 4 + warp) * kEpiWarpBytes, c_bar + 8 * (cw * 4 + warp));
+            TmaEpilogue<BN, RC, DIRECT> frag(&tmC, warp, read_c, add_c, epi + (cw * 4 + warp) * kEpiWarpBytes,
+                                             c_bar + 8 * (cw * 4 + warp));
             if constexpr (DIRECT) frag.set_direct(Cd, ldc, M, N, beta);
             frag.keep_l2 = keep_c != 0;
             WorkList work(first_t, stride_t, total, sk_tiles, num_k);
             int t, kb, ke;
-            for (int j = 0; work.next(t, kb, ke); ++j) {
+            while (work.next(t, kb, ke)) {
                 int sm, tn;
                 super_coords<CM>(t, super_m, tiles_n, sm, tn);
                 const int m0 = (sm * CM + static_cast<int>(rank)) * BM;
@@ -1366,25 +1146,12 @@ gemm_ws(const __grid_constant__ CUtensorMap tmA, const __grid_constant__ CUtenso
                 const long long t1 = GEMM_TRACE_CLOCK();
                 if constexpr (RC || !GEMM_DEFER_STORES) frag.store(acc, alpha, beta);
                 else frag.pack(acc, alpha, beta);  // stored during the next tile's first k-steps
-                if constexpr (FOLD) frag.sig_bar = fold_bar + 8 * j;
                 GEMM_TRACE_ADD(3, t1 - t0);
                 GEMM_TRACE_ADD(4, GEMM_TRACE_CLOCK() - t1);
                 GEMM_TRACE_ADD(9, 1);
             }
             frag.flush();  // the last tile's stores (nothing when they were stored already)
             frag.drain();  // the C stores complete before the CTA ends
-            if constexpr (FOLD) {  // announce the last tile, then fold what is left with the producer's warps
-                frag.signal();
-                const long long f0 = GEMM_TRACE_CLOCK();
-                WorkList again(first_t, stride_t, total, 0, num_k);
-                for (int j = 0; again.next(t, kb, ke); ++j) {
-                    int sm, tn;
-                    super_coords<1>(t, super_m, tiles_n, sm, tn);
-                    mbar_wait(fold_bar + 8 * j, 0);
-                    fold_tile<BM, 4>(fj, fold_cnt + 4 * j, sm * BM, tn * BN, lane);
-                }
-                GEMM_TRACE_ADD(11, GEMM_TRACE_CLOCK() - f0);
-            }
         };
         if constexpr (DIRECT) tiles(Flag<false>{});  // beta is applied by the direct stores
         else if (read_c) tiles(Flag<true>{});
@@ -2542,6 +2309,20 @@ struct PadJob {
     int src_rows;                    // rows past it are zeros (the mma path's K padded to 8)
 };
 
+// The 8 halves that start s (0..7) halves into the 16 of lo:hi, by word selects and PRMT (no
+// local-memory indexing).
+__device__ __forceinline__ uint4 window8(const uint4 lo, const uint4 hi, int s) {
+    const uint32_t w[8] = {lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w};
+    const int q = s >> 1;
+    uint32_t v[5];
+#pragma unroll
+    for (int k = 0; k < 5; ++k) v[k] = q == 0 ? w[k] : q == 1 ? w[k + 1] : q == 2 ? w[k + 2] : w[k + 3];
+    uint32_t o[4];
+#pragma unroll
+    for (int k = 0; k < 4; ++k) o[k] = (s & 1) ? __byte_perm(v[k], v[k + 1], 0x5432) : v[k];
+    return make_uint4(o[0], o[1], o[2], o[3]);
+}
+
 // The first n (1..8) halves of x, zeros after them.
 __device__ __forceinline__ uint4 keep_halves(const uint4 x, int n) {
     uint32_t w[4] = {x.x, x.y, x.z, x.w};
@@ -2598,6 +2379,22 @@ __global__ void __launch_bounds__(256) pad_copy(PadJob j0, PadJob j1) {
             d[t] = out;
         }
     }
+}
+
+// x + beta·o for 8 halves (fp32 sums, one rounding: the pair path's arithmetic).
+__device__ __forceinline__ uint4 add_scaled(const uint4 x, const uint4 o, float beta) {
+    const uint32_t xs[4] = {x.x, x.y, x.z, x.w}, os[4] = {o.x, o.y, o.z, o.w};
+    uint32_t r[4];
+#pragma unroll
+    for (int k = 0; k < 4; ++k) {
+        float2 a = __half22float2(*reinterpret_cast<const __half2*>(&xs[k]));
+        const float2 b = __half22float2(*reinterpret_cast<const __half2*>(&os[k]));
+        a.x += beta * b.x;
+        a.y += beta * b.y;
+        const __half2 h = __floats2half2_rn(a.x, a.y);
+        r[k] = *reinterpret_cast<const uint32_t*>(&h);
+    }
+    return make_uint4(r[0], r[1], r[2], r[3]);
 }
 
 // C (M×N, row stride N) = W + beta·C, W the GEMM's alpha·AB (row stride ldw, a multiple of 8,
@@ -2769,8 +2566,6 @@ struct Operands {
     int lda, ldb, ldc;
     bool direct;  // C's rows not 16-byte strided: no C tensor map, the epilogues store C themselves
     bool keep_c;  // C is the padded result fold_c reads right after: stored with evict_last
-    const FoldJob* fold;  // C is that padded result and this the fold: done by the 128×256 kernel if it runs
-    bool* folded;         // ... which then sets this
 };
 
 
@@ -2841,11 +2636,10 @@ bool launch_clusters(Kernel kernel, int ctas, int threads, int smem, int cm, Arg
 
 // How many clusters of CM CTAs of this kernel can be resident at once (1 CTA per SM: the stage
 // ring takes most of the shared memory). Asked once.
-template <int NCW, int BN, int STAGES, int CM, bool DIRECT = false, bool FOLD = false>
+template <int NCW, int BN, int STAGES, int CM, bool DIRECT = false>
 int resident_clusters() {
     using G = Cfg<NCW, BN, STAGES, CM>;
-    static const int n = max_clusters(gemm_ws<NCW, BN, STAGES, CM, DIRECT, FOLD>, G::kThreads,
-                                      G::kSmemBytes + (FOLD ? kFoldBytes : 0), CM);
+    static const int n = max_clusters(gemm_ws<NCW, BN, STAGES, CM, DIRECT>, G::kThreads, G::kSmemBytes, CM);
     return n;
 }
 
@@ -2857,34 +2651,22 @@ bool launch_ws(const Operands& o, int M, int N, int K, float alpha, float beta, 
     CUtensorMap tc;
     if (!get_tensor_map(o.A, M, K, o.lda, G::BM, &ta)) return false;  // A: M×K, box BM × 64
     if (!get_tensor_map(o.B, K, N, o.ldb, kBK, &tb)) return false;    // B: K×N, box 64 × 64
-    const FoldJob none{nullptr, nullptr, 0, 0, 0, 0, 0.0f};
     if (o.direct) {  // no C map (tc unused): the epilogue stores C itself, one CTA per cluster
         if (CM != 1 || resident_clusters<NCW, BN, STAGES, 1, true>() <= 0) return false;
         gemm_ws<NCW, BN, STAGES, 1, true>
-            <<<ctas, G::kThreads, G::kSmemBytes>>>(ta, tb, ta, M, N, K, alpha, beta, sk_tiles, o.C, o.ldc, 0, none);
+            <<<ctas, G::kThreads, G::kSmemBytes>>>(ta, tb, ta, M, N, K, alpha, beta, sk_tiles, o.C, o.ldc, 0);
         return true;
     }
     if (!get_tensor_map(o.C, M, N, o.ldc, 16, &tc)) return false;  // C: M×N, box 16 × 64 (a warp's store)
     half* const cd = nullptr;
-    if constexpr (NCW == 2 && BN == 256 && CM == 1) {
-        // the in-kernel fold: whole tiles (no stream-K), a barrier and a counter for each of a CTA's
-        const long long tiles = static_cast<long long>((M + G::BM - 1) / G::BM) * ((N + BN - 1) / BN);
-        if (o.fold && sk_tiles == 0 && (tiles + ctas - 1) / ctas <= kFoldTiles &&
-            resident_clusters<NCW, BN, STAGES, 1, false, true>() > 0) {
-            gemm_ws<NCW, BN, STAGES, 1, false, true><<<ctas, G::kThreads, G::kSmemBytes + kFoldBytes>>>(
-                ta, tb, tc, M, N, K, alpha, beta, 0, cd, o.ldc, o.keep_c ? 1 : 0, *o.fold);
-            *o.folded = true;
-            return true;
-        }
-    }
     if (CM == 1) {
         gemm_ws<NCW, BN, STAGES, CM>
             <<<ctas, G::kThreads, G::kSmemBytes>>>(ta, tb, tc, M, N, K, alpha, beta, sk_tiles, cd, o.ldc,
-                                                   o.keep_c ? 1 : 0, none);
+                                                   o.keep_c ? 1 : 0);
         return true;
     }
     return launch_clusters(gemm_ws<NCW, BN, STAGES, CM>, ctas, G::kThreads, G::kSmemBytes, CM, ta, tb, tc,
-                           M, N, K, alpha, beta, sk_tiles, cd, o.ldc, o.keep_c ? 1 : 0, none);
+                           M, N, K, alpha, beta, sk_tiles, cd, o.ldc, o.keep_c ? 1 : 0);
 }
 
 // Stream-K tail (beta == 1, where pieces can be reduce-added): how many of the last tiles (or
@@ -3068,10 +2850,8 @@ bool solve_sm90a(const half* A, const half* B, half* C, int M, int N, int K, flo
     // direct: 0.2436), and so did fp16 reductions into C from the epilogue (run 67: 0.4546 against
     // 0.2736 folded); a 1D TMA map of C cannot take them either: a box must start 16-byte aligned
     // (run 75: a 1D TMA store at an odd element stops the kernel with "illegal instruction")
-    // (with GEMM_INFOLD_BETA0 the 128×256 kernel folds beta = 0 too, instead of direct stores)
-    const bool infold_b0 = GEMM_INFOLD && GEMM_INFOLD_BETA0 && pick_path(M, N, K, splits) == Path::kBig;
-    const bool c_ok = serial || c_tma || (GEMM_DIRECT_C && beta == 0.0f && !infold_b0);
-    Operands o{A, B, C, K, N, N, c_ok && !c_tma, false, nullptr, nullptr};
+    const bool c_ok = serial || c_tma || (GEMM_DIRECT_C && beta == 0.0f);
+    Operands o{A, B, C, K, N, N, c_ok && !c_tma, false};
     if (a_ok && b_ok && c_ok) return gemm_sm90a(o, M, N, K, alpha, beta);
     const int kp = static_cast<int>(round_up(K, 8)), np = static_cast<int>(round_up(N, 8));
     const size_t a_bytes = a_ok ? 0 : round_up(static_cast<size_t>(M) * kp * 2, 256);
@@ -3091,21 +2871,14 @@ bool solve_sm90a(const half* A, const half* B, half* C, int M, int N, int K, flo
         o.ldb = np;
         jobs[n_jobs++] = PadJob{B, reinterpret_cast<half*>(w + a_bytes), K, N, N, np, K};
     }
-    FoldJob fj{nullptr, nullptr, 0, 0, 0, 0, 0.0f};
-    bool folded = false;
     if (!c_ok) {
         o.C = reinterpret_cast<half*>(w + a_bytes + b_bytes);
         o.ldc = np;
         o.keep_c = GEMM_CW_KEEP_L2 != 0;
-        if (GEMM_INFOLD) {
-            fj = FoldJob{o.C, C, np, N, M, N, beta};
-            o.fold = &fj;
-            o.folded = &folded;
-        }
     }
     launch_pads(jobs, n_jobs);
     if (!gemm_sm90a(o, M, N, K, alpha, c_ok ? beta : 0.0f)) return false;
-    if (!c_ok && !folded) launch_fold(o.C, np, C, M, N, beta);
+    if (!c_ok) launch_fold(o.C, np, C, M, N, beta);
     return true;
 }
 

@@ -5,6 +5,10 @@
 // box of that class starts at inner coordinate s_i = (ld·i) mod 8. Run 75's 1D probe ended
 // with "illegal instruction" on a store at an odd element; this asks 2D loads, stores and
 // reduce-adds separately, one process each (a trap ends the context).
+// Answer (run 83, H200, driver 580.159.04): every mode at s = 5 (10 bytes) ends with "illegal
+// instruction" (load with 128B swizzle and without, store, reduce-add); with CTRL=1 (the box at
+// an aligned coordinate, the check then off by design) load and store run. A box's inner start
+// must be 16-byte aligned: rows of odd length cannot be read in place this way.
 // nvcc -O3 -gencode=arch=compute_90a,code=sm_90a -o probe tools/probe_tma_odd.cu
 // ./probe load|load_noswz|store|add   [exit 0: right, 1: wrong, 2: CUDA error]
 #include <cuda.h>

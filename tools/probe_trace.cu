@@ -21,8 +21,7 @@ constexpr int kMaxCtas = 1024, kRoles = 4, kSlots = 12;
 // slots: 0 entry clock, 1 after set-up, 2 cycles waiting (consumers: full stages after the first
 // of a tile; producer: empty stages), 3 K-loop cycles, 4 epilogue cycles, 5 exit clock,
 // 6 entry globaltimer, 7 exit globaltimer, 8 consumers' wait for a tile's first stage, 9 tiles,
-// 10 split-K: the finishing warpgroup's wait for the peer's partial, 11 the consumers' share of
-// the in-kernel fold after their last tile (GEMM_INFOLD)
+// 10 split-K: the finishing warpgroup's wait for the peer's partial
 __device__ unsigned long long trace[kMaxCtas][kRoles][kSlots];
 __device__ __forceinline__ unsigned long long gtimer() {
     unsigned long long t;
@@ -124,8 +123,8 @@ static void run_case(int M, int N, int K, float beta) {
                 M, N, K, sorted[sorted.size() / 2] * 1e3, last * 1e3, ctas, ghz, (g1 - g0) * 1e-3);
     std::printf("| role | CTAs | entry µs (min/max after first) | set-up µs | first-fill wait µs | "
                 "other waits µs | K loop µs | epilogue µs | tiles | exit µs after first entry (mean / max) | "
-                "split-K finisher: peer wait µs, epilogue µs (CTAs) | fold tail µs |\n"
-                "|---|---:|---|---:|---:|---:|---:|---:|---:|---|---|---:|\n");
+                "split-K finisher: peer wait µs, epilogue µs (CTAs) |\n"
+                "|---|---:|---|---:|---:|---:|---:|---:|---:|---|---|\n");
     for (int role = 0; role < probe::kRoles; ++role) {
         double s[12] = {};
         int n = 0;
@@ -142,7 +141,6 @@ static void run_case(int M, int N, int K, float beta) {
             s[4] += static_cast<double>(r[4]);
             s[8] += static_cast<double>(r[8]);
             s[9] += static_cast<double>(r[9]);
-            s[11] += static_cast<double>(r[11]);
             if (r[10] != 0) {
                 ++fin;
                 fin_wait += static_cast<double>(r[10]);
@@ -164,10 +162,10 @@ static void run_case(int M, int N, int K, float beta) {
         char split[64] = "–";
         if (fin) std::snprintf(split, sizeof(split), "%.2f, %.2f (%d)", fin_wait * 1e-3 / ghz / fin,
                                fin_epi * 1e-3 / ghz / fin, fin);
-        std::printf("| %s | %d | %.2f / %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.1f | %.2f / %.2f | %s | %.2f |\n",
+        std::printf("| %s | %d | %.2f / %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.1f | %.2f / %.2f | %s |\n",
                     role == 0 ? "producer wg" : role == 1 ? "consumer wg 1" : role == 2 ? "consumer wg 2" : "wg 3",
                     n, (emin - g0) * 1e-3, (emax - g0) * 1e-3, s[1] * us, s[8] * us, s[2] * us, s[3] * us,
-                    s[4] * us, s[9] / n, xsum * 1e-3 / n, (xmax - g0) * 1e-3, split, s[11] * us);
+                    s[4] * us, s[9] / n, xsum * 1e-3 / n, (xmax - g0) * 1e-3, split);
     }
     CHECK(cudaEventDestroy(e0));
     CHECK(cudaEventDestroy(e1));
