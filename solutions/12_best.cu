@@ -260,6 +260,9 @@
 #define GEMM_CW_KEEP_L2 1      // the padded C (odd N, folded in after) stored with an L2 evict_last hint, so
                                // fold_c reads it from L2 (and lets it go: evict-first loads)
 #endif
+#ifndef GEMM_FOLD_REVERSE
+#define GEMM_FOLD_REVERSE 0    // 1: fold_c walks C's rows from the last (to be measured)
+#endif
 #ifndef GEMM_FEW_WAVE_CLUSTER
 #define GEMM_FEW_WAVE_CLUSTER 1 // beta = 1, 128×256 tiles over 1 and under 2 waves: clusters of 2 with B
                                 // multicast and the stream-K tail over clusters (run 67, 3000×2000×1000:
@@ -2410,7 +2413,10 @@ __global__ void __launch_bounds__(256) fold_c(const half* __restrict__ W, int ld
     uint4* c4 = reinterpret_cast<uint4*>(C - hc);  // chunk q: C's flat elements 8q - hc .. 8q - hc + 7
     const uint4* w4 = reinterpret_cast<const uint4*>(W);
     const long long total = static_cast<long long>(M) * N;
-    for (int r = blockIdx.x; r < M; r += gridDim.x) {
+    for (int i = blockIdx.x; i < M; i += gridDim.x) {
+        // GEMM_FOLD_REVERSE: last rows first (the 128×256 kernel's last waves wrote them: the part
+        // of W most likely still in L2)
+        const int r = GEMM_FOLD_REVERSE ? M - 1 - i : i;
         const long long g_row = hc + static_cast<long long>(r) * N;  // chunk position of (r, 0)
         const long long q_lo = r == 0 ? 0 : (g_row + 7) >> 3;       // row 0 also owns a head chunk
         const long long q_hi = (g_row + N + 7) >> 3;
