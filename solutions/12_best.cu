@@ -189,7 +189,10 @@
 //   consumers' K loops 178 µs against 174 (the fold warps' traffic), then 49 µs folding after their
 //   last tile: 11 warps an SM keep too few loads in flight (fold_c has 64), and the fold warps fall
 //   behind; loading partly covered chunks whole (run 85) 1.128×; removed
-//   (tools/experiments/run83_85_infold.patch).
+//   (tools/experiments/run83_85_infold.patch). (3) fold_c walking C's rows from the last (the
+//   part of the padded C the last waves wrote, likelier still in L2): measured (run 86) 1.019×
+//   the time at 4095³, 1.021× at 4096×4095×4096; not kept. ncu (run 86, 4095³): pad_copy 36.0
+//   µs, gemm_ws 185.9 µs (tensor pipes 94.4%), fold_c 33.6 µs (L2 hit rate 38.3%).
 // Tiles: big BM=128 BN=256 BK=64 stages=4 (GEMM_BIG_STAGES), 1 producer + 2 consumer warpgroups,
 //   no cluster (GEMM_BIG_CLUSTER), stream-K tail with beta = 1 (GEMM_STREAMK); split-K BM=128
 //   BN=128 BK=64 stages=4 (GEMM_SPLIT_STAGES), 1 + 2 warpgroups, pairs along K (GEMM_SPLITK),
@@ -259,9 +262,6 @@
 #ifndef GEMM_CW_KEEP_L2
 #define GEMM_CW_KEEP_L2 1      // the padded C (odd N, folded in after) stored with an L2 evict_last hint, so
                                // fold_c reads it from L2 (and lets it go: evict-first loads)
-#endif
-#ifndef GEMM_FOLD_REVERSE
-#define GEMM_FOLD_REVERSE 0    // 1: fold_c walks C's rows from the last (to be measured)
 #endif
 #ifndef GEMM_FEW_WAVE_CLUSTER
 #define GEMM_FEW_WAVE_CLUSTER 1 // beta = 1, 128×256 tiles over 1 and under 2 waves: clusters of 2 with B
@@ -2413,10 +2413,7 @@ __global__ void __launch_bounds__(256) fold_c(const half* __restrict__ W, int ld
     uint4* c4 = reinterpret_cast<uint4*>(C - hc);  // chunk q: C's flat elements 8q - hc .. 8q - hc + 7
     const uint4* w4 = reinterpret_cast<const uint4*>(W);
     const long long total = static_cast<long long>(M) * N;
-    for (int i = blockIdx.x; i < M; i += gridDim.x) {
-        // GEMM_FOLD_REVERSE: last rows first (the 128×256 kernel's last waves wrote them: the part
-        // of W most likely still in L2)
-        const int r = GEMM_FOLD_REVERSE ? M - 1 - i : i;
+    for (int r = blockIdx.x; r < M; r += gridDim.x) {
         const long long g_row = hc + static_cast<long long>(r) * N;  // chunk position of (r, 0)
         const long long q_lo = r == 0 ? 0 : (g_row + 7) >> 3;       // row 0 also owns a head chunk
         const long long q_hi = (g_row + N + 7) >> 3;
