@@ -118,6 +118,12 @@
 //   at 3×1000×4096. (4) x multicast over clusters of 2 or 4 n-tiles (a helper's I4_WG_MCAST,
 //   predicted 0.21–0.22 ms at 4096³ on the idea that L2→SM bytes set the pace): 1.768× and
 //   3.273× the time (run 79); not kept.
+// Run 86 (this file's code since 2427c72, the review's shared GEMV epilogue, gemv_store_sums):
+//   judge 11/11 and extra 14/14, memcheck clean at 3×1000×4096; the leaderboard run: 4096³
+//   0.2394 ms (94.1% of dequantize + cuBLAS beside it), M = 1 0.0125 ms, M = 16 0.0169. The T4
+//   and A100 builds (02's mma paths here) are still unrun on the device: `--gpu all` ran out of
+//   its 300 s step (run 86), `--gpu T4` / `--gpu A100` of 130 s each without the harness built
+//   first (run 87) too.
 // Tiles: wgmma path: CTA 128 n × MN m (MN ∈ {128, 64, 32, 16}), BK = 64, 8-stage TMA ring
 //   (MN·128 + 4096 bytes a stage), 1 producer + 2 consumer warpgroups (384 threads, setmaxnreg
 //   40 / 232), persistent ≤ #SMs CTAs, grouped order 8 m-tiles, split-K 1–16 (whole groups a
