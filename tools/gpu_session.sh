@@ -45,7 +45,10 @@ say "== $(date -u +%FT%TZ) $(nvidia-smi --query-gpu=name,driver_version,clocks.s
 for step in "$@"; do
     case $step in
     batch=*) # batch=FILE: every non-comment line of FILE is one command (LINE_LIMIT seconds each,
-             # default 150: `--gpu all` of a large file needs more); the summary quotes each
+             # default 150: `--gpu all` of a large file needs more); the summary quotes each.
+             # The judge is built first if no step built it (run 87: the harness's first-use build
+             # ate both lines' time)
+        [ -x build/harness ] || run build 300 make -j16
         n=0
         while IFS= read -r line; do
             case "$line" in ''|'#'*) continue ;; esac
