@@ -11,6 +11,8 @@
 #include <cstdio>
 #include <cstdint>
 #include <vector>
+
+#include "probe_tma.h"
 #define CK(x) do { cudaError_t e_ = (x); if (e_ != cudaSuccess) { printf("CUDA %s: %s\n", #x, cudaGetErrorString(e_)); return 1; } } while (0)
 
 __global__ void k1d(const __grid_constant__ CUtensorMap map, int rows, int ld, int ncol, int add) {
@@ -29,8 +31,7 @@ __global__ void k1d(const __grid_constant__ CUtensorMap map, int rows, int ld, i
             asm volatile("cp.reduce.async.bulk.tensor.1d.global.shared::cta.add.tile.bulk_group [%0, {%1}], [%2];" ::"l"(&map), "r"(coord), "r"(src) : "memory");
         else
             asm volatile("cp.async.bulk.tensor.1d.global.shared::cta.bulk_group [%0, {%1}], [%2];" ::"l"(&map), "r"(coord), "r"(src) : "memory");
-        asm volatile("cp.async.bulk.commit_group;" ::: "memory");
-        asm volatile("cp.async.bulk.wait_group 0;" ::: "memory");
+        probe_bulk_commit_wait();
     }
 }
 
@@ -41,25 +42,24 @@ __global__ void kswz(const __grid_constant__ CUtensorMap map, int ld, unsigned s
     __shared__ __align__(8) unsigned long long bar;
     const uint32_t b = static_cast<uint32_t>(__cvta_generic_to_shared(&bar));
     if (threadIdx.x == 0) {
-        asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(b) : "memory");
-        asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
-        asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(b), "r"(8 * 128) : "memory");
+        probe_mbar_arm(b, 8 * 128);
         for (int r = 0; r < 8; ++r) {
             const uint32_t dst = static_cast<uint32_t>(__cvta_generic_to_shared(buf + r * 64));
             asm volatile("cp.async.bulk.tensor.1d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2}], [%3];"
                          ::"r"(dst), "l"(&map), "r"(r * ld + 3), "r"(b) : "memory");
         }
-        asm volatile("{\n.reg .pred p;\nW: mbarrier.try_wait.parity.shared::cta.b64 p, [%0], 0;\n@!p bra W;\n}" ::"r"(b) : "memory");
+        probe_mbar_wait(b);
     }
     __syncthreads();
     for (int i = threadIdx.x; i < 8 * 64; i += blockDim.x) out[i] = buf[i];
 }
 
 int main() {
-    void* p = nullptr;
-    cudaDriverEntryPointQueryResult q;
-    CK(cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &p, 12000, cudaEnableDefault, &q));
-    auto enc = reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(p);
+    const auto enc = probe_encode_fn();
+    if (!enc) {
+        printf("cuTensorMapEncodeTiled not found\n");
+        return 1;
+    }
     for (int ld : {4096, 4095}) {
         const int rows = 4096, ncol = 4032;  // segments of 64 inside each row
         const size_t total = (size_t)rows * ld;

@@ -20,6 +20,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <vector>
+
+#include "probe_tma.h"
 #define CK(x) do { cudaError_t e_ = (x); if (e_ != cudaSuccess) { printf("CUDA %s: %s\n", #x, cudaGetErrorString(e_)); return 2; } } while (0)
 
 constexpr int kLd = 4095, kRows = 256, kCls = 3;  // class 3: rows 3, 11, 19, ...; s = (4095·3) mod 8 = 5
@@ -30,13 +32,11 @@ __global__ void kload(const __grid_constant__ CUtensorMap map, int c0, unsigned 
     __shared__ __align__(8) unsigned long long bar;
     const uint32_t b = static_cast<uint32_t>(__cvta_generic_to_shared(&bar));
     if (threadIdx.x == 0) {
-        asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(b) : "memory");
-        asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
-        asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(b), "r"(16 * 128) : "memory");
+        probe_mbar_arm(b, 16 * 128);
         const uint32_t dst = static_cast<uint32_t>(__cvta_generic_to_shared(buf));
         asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];"
                      ::"r"(dst), "l"(&map), "r"(c0), "r"(1), "r"(b) : "memory");
-        asm volatile("{\n.reg .pred p;\nW: mbarrier.try_wait.parity.shared::cta.b64 p, [%0], 0;\n@!p bra W;\n}" ::"r"(b) : "memory");
+        probe_mbar_wait(b);
     }
     __syncthreads();
     for (int i = threadIdx.x; i < 16 * 64; i += blockDim.x) out[i] = buf[i];
@@ -56,17 +56,17 @@ __global__ void kstore(const __grid_constant__ CUtensorMap map, int c0, int add)
         else
             asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%1, %2}], [%3];"
                          ::"l"(&map), "r"(c0), "r"(1), "r"(src) : "memory");
-        asm volatile("cp.async.bulk.commit_group;" ::: "memory");
-        asm volatile("cp.async.bulk.wait_group 0;" ::: "memory");
+        probe_bulk_commit_wait();
     }
 }
 
 int main(int argc, char** argv) {
     const char* mode = argc > 1 ? argv[1] : "load";
-    void* p = nullptr;
-    cudaDriverEntryPointQueryResult q;
-    CK(cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &p, 12000, cudaEnableDefault, &q));
-    auto enc = reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(p);
+    const auto enc = probe_encode_fn();
+    if (!enc) {
+        printf("cuTensorMapEncodeTiled not found\n");
+        return 2;
+    }
     const size_t total = static_cast<size_t>(kRows) * kLd;
     std::vector<unsigned short> h(total);
     for (size_t i = 0; i < total; ++i) h[i] = static_cast<unsigned short>(i & 0x7FFF);  // element e holds e mod 2^15

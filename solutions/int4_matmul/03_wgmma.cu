@@ -123,7 +123,9 @@
 //   0.2394 ms (94.1% of dequantize + cuBLAS beside it), M = 1 0.0125 ms, M = 16 0.0169. The T4
 //   and A100 builds (02's mma paths here) are still unrun on the device: `--gpu all` ran out of
 //   its 300 s step (run 86), `--gpu T4` / `--gpu A100` of 130 s each without the harness built
-//   first (run 87) too.
+//   first (run 87) too. Review after run 87 (not run on the GPU: the device budget was spent):
+//   the three GEMV launch sites share one row-count switch (with_gemv_rows / by_gemv_rows); ptxas
+//   reports the same 45 kernels with the same registers and spills on sm_75, sm_80 and sm_90a.
 // Tiles: wgmma path: CTA 128 n × MN m (MN ∈ {128, 64, 32, 16}), BK = 64, 8-stage TMA ring
 //   (MN·128 + 4096 bytes a stage), 1 producer + 2 consumer warpgroups (384 threads, setmaxnreg
 //   40 / 232), persistent ≤ #SMs CTAs, grouped order 8 m-tiles, split-K 1–16 (whole groups a
@@ -147,6 +149,8 @@
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 #include <stdint.h>
+
+#include <type_traits>
 
 // Compile-time switches (the defaults are what gets submitted): I4_WGMMA=0 keeps 02's paths on
 // Hopper too (for A/B runs); I4_WG_MIN_M is the smallest M the wgmma path takes (below: GEMV).
@@ -2284,6 +2288,24 @@ bool try_wgmma(const half* x, const uint8_t* wq, const unsigned short* sc, half*
     }
 }
 
+// f(std::integral_constant<int, R>{}) for a row count R in 1..kGemvMaxM (the GEMV kernels take
+// their rows as a template argument): the one switch every GEMV launch goes through.
+template <class F>
+auto with_gemv_rows(int rows, F f) {
+    static_assert(kGemvMaxM == 4, "a case for each row count");
+    switch (rows) {
+        case 1: return f(std::integral_constant<int, 1>{});
+        case 2: return f(std::integral_constant<int, 2>{});
+        case 3: return f(std::integral_constant<int, 3>{});
+        default: return f(std::integral_constant<int, 4>{});
+    }
+}
+// M rows in chunks of at most `per` (1..kGemvMaxM): f(R, r0) for each, R the chunk's rows as above.
+template <class F>
+void by_gemv_rows(int M, int per, F f) {
+    for (int r0 = 0; r0 < M; r0 += per) with_gemv_rows(M - r0 < per ? M - r0 : per, [&](auto R) { f(R, r0); });
+}
+
 }  // namespace
 
 // x, w_q, scales, y are device pointers
@@ -2312,16 +2334,9 @@ extern "C" void solve(const __half* x, const uint8_t* w_q, const __half* scales,
         }
 #if I4_GEMV_V3
         // the cases of I4_GEMV_V2 below (same gate), all R = M rows in one launch
-        if (group_size == 128 && K % 128 == 0 && x16 && w16 && wg_available()) {
-            bool done = false;
-            switch (M) {
-                case 1: done = launch_gemv_v3<1>(x, w_q, sc, y, N, K, d); break;
-                case 2: done = launch_gemv_v3<2>(x, w_q, sc, y, N, K, d); break;
-                case 3: done = launch_gemv_v3<3>(x, w_q, sc, y, N, K, d); break;
-                default: done = launch_gemv_v3<4>(x, w_q, sc, y, N, K, d); break;
-            }
-            if (done) return;
-        }
+        if (group_size == 128 && K % 128 == 0 && x16 && w16 && wg_available() &&
+            with_gemv_rows(M, [&](auto R) { return launch_gemv_v3<decltype(R)::value>(x, w_q, sc, y, N, K, d); }))
+            return;
 #endif
 #if I4_GEMV_V2
         // only where the Hopper image runs (H100 / H200): the path measured on the device; its
@@ -2332,18 +2347,10 @@ extern "C" void solve(const __half* x, const uint8_t* w_q, const __half* scales,
             int r2 = (int)((size_t)d.optin / row2);
             if (r2 > kGemvMaxM) r2 = kGemvMaxM;
             if (r2 >= 1) {
-                for (int r0 = 0; r0 < M; r0 += r2) {
-                    const int R = M - r0 < r2 ? M - r0 : r2;
-                    const __half* xr = x + (size_t)r0 * K;
-                    __half* yr = y + (size_t)r0 * N;
-                    const size_t smem = (size_t)R * row2;
-                    switch (R) {
-                        case 1: launch_gemv_tc<1>(xr, w_q, sc, yr, N, K, wcl, smem, d.optin); break;
-                        case 2: launch_gemv_tc<2>(xr, w_q, sc, yr, N, K, wcl, smem, d.optin); break;
-                        case 3: launch_gemv_tc<3>(xr, w_q, sc, yr, N, K, wcl, smem, d.optin); break;
-                        default: launch_gemv_tc<4>(xr, w_q, sc, yr, N, K, wcl, smem, d.optin); break;
-                    }
-                }
+                by_gemv_rows(M, r2, [&](auto R, int r0) {
+                    constexpr int kR = decltype(R)::value;
+                    launch_gemv_tc<kR>(x + (size_t)r0 * K, w_q, sc, y + (size_t)r0 * N, N, K, wcl, kR * row2, d.optin);
+                });
                 return;
             }
         }
@@ -2352,18 +2359,11 @@ extern "C" void solve(const __half* x, const uint8_t* w_q, const __half* scales,
         int rmax = (int)((size_t)d.optin / row_bytes);
         if (rmax > kGemvMaxM) rmax = kGemvMaxM;
         if (rmax < 1) rmax = 1;
-        for (int r0 = 0; r0 < M; r0 += rmax) {
-            const int R = M - r0 < rmax ? M - r0 : rmax;
-            const __half* xr = x + (size_t)r0 * K;
-            __half* yr = y + (size_t)r0 * N;
-            const size_t smem = (size_t)R * row_bytes;
-            switch (R) {
-                case 1: launch_gemv_r<1>(vec, bigg, xr, w_q, sc, yr, N, K, gshift, wcl, xvec, smem, d.optin); break;
-                case 2: launch_gemv_r<2>(vec, bigg, xr, w_q, sc, yr, N, K, gshift, wcl, xvec, smem, d.optin); break;
-                case 3: launch_gemv_r<3>(vec, bigg, xr, w_q, sc, yr, N, K, gshift, wcl, xvec, smem, d.optin); break;
-                default: launch_gemv_r<4>(vec, bigg, xr, w_q, sc, yr, N, K, gshift, wcl, xvec, smem, d.optin); break;
-            }
-        }
+        by_gemv_rows(M, rmax, [&](auto R, int r0) {
+            constexpr int kR = decltype(R)::value;
+            launch_gemv_r<kR>(vec, bigg, x + (size_t)r0 * K, w_q, sc, y + (size_t)r0 * N, N, K, gshift, wcl, xvec,
+                              kR * row_bytes, d.optin);
+        });
         return;
     }
 
