@@ -263,6 +263,12 @@
 #define GEMM_CW_KEEP_L2 1      // the padded C (odd N, folded in after) stored with an L2 evict_last hint, so
                                // fold_c reads it from L2 (and lets it go: evict-first loads)
 #endif
+#ifndef GEMM_FOLD_OVERLAP
+#define GEMM_FOLD_OVERLAP 1    // odd-N C: the fold of the finished tiles runs beside the partial last wave
+#endif
+#ifndef GEMM_FOLD_OVERLAP_WAVES
+#define GEMM_FOLD_OVERLAP_WAVES 2  // ... when the whole waves before it are at least this many
+#endif
 #ifndef GEMM_FEW_WAVE_CLUSTER
 #define GEMM_FEW_WAVE_CLUSTER 1 // beta = 1, 128×256 tiles over 1 and under 2 waves: clusters of 2 with B
                                 // multicast and the stream-K tail over clusters (run 67, 3000×2000×1000:
@@ -1011,7 +1017,7 @@ template <int NCW, int BN, int STAGES, int CM, bool DIRECT = false>
 __global__ void __launch_bounds__(Cfg<NCW, BN, STAGES, CM>::kThreads, 1)
 gemm_ws(const __grid_constant__ CUtensorMap tmA, const __grid_constant__ CUtensorMap tmB,
         const __grid_constant__ CUtensorMap tmC, int M, int N, int K, float alpha, float beta, int sk_tiles,
-        half* __restrict__ Cd, int ldc, int keep_c) {
+        half* __restrict__ Cd, int ldc, int keep_c, int t_lo, int t_hi) {
 #if GEMM_SM90A_DEVICE
     using G = Cfg<NCW, BN, STAGES, CM>;
     constexpr int BM = G::BM;
@@ -1035,7 +1041,8 @@ gemm_ws(const __grid_constant__ CUtensorMap tmA, const __grid_constant__ CUtenso
     const int tiles_m = (M + BM - 1) / BM;
     const int tiles_n = (N + BN - 1) / BN;
     const int super_m = (tiles_m + CM - 1) / CM;
-    const int total = super_m * tiles_n;
+    // tiles [t_lo, t_hi) of the grouped order (the whole list but for the odd-N fold's split launch)
+    const int total = min(t_hi, super_m * tiles_n);
     const int num_k = (K + kBK - 1) / kBK;  // last k-tile zero-filled past K by TMA
     const uint32_t rank = (CM > 1) ? cluster_ctarank() : 0u;
     const int first_t = blockIdx.x / CM;  // cluster id (clusters are consecutive block ids)
@@ -1068,7 +1075,7 @@ gemm_ws(const __grid_constant__ CUtensorMap tmA, const __grid_constant__ CUtenso
                 prefetch_tensormap(&tmB);
             }
             uint32_t it = 0;  // used by lane 0 only
-            WorkList work(first_t, stride_t, total, sk_tiles, num_k);
+            WorkList work(t_lo + first_t, stride_t, total, sk_tiles, num_k);
             int t, kb, ke;
             for (int j = 0; work.next(t, kb, ke); ++j) {
                 int sm, tn;
@@ -1133,7 +1140,7 @@ gemm_ws(const __grid_constant__ CUtensorMap tmA, const __grid_constant__ CUtenso
                                              c_bar + 8 * (cw * 4 + warp));
             if constexpr (DIRECT) frag.set_direct(Cd, ldc, M, N, beta);
             frag.keep_l2 = keep_c != 0;
-            WorkList work(first_t, stride_t, total, sk_tiles, num_k);
+            WorkList work(t_lo + first_t, stride_t, total, sk_tiles, num_k);
             int t, kb, ke;
             while (work.next(t, kb, ke)) {
                 int sm, tn;
@@ -2400,27 +2407,35 @@ __device__ __forceinline__ uint4 add_scaled(const uint4 x, const uint4 o, float 
     return make_uint4(r[0], r[1], r[2], r[3]);
 }
 
-// C (M×N, row stride N) = W + beta·C, W the GEMM's alpha·AB (row stride ldw, a multiple of 8,
-// 16-byte aligned); C is not read when beta == 0. A thread per 16-byte chunk of C seen as one
-// flat array (C's own alignment: one 16-byte load and store), W's 8 halves cut out of its two
-// aligned chunks (window8). A chunk belongs to the row of its first element; the few that cross
-// a row end (or C's ends) go element by element. Rows strided over the blocks. (Runs 56–70: a
-// 4-byte pair of C a thread, W by 2-byte loads in half the rows: 39.7 µs at 4095³, 2.5 TB/s.)
-__global__ void __launch_bounds__(256) fold_c(const half* __restrict__ W, int ldw, half* __restrict__ C,
-                                              int M, int N, float beta) {
+// Rows [r_lo, r_a) and [r_b, r_hi) of C whole, rows [r_a, r_b) in columns [c_lo, c_hi): the part
+// of C a fold_c launch owns. The odd-N fold runs in two parts when the GEMM is split in two launches:
+// the first launch's finished tiles folded beside the second launch (GEMM_FOLD_OVERLAP).
+struct FoldPart {
+    int r_lo, r_a, r_b, r_hi, c_lo, c_hi;
+};
+
+// C (M×N, row stride N) = W + beta·C in the part p, W the GEMM's alpha·AB (row stride ldw, a
+// multiple of 8, 16-byte aligned); C is not read when beta == 0. A thread per 16-byte chunk of C
+// seen as one flat array (C's own alignment: one 16-byte load and store), W's 8 halves cut out
+// of its two aligned chunks (window8). A chunk wholly inside a row's owned columns goes as one;
+// the partly owned ones at either end take the owned elements one by one (2-byte accesses, so
+// the other part's launch may write the rest of the chunk at the same time). Rows strided over
+// the blocks. (Runs 56–70: a 4-byte pair of C a thread, W by 2-byte loads in half the rows:
+// 39.7 µs at 4095³, 2.5 TB/s.)
+__global__ void __launch_bounds__(256) fold_c(const half* __restrict__ W, int ldw, half* __restrict__ C, int N,
+                                              float beta, FoldPart p) {
     const bool rd = beta != 0.0f;
     const int hc = static_cast<int>((reinterpret_cast<uintptr_t>(C) >> 1) & 7);
     uint4* c4 = reinterpret_cast<uint4*>(C - hc);  // chunk q: C's flat elements 8q - hc .. 8q - hc + 7
     const uint4* w4 = reinterpret_cast<const uint4*>(W);
-    const long long total = static_cast<long long>(M) * N;
-    for (int r = blockIdx.x; r < M; r += gridDim.x) {
-        const long long g_row = hc + static_cast<long long>(r) * N;  // chunk position of (r, 0)
-        const long long q_lo = r == 0 ? 0 : (g_row + 7) >> 3;       // row 0 also owns a head chunk
-        const long long q_hi = (g_row + N + 7) >> 3;
+    for (int r = p.r_lo + static_cast<int>(blockIdx.x); r < p.r_hi; r += gridDim.x) {
+        const bool part = r >= p.r_a && r < p.r_b;
+        const int a = part ? p.c_lo : 0, b = part ? p.c_hi : N;  // owned columns [a, b)
+        const long long row0 = static_cast<long long>(r) * N;
+        const long long q_lo = (hc + row0 + a) >> 3, q_hi = (hc + row0 + b + 7) >> 3;
         for (long long q = q_lo + threadIdx.x; q < q_hi; q += 256) {
-            const long long f0 = 8 * q - hc;  // C's flat index of the chunk's first half (< 0: head)
-            const int c0 = static_cast<int>(f0 - static_cast<long long>(r) * N);
-            if (f0 >= 0 && f0 + 8 <= total && c0 + 8 <= N) {
+            const int c0 = static_cast<int>(8 * q - hc - row0);  // the chunk's first column (may be < a)
+            if (c0 >= a && c0 + 8 <= b) {
                 const long long wa = (static_cast<long long>(r) * ldw + c0) >> 3;
                 const int sh = c0 & 7;  // W's rows are 8-aligned
                 // W read once: evict-first loads (it was stored evict_last for this pass, GEMM_CW_KEEP_L2)
@@ -2429,14 +2444,10 @@ __global__ void __launch_bounds__(256) fold_c(const half* __restrict__ W, int ld
                 c4[q] = rd ? add_scaled(x, c4[q], beta) : x;
                 continue;
             }
-            for (int e = 0; e < 8; ++e) {
-                const long long f = f0 + e;
-                if (f < 0 || f >= total) continue;
-                const int ce = c0 + e;  // >= 0 here; >= N past this row's end
-                const int rr = r + ce / N, c = ce % N;
-                float x = __half2float(W[static_cast<size_t>(rr) * ldw + c]);
-                if (rd) x += beta * __half2float(C[f]);
-                C[f] = __float2half_rn(x);
+            for (int c = max(c0, a); c < min(c0 + 8, b); ++c) {
+                float x = __half2float(W[static_cast<size_t>(r) * ldw + c]);
+                if (rd) x += beta * __half2float(C[row0 + c]);
+                C[row0 + c] = __float2half_rn(x);
             }
         }
     }
@@ -2646,9 +2657,11 @@ int resident_clusters() {
     return n;
 }
 
-// Launch `ctas` CTAs (a multiple of CM, each cluster persistent over its super tiles).
+// Launch `ctas` CTAs (a multiple of CM, each cluster persistent over its super tiles); tiles
+// [t_lo, t_hi) of the grouped order on stream `st` (only CM == 1 without stream-K takes a part).
 template <int NCW, int BN, int STAGES, int CM>
-bool launch_ws(const Operands& o, int M, int N, int K, float alpha, float beta, int ctas, int sk_tiles) {
+bool launch_ws(const Operands& o, int M, int N, int K, float alpha, float beta, int ctas, int sk_tiles,
+               cudaStream_t st = 0, int t_lo = 0, int t_hi = INT_MAX) {
     using G = Cfg<NCW, BN, STAGES, CM>;
     CUtensorMap ta, tb;
     CUtensorMap tc;
@@ -2656,20 +2669,19 @@ bool launch_ws(const Operands& o, int M, int N, int K, float alpha, float beta, 
     if (!get_tensor_map(o.B, K, N, o.ldb, kBK, &tb)) return false;    // B: K×N, box 64 × 64
     if (o.direct) {  // no C map (tc unused): the epilogue stores C itself, one CTA per cluster
         if (CM != 1 || resident_clusters<NCW, BN, STAGES, 1, true>() <= 0) return false;
-        gemm_ws<NCW, BN, STAGES, 1, true>
-            <<<ctas, G::kThreads, G::kSmemBytes>>>(ta, tb, ta, M, N, K, alpha, beta, sk_tiles, o.C, o.ldc, 0);
+        gemm_ws<NCW, BN, STAGES, 1, true><<<ctas, G::kThreads, G::kSmemBytes, st>>>(
+            ta, tb, ta, M, N, K, alpha, beta, sk_tiles, o.C, o.ldc, 0, t_lo, t_hi);
         return true;
     }
     if (!get_tensor_map(o.C, M, N, o.ldc, 16, &tc)) return false;  // C: M×N, box 16 × 64 (a warp's store)
     half* const cd = nullptr;
     if (CM == 1) {
-        gemm_ws<NCW, BN, STAGES, CM>
-            <<<ctas, G::kThreads, G::kSmemBytes>>>(ta, tb, tc, M, N, K, alpha, beta, sk_tiles, cd, o.ldc,
-                                                   o.keep_c ? 1 : 0);
+        gemm_ws<NCW, BN, STAGES, CM><<<ctas, G::kThreads, G::kSmemBytes, st>>>(
+            ta, tb, tc, M, N, K, alpha, beta, sk_tiles, cd, o.ldc, o.keep_c ? 1 : 0, t_lo, t_hi);
         return true;
     }
     return launch_clusters(gemm_ws<NCW, BN, STAGES, CM>, ctas, G::kThreads, G::kSmemBytes, CM, ta, tb, tc,
-                           M, N, K, alpha, beta, sk_tiles, cd, o.ldc, o.keep_c ? 1 : 0);
+                           M, N, K, alpha, beta, sk_tiles, cd, o.ldc, o.keep_c ? 1 : 0, 0, INT_MAX);
 }
 
 // Stream-K tail (beta == 1, where pieces can be reduce-added): how many of the last tiles (or
@@ -2834,9 +2846,77 @@ void launch_pads(const PadJob* jobs, int n_jobs) {
     pad_copy<<<dim3(static_cast<unsigned>(x), static_cast<unsigned>(n_jobs)), 256>>>(jobs[0],
                                                                                     n_jobs > 1 ? jobs[1] : jobs[0]);
 }
-void launch_fold(const half* W, int ldw, half* C, int M, int N, float beta) {
+void launch_fold(const half* W, int ldw, half* C, int M, int N, float beta,
+                 FoldPart p = FoldPart{0, INT_MAX, INT_MAX, INT_MAX, 0, 0}, cudaStream_t st = 0) {
     static const int per_sm = resident_256(fold_c);
-    fold_c<<<static_cast<unsigned>(even_blocks(M, per_sm * num_sms())), 256>>>(W, ldw, C, M, N, beta);
+    p.r_hi = std::min(p.r_hi, M);
+    if (p.r_hi <= p.r_lo) return;
+    fold_c<<<static_cast<unsigned>(even_blocks(p.r_hi - p.r_lo, per_sm * num_sms())), 256, 0, st>>>(W, ldw, C, N,
+                                                                                                    beta, p);
+}
+
+// Two streams beside the caller's (GEMM_FOLD_OVERLAP): `hi` at the greatest priority for the
+// GEMM's last part, so its CTAs are placed before `lo`'s fold blocks take the SMs it leaves
+// idle; the events join them back. Created once; ok false if any of it failed.
+struct SideStreams {
+    cudaStream_t hi, lo;
+    cudaEvent_t first, hi_done, lo_done;
+    bool ok;
+};
+const SideStreams& side_streams() {
+    static const SideStreams s = [] {
+        SideStreams v{};
+        int least = 0, greatest = 0;
+        v.ok = cudaDeviceGetStreamPriorityRange(&least, &greatest) == cudaSuccess &&
+               cudaStreamCreateWithPriority(&v.hi, cudaStreamNonBlocking, greatest) == cudaSuccess &&
+               cudaStreamCreateWithPriority(&v.lo, cudaStreamNonBlocking, least) == cudaSuccess &&
+               cudaEventCreateWithFlags(&v.first, cudaEventDisableTiming) == cudaSuccess &&
+               cudaEventCreateWithFlags(&v.hi_done, cudaEventDisableTiming) == cudaSuccess &&
+               cudaEventCreateWithFlags(&v.lo_done, cudaEventDisableTiming) == cudaSuccess;
+        if (!v.ok) cudaGetLastError();
+        return v;
+    }();
+    return s;
+}
+
+// The odd-N GEMM into the padded W with its fold, overlapped: the 128×256 tiles' partial last
+// wave leaves SMs idle for a tile's time, so the GEMM runs as two launches, the whole waves
+// (tiles [0, t1)) then the rest on the high-priority stream, and the W rows and columns that
+// the first launch finished (grouped order: whole groups of 16 M-tiles, rows [0, r_a), then
+// whole N-tiles of the next group, rows [r_a, r_b) × columns [0, c_split)) are folded on the
+// low-priority stream beside the second launch; the rest is folded after it. False (nothing
+// launched) where it does not apply.
+bool gemm_fold_overlap(const Operands& o, half* C, int M, int N, int K, float alpha, float beta) {
+    constexpr int BM = 128, BN = 256;
+    int splits = 0;
+    if (!GEMM_FOLD_OVERLAP || pick_path(M, N, K, splits) != Path::kBig || GEMM_BIG_CLUSTER != 1) return false;
+    const long long tiles_m = (M + BM - 1) / BM, tiles_n = (N + BN - 1) / BN;
+    const long long tiles = tiles_m * tiles_n, ctas = num_sms();
+    const long long rem = tiles % ctas, t1 = tiles - rem;
+    if (rem == 0 || t1 < GEMM_FOLD_OVERLAP_WAVES * ctas) return false;
+    const long long per_group = kGroupM * tiles_n, groups = t1 / per_group;
+    const long long gm = std::min<long long>(tiles_m - groups * kGroupM, kGroupM);
+    const int r_a = static_cast<int>(std::min<long long>(M, groups * kGroupM * BM));
+    const int r_b = static_cast<int>(std::min<long long>(M, (groups * kGroupM + gm) * BM));
+    const int c_split = static_cast<int>(std::min<long long>(N, (t1 - groups * per_group) / gm * BN));
+    const SideStreams& ss = side_streams();
+    if (!ss.ok || resident_clusters<2, BN, GEMM_BIG_STAGES, 1>() <= 0) return false;
+    if (!launch_ws<2, BN, GEMM_BIG_STAGES, 1>(o, M, N, K, alpha, 0.0f, static_cast<int>(ctas), 0, 0, 0,
+                                              static_cast<int>(t1)))
+        return false;
+    // past the first launch every call below only queues work: a failure shows in the launch checks
+    cudaEventRecord(ss.first, 0);
+    cudaStreamWaitEvent(ss.hi, ss.first, 0);
+    cudaStreamWaitEvent(ss.lo, ss.first, 0);
+    launch_ws<2, BN, GEMM_BIG_STAGES, 1>(o, M, N, K, alpha, 0.0f, static_cast<int>(rem), 0, ss.hi,
+                                         static_cast<int>(t1), static_cast<int>(tiles));
+    launch_fold(o.C, o.ldc, C, M, N, beta, FoldPart{r_a, r_a, r_b, M, c_split, N}, ss.hi);
+    launch_fold(o.C, o.ldc, C, M, N, beta, FoldPart{0, r_a, r_b, c_split > 0 ? r_b : r_a, 0, c_split}, ss.lo);
+    cudaEventRecord(ss.hi_done, ss.hi);
+    cudaEventRecord(ss.lo_done, ss.lo);
+    cudaStreamWaitEvent(0, ss.hi_done, 0);
+    cudaStreamWaitEvent(0, ss.lo_done, 0);
+    return true;
 }
 
 // Any shape: operands TMA cannot describe (K or N not a multiple of 8, misaligned pointers) go
@@ -2880,6 +2960,7 @@ bool solve_sm90a(const half* A, const half* B, half* C, int M, int N, int K, flo
         o.keep_c = GEMM_CW_KEEP_L2 != 0;
     }
     launch_pads(jobs, n_jobs);
+    if (!c_ok && gemm_fold_overlap(o, C, M, N, K, alpha, beta)) return true;
     if (!gemm_sm90a(o, M, N, K, alpha, c_ok ? beta : 0.0f)) return false;
     if (!c_ok) launch_fold(o.C, np, C, M, N, beta);
     return true;
