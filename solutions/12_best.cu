@@ -266,6 +266,9 @@
 #ifndef GEMM_FOLD_OVERLAP
 #define GEMM_FOLD_OVERLAP 1    // odd-N C: the fold of the finished tiles runs beside the partial last wave
 #endif
+#ifndef GEMM_FOLD_TRACE
+#define GEMM_FOLD_TRACE 0      // 1: event times of the overlapped fold's launches on stderr (every 64th call)
+#endif
 #ifndef GEMM_FOLD_OVERLAP_WAVES
 #define GEMM_FOLD_OVERLAP_WAVES 2  // ... when the whole waves before it are at least this many
 #endif
@@ -2905,17 +2908,67 @@ bool gemm_fold_overlap(const Operands& o, half* C, int M, int N, int K, float al
                                               static_cast<int>(t1)))
         return false;
     // past the first launch every call below only queues work: a failure shows in the launch checks
-    cudaEventRecord(ss.first, 0);
-    cudaStreamWaitEvent(ss.hi, ss.first, 0);
-    cudaStreamWaitEvent(ss.lo, ss.first, 0);
-    launch_ws<2, BN, GEMM_BIG_STAGES, 1>(o, M, N, K, alpha, 0.0f, static_cast<int>(rem), 0, ss.hi,
-                                         static_cast<int>(t1), static_cast<int>(tiles));
-    launch_fold(o.C, o.ldc, C, M, N, beta, FoldPart{r_a, r_a, r_b, M, c_split, N}, ss.hi);
-    launch_fold(o.C, o.ldc, C, M, N, beta, FoldPart{0, r_a, r_b, c_split > 0 ? r_b : r_a, 0, c_split}, ss.lo);
-    cudaEventRecord(ss.hi_done, ss.hi);
-    cudaEventRecord(ss.lo_done, ss.lo);
-    cudaStreamWaitEvent(0, ss.hi_done, 0);
-    cudaStreamWaitEvent(0, ss.lo_done, 0);
+#if GEMM_FOLD_TRACE
+    static cudaEvent_t ev[6];
+    static long calls = 0;
+    if (calls == 0)
+        for (auto& e : ev) cudaEventCreate(&e);
+    cudaEventRecord(ev[0], 0);
+#define FOLD_TR(i, st) cudaEventRecord(ev[i], st)
+#else
+#define FOLD_TR(i, st) ((void)0)
+#endif
+    const FoldPart p1{0, r_a, r_b, c_split > 0 ? r_b : r_a, 0, c_split}, p2{r_a, r_a, r_b, M, c_split, N};
+    if (GEMM_FOLD_OVERLAP == 2) {  // the split alone, everything on the caller's stream
+        FOLD_TR(1, 0);
+        launch_ws<2, BN, GEMM_BIG_STAGES, 1>(o, M, N, K, alpha, 0.0f, static_cast<int>(rem), 0, 0,
+                                             static_cast<int>(t1), static_cast<int>(tiles));
+        FOLD_TR(2, 0);
+        launch_fold(o.C, o.ldc, C, M, N, beta, p2, 0);
+        FOLD_TR(3, 0);
+        launch_fold(o.C, o.ldc, C, M, N, beta, p1, 0);
+        FOLD_TR(4, 0);
+    } else if (GEMM_FOLD_OVERLAP == 3) {  // the GEMM's second part on the caller's stream, fold 1 beside it
+        cudaEventRecord(ss.first, 0);
+        FOLD_TR(1, 0);
+        cudaStreamWaitEvent(ss.lo, ss.first, 0);
+        launch_ws<2, BN, GEMM_BIG_STAGES, 1>(o, M, N, K, alpha, 0.0f, static_cast<int>(rem), 0, 0,
+                                             static_cast<int>(t1), static_cast<int>(tiles));
+        FOLD_TR(2, 0);
+        launch_fold(o.C, o.ldc, C, M, N, beta, p1, ss.lo);
+        FOLD_TR(4, ss.lo);
+        launch_fold(o.C, o.ldc, C, M, N, beta, p2, 0);
+        FOLD_TR(3, 0);
+        cudaEventRecord(ss.lo_done, ss.lo);
+        cudaStreamWaitEvent(0, ss.lo_done, 0);
+    } else {
+        cudaEventRecord(ss.first, 0);
+        FOLD_TR(1, 0);
+        cudaStreamWaitEvent(ss.hi, ss.first, 0);
+        cudaStreamWaitEvent(ss.lo, ss.first, 0);
+        launch_ws<2, BN, GEMM_BIG_STAGES, 1>(o, M, N, K, alpha, 0.0f, static_cast<int>(rem), 0, ss.hi,
+                                             static_cast<int>(t1), static_cast<int>(tiles));
+        FOLD_TR(2, ss.hi);
+        launch_fold(o.C, o.ldc, C, M, N, beta, p2, ss.hi);
+        FOLD_TR(3, ss.hi);
+        launch_fold(o.C, o.ldc, C, M, N, beta, p1, ss.lo);
+        FOLD_TR(4, ss.lo);
+        cudaEventRecord(ss.hi_done, ss.hi);
+        cudaEventRecord(ss.lo_done, ss.lo);
+        cudaStreamWaitEvent(0, ss.hi_done, 0);
+        cudaStreamWaitEvent(0, ss.lo_done, 0);
+    }
+#if GEMM_FOLD_TRACE
+    FOLD_TR(5, 0);
+    if (++calls % 64 == 0) {
+        cudaEventSynchronize(ev[5]);
+        float t[6] = {};
+        for (int i = 1; i < 6; ++i) cudaEventElapsedTime(&t[i], ev[0], ev[i]);
+        fprintf(stderr, "fold trace %dx%dx%d: gemm1 %.1f gemm2 %.1f fold2 %.1f fold1 %.1f joined %.1f us\n", M, N, K,
+                1e3 * t[1], 1e3 * t[2], 1e3 * t[3], 1e3 * t[4], 1e3 * t[5]);
+    }
+#endif
+#undef FOLD_TR
     return true;
 }
 
