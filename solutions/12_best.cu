@@ -259,18 +259,12 @@
                                // (run 67: fp16 reductions from the epilogue instead of the fold, beta = 1,
                                // ran 4095³ 1.66× the folded time)
 #endif
+#ifndef GEMM_DIRECT_OLD_C
+#define GEMM_DIRECT_OLD_C 1    // ... and with any beta: old C loaded a k-step ahead of each chunk's stores
+#endif
 #ifndef GEMM_CW_KEEP_L2
 #define GEMM_CW_KEEP_L2 1      // the padded C (odd N, folded in after) stored with an L2 evict_last hint, so
                                // fold_c reads it from L2 (and lets it go: evict-first loads)
-#endif
-#ifndef GEMM_FOLD_OVERLAP
-#define GEMM_FOLD_OVERLAP 1    // odd-N C: the fold of the finished tiles runs beside the partial last wave
-#endif
-#ifndef GEMM_FOLD_TRACE
-#define GEMM_FOLD_TRACE 0      // 1: event times of the overlapped fold's launches on stderr (every 64th call)
-#endif
-#ifndef GEMM_FOLD_OVERLAP_WAVES
-#define GEMM_FOLD_OVERLAP_WAVES 2  // ... when the whole waves before it are at least this many
 #endif
 #ifndef GEMM_FEW_WAVE_CLUSTER
 #define GEMM_FEW_WAVE_CLUSTER 1 // beta = 1, 128×256 tiles over 1 and under 2 waves: clusters of 2 with B
@@ -368,7 +362,8 @@ struct Cfg {
     static constexpr int kStageBytes = kABytes + kBBytes; // expect_tx per stage (per CTA)
     static constexpr int kPipeBytes = STAGES * kStageBytes;
     static constexpr int kEpiBytes = NCW * 4 * kEpiWarpBytes;  // two C boxes per consumer warp
-    static constexpr int kSmemBytes = 1024 + kPipeBytes + kEpiBytes + 2 * STAGES * 8 + NCW * 4 * 8;
+    static constexpr int kDirectBytes = NCW * 4 * 64;     // direct mode: 16 old-C words a consumer warp
+    static constexpr int kSmemBytes = 1024 + kPipeBytes + kEpiBytes + 2 * STAGES * 8 + NCW * 4 * 8 + kDirectBytes;
     static constexpr int kEmptyArrivals = CM * NCW * 4;  // every consumer warp of the cluster
     static_assert(kEmptyArrivals <= 16, "one empty-barrier arrival per consumer warp of the cluster");
     static_assert(NCW == 1 || NCW == 2, "one or two consumer warpgroups");
@@ -765,22 +760,58 @@ struct TmaEpilogue : OldC<BN, MAY_READ> {
     half* dc;                               // direct mode: C's rows TMA cannot describe (odd N)
     int ldc, dm, dn;                        // ... its row stride and extent
     float dbeta;                            // ... and beta, applied by the direct stores
+    uint32_t dxtra;                         // ... 16 words of shared memory: lane 31's last old-C word a row
     bool keep_l2;                           // C is the padded result fold_c reads next: evict_last stores
 
     __device__ __forceinline__ TmaEpilogue(const CUtensorMap* tmC, int warp_, bool rc, bool add,
                                            uint32_t boxes_, uint32_t cbar_)
         : Base(tmC, warp_, rc, boxes_, cbar_), out_row(0), out_col0(0), add_c(add), pending(false),
-          dc(nullptr), ldc(0), dm(0), dn(0), dbeta(0.0f), keep_l2(false) {}
+          dc(nullptr), ldc(0), dm(0), dn(0), dbeta(0.0f), dxtra(0), keep_l2(false) {}
     // Direct mode: the warp copies each box to C itself, bounds-checked, adding beta·C (the
     // packed values are alpha·acc alone: no reduce-add, no TMA old C).
-    __device__ __forceinline__ void set_direct(half* c, int ld, int m, int n, float beta) {
+    __device__ __forceinline__ void set_direct(half* c, int ld, int m, int n, float beta, uint32_t xtra) {
+        dxtra = xtra;
         dc = c;
         ldc = ld;
         dm = m;
         dn = n;
         dbeta = beta;
     }
-
+    // Direct mode: does row `row` of C, from the even column ce, start 2 bytes into a 4-byte word?
+    // (the same for the whole warp: its lanes share the row)
+    __device__ __forceinline__ bool direct_odd(int row, int ce) const {
+        return (((reinterpret_cast<uintptr_t>(dc) >> 1) + static_cast<long long>(row) * ldc + ce) & 1) != 0;
+    }
+    // Direct mode, beta != 0: old C of chunk K's 16 rows into box 1 by cp.async (no registers
+    // wait for it; issued a k-step before put<K> reads it back). Lane l copies the 4-byte word
+    // its stores write: columns (c, c+1) of a row on a word boundary, c = the chunk's first
+    // column + 2l, else (c-1, c), and lane 31 then (c+1, c+2) too (into dxtra). A word reaching
+    // past C's last element copies its first half; one before C's first (row 0 of a C that
+    // starts 2 bytes into a word) nothing: put loads that element itself.
+    template <int K>
+    __device__ __forceinline__ void load_old() {
+        if constexpr (DIRECT) {
+            if (!pending || dbeta == 0.0f) return;
+            const int lane = threadIdx.x % 32, ce = out_col0 + 64 * K, c = ce + 2 * lane;
+            const uint32_t ob = this->boxes + kBoxBytes;
+            const long long total = static_cast<long long>(dm) * ldc;
+            auto copy = [&](uint32_t dst, long long f) {
+                const int n = f < 0 ? 0 : f + 1 < total ? 4 : f < total ? 2 : 0;
+                asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;" ::"r"(dst), "l"(dc + f), "r"(n)
+                             : "memory");
+            };
+#pragma unroll 1
+            for (int r = 0; r < 16; ++r) {
+                const int row = out_row + r;
+                if (row >= dm) break;  // the same for every lane
+                const bool odd = direct_odd(row, ce);
+                const long long f = static_cast<long long>(row) * ldc + (odd ? c - 1 : c);
+                copy(ob + 128 * r + 4 * lane, f);
+                if (odd && lane == 31) copy(dxtra + 4 * r, f + 2);
+            }
+            asm volatile("cp.async.commit_group;" ::: "memory");
+        }
+    }
     // The finished block, rounded: alpha·acc (+ beta·old C), for put.
     __device__ __forceinline__ void pack(const float (&acc)[BN / 2], float alpha, float beta) {
 #pragma unroll
@@ -794,10 +825,11 @@ struct TmaEpilogue : OldC<BN, MAY_READ> {
     }
     // Chunk K (columns 64K..64K+63) of the packed block through box K % 2.
     template <int K>
-    __device__ __forceinline__ void put() {
+    __device__ __forceinline__ void put(bool preloaded = false) {
         if (!pending) return;
         const int lane = threadIdx.x % 32;
-        const uint32_t box = this->boxes + (K & 1) * kBoxBytes;
+        // direct mode: box 0 only (box 1 holds old C; no copy engine reads the boxes)
+        const uint32_t box = this->boxes + (DIRECT ? 0 : (K & 1) * kBoxBytes);
         if (lane == 0) bulk_wait_read<1>();  // the store that last read this box is done with it
         __syncwarp();
 #pragma unroll
@@ -810,26 +842,55 @@ struct TmaEpilogue : OldC<BN, MAY_READ> {
         }
         if constexpr (DIRECT) {  // row r of the box, columns 2·lane and 2·lane + 1, from its swizzled unit
             __syncwarp();  // the warp's stmatrix writes, before its lanes read them back
-            const int col = out_col0 + 64 * K + 2 * lane;
+            if (!preloaded) load_old<K>();
+            asm volatile("cp.async.wait_group 0;" ::: "memory");  // this lane's old-C words (it reads only its own)
+            const float b = dbeta;
+            const uint32_t ob = this->boxes + kBoxBytes;
+            const int ce = out_col0 + 64 * K, c = ce + 2 * lane;
+            unsigned short* cs = reinterpret_cast<unsigned short*>(dc);
 #pragma unroll 1
             for (int r = 0; r < 16; ++r) {
                 const int row = out_row + r;
-                if (row >= dm || col >= dn) break;
+                if (row >= dm) break;  // the same for every lane
                 uint32_t v;
                 asm volatile("ld.shared.u32 %0, [%1];" : "=r"(v) : "r"(box_addr(box, r, lane / 4) + (lane % 4) * 4));
-                const float2 f = __half22float2(*reinterpret_cast<const __half2*>(&v));
-                half* q = dc + static_cast<size_t>(row) * ldc + col;
-                if (col + 1 < dn && (reinterpret_cast<uintptr_t>(q) & 3) == 0) {
-                    float2 x = f;
-                    if (dbeta != 0.0f) {
-                        const float2 o = __half22float2(*reinterpret_cast<const __half2*>(q));
-                        x.x += dbeta * o.x;
-                        x.y += dbeta * o.y;
+                unsigned short* q = cs + static_cast<size_t>(row) * ldc;
+                const bool odd = direct_odd(row, ce);
+                // the word this lane writes: its own pair, or (the left lane's high half, its low half)
+                const uint32_t left = __shfl_up_sync(0xffffffffu, v, 1);
+                const uint32_t wv = odd ? (left >> 16) | (v << 16) : v;
+                float2 f = __half22float2(*reinterpret_cast<const __half2*>(&wv));
+                if (b != 0.0f) {
+                    uint32_t o;
+                    asm volatile("ld.shared.u32 %0, [%1];" : "=r"(o) : "r"(ob + 128 * r + 4 * lane));
+                    if (odd && lane == 0 && row == 0 && ce == 0)  // the word would start before C
+                        o = static_cast<uint32_t>(__half_as_ushort(dc[0])) << 16;
+                    const float2 g = __half22float2(*reinterpret_cast<const __half2*>(&o));
+                    f.x += b * g.x;
+                    f.y += b * g.y;
+                }
+                const __half2 h = __floats2half2_rn(f.x, f.y);
+                const uint32_t hw = *reinterpret_cast<const uint32_t*>(&h);
+                if (!odd) {
+                    if (c + 1 < dn) *reinterpret_cast<uint32_t*>(q + c) = hw;
+                    else if (c < dn) q[c] = static_cast<unsigned short>(hw & 0xFFFFu);
+                } else {
+                    if (lane == 0) {
+                        if (c < dn) q[c] = static_cast<unsigned short>(hw >> 16);
+                    } else if (c < dn) {
+                        *reinterpret_cast<uint32_t*>(q + c - 1) = hw;
+                    } else if (c - 1 < dn) {
+                        q[c - 1] = static_cast<unsigned short>(hw & 0xFFFFu);
                     }
-                    *reinterpret_cast<__half2*>(q) = __floats2half2_rn(x.x, x.y);
-                } else {  // a 2-byte-aligned pair (odd row stride) or C's last column
-                    q[0] = __float2half_rn(dbeta != 0.0f ? f.x + dbeta * __half2float(q[0]) : f.x);
-                    if (col + 1 < dn) q[1] = __float2half_rn(dbeta != 0.0f ? f.y + dbeta * __half2float(q[1]) : f.y);
+                    if (lane == 31 && c + 1 < dn) {  // the chunk's last column
+                        float y = __half2float(__ushort_as_half(static_cast<unsigned short>(v >> 16)));
+                        if (b != 0.0f) {
+                            uint32_t o;
+                            asm volatile("ld.shared.u32 %0, [%1];" : "=r"(o) : "r"(dxtra + 4 * r));
+                            y += b * __half2float(__ushort_as_half(static_cast<unsigned short>(o & 0xFFFFu)));
+                        }
+                        q[c + 1] = __half_as_ushort(__float2half_rn(y));
+                    }
                 }
             }
             __syncwarp();  // the reads, before the box is written again
@@ -866,6 +927,19 @@ struct TmaEpilogue : OldC<BN, MAY_READ> {
             if (kt == 0) this->template act<0>();
             else if (kt == kOldCGap) this->template act<1>();
             else if (kt == 2 * kOldCGap) this->template act<2>();
+        } else if constexpr (DIRECT) {  // chunk K's old C at k-step K, its stores at K + 1
+            if (kt == 1) put<0>(true);
+            else if (kt == 2) put<1>(true);
+            if constexpr (kChunks > 2) {
+                if (kt == 3) put<2>(true);
+                else if (kt == 4) put<3>(true);
+            }
+            if (kt == 0) load_old<0>();
+            else if (kt == 1) load_old<1>();
+            if constexpr (kChunks > 2) {
+                if (kt == 2) load_old<2>();
+                else if (kt == 3) load_old<3>();
+            }
         } else {
             if (kt == 0) put<0>();
             else if (kt == 1) put<1>();
@@ -881,6 +955,13 @@ struct TmaEpilogue : OldC<BN, MAY_READ> {
             if (n_k <= 0) this->template act<0>();
             if (n_k <= kOldCGap) this->template act<1>();
             if (n_k <= 2 * kOldCGap) this->template act<2>();
+        } else if constexpr (DIRECT) {  // chunk K was loaded if the loop reached k-step K
+            if (n_k < 2) put<0>(n_k > 0);
+            if (n_k < 3) put<1>(n_k > 1);
+            if constexpr (kChunks > 2) {
+                if (n_k < 4) put<2>(n_k > 2);
+                if (n_k < 5) put<3>(n_k > 3);
+            }
         } else {
             if (n_k < 1) put<0>();
             if (n_k < 2) put<1>();
@@ -1020,7 +1101,7 @@ template <int NCW, int BN, int STAGES, int CM, bool DIRECT = false>
 __global__ void __launch_bounds__(Cfg<NCW, BN, STAGES, CM>::kThreads, 1)
 gemm_ws(const __grid_constant__ CUtensorMap tmA, const __grid_constant__ CUtensorMap tmB,
         const __grid_constant__ CUtensorMap tmC, int M, int N, int K, float alpha, float beta, int sk_tiles,
-        half* __restrict__ Cd, int ldc, int keep_c, int t_lo, int t_hi) {
+        half* __restrict__ Cd, int ldc, int keep_c) {
 #if GEMM_SM90A_DEVICE
     using G = Cfg<NCW, BN, STAGES, CM>;
     constexpr int BM = G::BM;
@@ -1044,8 +1125,7 @@ gemm_ws(const __grid_constant__ CUtensorMap tmA, const __grid_constant__ CUtenso
     const int tiles_m = (M + BM - 1) / BM;
     const int tiles_n = (N + BN - 1) / BN;
     const int super_m = (tiles_m + CM - 1) / CM;
-    // tiles [t_lo, t_hi) of the grouped order (the whole list but for the odd-N fold's split launch)
-    const int total = min(t_hi, super_m * tiles_n);
+    const int total = super_m * tiles_n;
     const int num_k = (K + kBK - 1) / kBK;  // last k-tile zero-filled past K by TMA
     const uint32_t rank = (CM > 1) ? cluster_ctarank() : 0u;
     const int first_t = blockIdx.x / CM;  // cluster id (clusters are consecutive block ids)
@@ -1078,7 +1158,7 @@ gemm_ws(const __grid_constant__ CUtensorMap tmA, const __grid_constant__ CUtenso
                 prefetch_tensormap(&tmB);
             }
             uint32_t it = 0;  // used by lane 0 only
-            WorkList work(t_lo + first_t, stride_t, total, sk_tiles, num_k);
+            WorkList work(first_t, stride_t, total, sk_tiles, num_k);
             int t, kb, ke;
             for (int j = 0; work.next(t, kb, ke); ++j) {
                 int sm, tn;
@@ -1141,9 +1221,10 @@ gemm_ws(const __grid_constant__ CUtensorMap tmA, const __grid_constant__ CUtenso
             constexpr bool RC = decltype(may_read)::value;
             TmaEpilogue<BN, RC, DIRECT> frag(&tmC, warp, read_c, add_c, epi + (cw * 4 + warp) * kEpiWarpBytes,
                                              c_bar + 8 * (cw * 4 + warp));
-            if constexpr (DIRECT) frag.set_direct(Cd, ldc, M, N, beta);
+            if constexpr (DIRECT)
+                frag.set_direct(Cd, ldc, M, N, beta, c_bar + 8 * NCW * 4 + 64 * (cw * 4 + warp));
             frag.keep_l2 = keep_c != 0;
-            WorkList work(t_lo + first_t, stride_t, total, sk_tiles, num_k);
+            WorkList work(first_t, stride_t, total, sk_tiles, num_k);
             int t, kb, ke;
             while (work.next(t, kb, ke)) {
                 int sm, tn;
@@ -2410,35 +2491,27 @@ __device__ __forceinline__ uint4 add_scaled(const uint4 x, const uint4 o, float 
     return make_uint4(r[0], r[1], r[2], r[3]);
 }
 
-// Rows [r_lo, r_a) and [r_b, r_hi) of C whole, rows [r_a, r_b) in columns [c_lo, c_hi): the part
-// of C a fold_c launch owns. The odd-N fold runs in two parts when the GEMM is split in two launches:
-// the first launch's finished tiles folded beside the second launch (GEMM_FOLD_OVERLAP).
-struct FoldPart {
-    int r_lo, r_a, r_b, r_hi, c_lo, c_hi;
-};
-
-// C (M×N, row stride N) = W + beta·C in the part p, W the GEMM's alpha·AB (row stride ldw, a
-// multiple of 8, 16-byte aligned); C is not read when beta == 0. A thread per 16-byte chunk of C
-// seen as one flat array (C's own alignment: one 16-byte load and store), W's 8 halves cut out
-// of its two aligned chunks (window8). A chunk wholly inside a row's owned columns goes as one;
-// the partly owned ones at either end take the owned elements one by one (2-byte accesses, so
-// the other part's launch may write the rest of the chunk at the same time). Rows strided over
-// the blocks. (Runs 56–70: a 4-byte pair of C a thread, W by 2-byte loads in half the rows:
-// 39.7 µs at 4095³, 2.5 TB/s.)
-__global__ void __launch_bounds__(256) fold_c(const half* __restrict__ W, int ldw, half* __restrict__ C, int N,
-                                              float beta, FoldPart p) {
+// C (M×N, row stride N) = W + beta·C, W the GEMM's alpha·AB (row stride ldw, a multiple of 8,
+// 16-byte aligned); C is not read when beta == 0. A thread per 16-byte chunk of C seen as one
+// flat array (C's own alignment: one 16-byte load and store), W's 8 halves cut out of its two
+// aligned chunks (window8). A chunk belongs to the row of its first element; the few that cross
+// a row end (or C's ends) go element by element. Rows strided over the blocks. (Runs 56–70: a
+// 4-byte pair of C a thread, W by 2-byte loads in half the rows: 39.7 µs at 4095³, 2.5 TB/s.)
+__global__ void __launch_bounds__(256) fold_c(const half* __restrict__ W, int ldw, half* __restrict__ C,
+                                              int M, int N, float beta) {
     const bool rd = beta != 0.0f;
     const int hc = static_cast<int>((reinterpret_cast<uintptr_t>(C) >> 1) & 7);
     uint4* c4 = reinterpret_cast<uint4*>(C - hc);  // chunk q: C's flat elements 8q - hc .. 8q - hc + 7
     const uint4* w4 = reinterpret_cast<const uint4*>(W);
-    for (int r = p.r_lo + static_cast<int>(blockIdx.x); r < p.r_hi; r += gridDim.x) {
-        const bool part = r >= p.r_a && r < p.r_b;
-        const int a = part ? p.c_lo : 0, b = part ? p.c_hi : N;  // owned columns [a, b)
-        const long long row0 = static_cast<long long>(r) * N;
-        const long long q_lo = (hc + row0 + a) >> 3, q_hi = (hc + row0 + b + 7) >> 3;
+    const long long total = static_cast<long long>(M) * N;
+    for (int r = blockIdx.x; r < M; r += gridDim.x) {
+        const long long g_row = hc + static_cast<long long>(r) * N;  // chunk position of (r, 0)
+        const long long q_lo = r == 0 ? 0 : (g_row + 7) >> 3;       // row 0 also owns a head chunk
+        const long long q_hi = (g_row + N + 7) >> 3;
         for (long long q = q_lo + threadIdx.x; q < q_hi; q += 256) {
-            const int c0 = static_cast<int>(8 * q - hc - row0);  // the chunk's first column (may be < a)
-            if (c0 >= a && c0 + 8 <= b) {
+            const long long f0 = 8 * q - hc;  // C's flat index of the chunk's first half (< 0: head)
+            const int c0 = static_cast<int>(f0 - static_cast<long long>(r) * N);
+            if (f0 >= 0 && f0 + 8 <= total && c0 + 8 <= N) {
                 const long long wa = (static_cast<long long>(r) * ldw + c0) >> 3;
                 const int sh = c0 & 7;  // W's rows are 8-aligned
                 // W read once: evict-first loads (it was stored evict_last for this pass, GEMM_CW_KEEP_L2)
@@ -2447,10 +2520,14 @@ __global__ void __launch_bounds__(256) fold_c(const half* __restrict__ W, int ld
                 c4[q] = rd ? add_scaled(x, c4[q], beta) : x;
                 continue;
             }
-            for (int c = max(c0, a); c < min(c0 + 8, b); ++c) {
-                float x = __half2float(W[static_cast<size_t>(r) * ldw + c]);
-                if (rd) x += beta * __half2float(C[row0 + c]);
-                C[row0 + c] = __float2half_rn(x);
+            for (int e = 0; e < 8; ++e) {
+                const long long f = f0 + e;
+                if (f < 0 || f >= total) continue;
+                const int ce = c0 + e;  // >= 0 here; >= N past this row's end
+                const int rr = r + ce / N, c = ce % N;
+                float x = __half2float(W[static_cast<size_t>(rr) * ldw + c]);
+                if (rd) x += beta * __half2float(C[f]);
+                C[f] = __float2half_rn(x);
             }
         }
     }
@@ -2660,11 +2737,9 @@ int resident_clusters() {
     return n;
 }
 
-// Launch `ctas` CTAs (a multiple of CM, each cluster persistent over its super tiles); tiles
-// [t_lo, t_hi) of the grouped order on stream `st` (only CM == 1 without stream-K takes a part).
+// Launch `ctas` CTAs (a multiple of CM, each cluster persistent over its super tiles).
 template <int NCW, int BN, int STAGES, int CM>
-bool launch_ws(const Operands& o, int M, int N, int K, float alpha, float beta, int ctas, int sk_tiles,
-               cudaStream_t st = 0, int t_lo = 0, int t_hi = INT_MAX) {
+bool launch_ws(const Operands& o, int M, int N, int K, float alpha, float beta, int ctas, int sk_tiles) {
     using G = Cfg<NCW, BN, STAGES, CM>;
     CUtensorMap ta, tb;
     CUtensorMap tc;
@@ -2672,19 +2747,20 @@ bool launch_ws(const Operands& o, int M, int N, int K, float alpha, float beta, 
     if (!get_tensor_map(o.B, K, N, o.ldb, kBK, &tb)) return false;    // B: K×N, box 64 × 64
     if (o.direct) {  // no C map (tc unused): the epilogue stores C itself, one CTA per cluster
         if (CM != 1 || resident_clusters<NCW, BN, STAGES, 1, true>() <= 0) return false;
-        gemm_ws<NCW, BN, STAGES, 1, true><<<ctas, G::kThreads, G::kSmemBytes, st>>>(
-            ta, tb, ta, M, N, K, alpha, beta, sk_tiles, o.C, o.ldc, 0, t_lo, t_hi);
+        gemm_ws<NCW, BN, STAGES, 1, true>
+            <<<ctas, G::kThreads, G::kSmemBytes>>>(ta, tb, ta, M, N, K, alpha, beta, sk_tiles, o.C, o.ldc, 0);
         return true;
     }
     if (!get_tensor_map(o.C, M, N, o.ldc, 16, &tc)) return false;  // C: M×N, box 16 × 64 (a warp's store)
     half* const cd = nullptr;
     if (CM == 1) {
-        gemm_ws<NCW, BN, STAGES, CM><<<ctas, G::kThreads, G::kSmemBytes, st>>>(
-            ta, tb, tc, M, N, K, alpha, beta, sk_tiles, cd, o.ldc, o.keep_c ? 1 : 0, t_lo, t_hi);
+        gemm_ws<NCW, BN, STAGES, CM>
+            <<<ctas, G::kThreads, G::kSmemBytes>>>(ta, tb, tc, M, N, K, alpha, beta, sk_tiles, cd, o.ldc,
+                                                   o.keep_c ? 1 : 0);
         return true;
     }
     return launch_clusters(gemm_ws<NCW, BN, STAGES, CM>, ctas, G::kThreads, G::kSmemBytes, CM, ta, tb, tc,
-                           M, N, K, alpha, beta, sk_tiles, cd, o.ldc, o.keep_c ? 1 : 0, 0, INT_MAX);
+                           M, N, K, alpha, beta, sk_tiles, cd, o.ldc, o.keep_c ? 1 : 0);
 }
 
 // Stream-K tail (beta == 1, where pieces can be reduce-added): how many of the last tiles (or
@@ -2849,127 +2925,9 @@ void launch_pads(const PadJob* jobs, int n_jobs) {
     pad_copy<<<dim3(static_cast<unsigned>(x), static_cast<unsigned>(n_jobs)), 256>>>(jobs[0],
                                                                                     n_jobs > 1 ? jobs[1] : jobs[0]);
 }
-void launch_fold(const half* W, int ldw, half* C, int M, int N, float beta,
-                 FoldPart p = FoldPart{0, INT_MAX, INT_MAX, INT_MAX, 0, 0}, cudaStream_t st = 0) {
+void launch_fold(const half* W, int ldw, half* C, int M, int N, float beta) {
     static const int per_sm = resident_256(fold_c);
-    p.r_hi = std::min(p.r_hi, M);
-    if (p.r_hi <= p.r_lo) return;
-    fold_c<<<static_cast<unsigned>(even_blocks(p.r_hi - p.r_lo, per_sm * num_sms())), 256, 0, st>>>(W, ldw, C, N,
-                                                                                                    beta, p);
-}
-
-// Two streams beside the caller's (GEMM_FOLD_OVERLAP): `hi` at the greatest priority for the
-// GEMM's last part, so its CTAs are placed before `lo`'s fold blocks take the SMs it leaves
-// idle; the events join them back. Created once; ok false if any of it failed.
-struct SideStreams {
-    cudaStream_t hi, lo;
-    cudaEvent_t first, hi_done, lo_done;
-    bool ok;
-};
-const SideStreams& side_streams() {
-    static const SideStreams s = [] {
-        SideStreams v{};
-        int least = 0, greatest = 0;
-        v.ok = cudaDeviceGetStreamPriorityRange(&least, &greatest) == cudaSuccess &&
-               cudaStreamCreateWithPriority(&v.hi, cudaStreamNonBlocking, greatest) == cudaSuccess &&
-               cudaStreamCreateWithPriority(&v.lo, cudaStreamNonBlocking, least) == cudaSuccess &&
-               cudaEventCreateWithFlags(&v.first, cudaEventDisableTiming) == cudaSuccess &&
-               cudaEventCreateWithFlags(&v.hi_done, cudaEventDisableTiming) == cudaSuccess &&
-               cudaEventCreateWithFlags(&v.lo_done, cudaEventDisableTiming) == cudaSuccess;
-        if (!v.ok) cudaGetLastError();
-        return v;
-    }();
-    return s;
-}
-
-// The odd-N GEMM into the padded W with its fold, overlapped: the 128×256 tiles' partial last
-// wave leaves SMs idle for a tile's time, so the GEMM runs as two launches, the whole waves
-// (tiles [0, t1)) then the rest on the high-priority stream, and the W rows and columns that
-// the first launch finished (grouped order: whole groups of 16 M-tiles, rows [0, r_a), then
-// whole N-tiles of the next group, rows [r_a, r_b) × columns [0, c_split)) are folded on the
-// low-priority stream beside the second launch; the rest is folded after it. False (nothing
-// launched) where it does not apply.
-bool gemm_fold_overlap(const Operands& o, half* C, int M, int N, int K, float alpha, float beta) {
-    constexpr int BM = 128, BN = 256;
-    int splits = 0;
-    if (!GEMM_FOLD_OVERLAP || pick_path(M, N, K, splits) != Path::kBig || GEMM_BIG_CLUSTER != 1) return false;
-    const long long tiles_m = (M + BM - 1) / BM, tiles_n = (N + BN - 1) / BN;
-    const long long tiles = tiles_m * tiles_n, ctas = num_sms();
-    const long long rem = tiles % ctas, t1 = tiles - rem;
-    if (rem == 0 || t1 < GEMM_FOLD_OVERLAP_WAVES * ctas) return false;
-    const long long per_group = kGroupM * tiles_n, groups = t1 / per_group;
-    const long long gm = std::min<long long>(tiles_m - groups * kGroupM, kGroupM);
-    const int r_a = static_cast<int>(std::min<long long>(M, groups * kGroupM * BM));
-    const int r_b = static_cast<int>(std::min<long long>(M, (groups * kGroupM + gm) * BM));
-    const int c_split = static_cast<int>(std::min<long long>(N, (t1 - groups * per_group) / gm * BN));
-    const SideStreams& ss = side_streams();
-    if (!ss.ok || resident_clusters<2, BN, GEMM_BIG_STAGES, 1>() <= 0) return false;
-    if (!launch_ws<2, BN, GEMM_BIG_STAGES, 1>(o, M, N, K, alpha, 0.0f, static_cast<int>(ctas), 0, 0, 0,
-                                              static_cast<int>(t1)))
-        return false;
-    // past the first launch every call below only queues work: a failure shows in the launch checks
-#if GEMM_FOLD_TRACE
-    static cudaEvent_t ev[6];
-    static long calls = 0;
-    if (calls == 0)
-        for (auto& e : ev) cudaEventCreate(&e);
-    cudaEventRecord(ev[0], 0);
-#define FOLD_TR(i, st) cudaEventRecord(ev[i], st)
-#else
-#define FOLD_TR(i, st) ((void)0)
-#endif
-    const FoldPart p1{0, r_a, r_b, c_split > 0 ? r_b : r_a, 0, c_split}, p2{r_a, r_a, r_b, M, c_split, N};
-    if (GEMM_FOLD_OVERLAP == 2) {  // the split alone, everything on the caller's stream
-        FOLD_TR(1, 0);
-        launch_ws<2, BN, GEMM_BIG_STAGES, 1>(o, M, N, K, alpha, 0.0f, static_cast<int>(rem), 0, 0,
-                                             static_cast<int>(t1), static_cast<int>(tiles));
-        FOLD_TR(2, 0);
-        launch_fold(o.C, o.ldc, C, M, N, beta, p2, 0);
-        FOLD_TR(3, 0);
-        launch_fold(o.C, o.ldc, C, M, N, beta, p1, 0);
-        FOLD_TR(4, 0);
-    } else if (GEMM_FOLD_OVERLAP == 3) {  // the GEMM's second part on the caller's stream, fold 1 beside it
-        cudaEventRecord(ss.first, 0);
-        FOLD_TR(1, 0);
-        cudaStreamWaitEvent(ss.lo, ss.first, 0);
-        launch_ws<2, BN, GEMM_BIG_STAGES, 1>(o, M, N, K, alpha, 0.0f, static_cast<int>(rem), 0, 0,
-                                             static_cast<int>(t1), static_cast<int>(tiles));
-        FOLD_TR(2, 0);
-        launch_fold(o.C, o.ldc, C, M, N, beta, p1, ss.lo);
-        FOLD_TR(4, ss.lo);
-        launch_fold(o.C, o.ldc, C, M, N, beta, p2, 0);
-        FOLD_TR(3, 0);
-        cudaEventRecord(ss.lo_done, ss.lo);
-        cudaStreamWaitEvent(0, ss.lo_done, 0);
-    } else {
-        cudaEventRecord(ss.first, 0);
-        FOLD_TR(1, 0);
-        cudaStreamWaitEvent(ss.hi, ss.first, 0);
-        cudaStreamWaitEvent(ss.lo, ss.first, 0);
-        launch_ws<2, BN, GEMM_BIG_STAGES, 1>(o, M, N, K, alpha, 0.0f, static_cast<int>(rem), 0, ss.hi,
-                                             static_cast<int>(t1), static_cast<int>(tiles));
-        FOLD_TR(2, ss.hi);
-        launch_fold(o.C, o.ldc, C, M, N, beta, p2, ss.hi);
-        FOLD_TR(3, ss.hi);
-        launch_fold(o.C, o.ldc, C, M, N, beta, p1, ss.lo);
-        FOLD_TR(4, ss.lo);
-        cudaEventRecord(ss.hi_done, ss.hi);
-        cudaEventRecord(ss.lo_done, ss.lo);
-        cudaStreamWaitEvent(0, ss.hi_done, 0);
-        cudaStreamWaitEvent(0, ss.lo_done, 0);
-    }
-#if GEMM_FOLD_TRACE
-    FOLD_TR(5, 0);
-    if (++calls % 64 == 0) {
-        cudaEventSynchronize(ev[5]);
-        float t[6] = {};
-        for (int i = 1; i < 6; ++i) cudaEventElapsedTime(&t[i], ev[0], ev[i]);
-        fprintf(stderr, "fold trace %dx%dx%d: gemm1 %.1f gemm2 %.1f fold2 %.1f fold1 %.1f joined %.1f us\n", M, N, K,
-                1e3 * t[1], 1e3 * t[2], 1e3 * t[3], 1e3 * t[4], 1e3 * t[5]);
-    }
-#endif
-#undef FOLD_TR
-    return true;
+    fold_c<<<static_cast<unsigned>(even_blocks(M, per_sm * num_sms())), 256>>>(W, ldw, C, M, N, beta);
 }
 
 // Any shape: operands TMA cannot describe (K or N not a multiple of 8, misaligned pointers) go
@@ -2986,7 +2944,7 @@ bool solve_sm90a(const half* A, const half* B, half* C, int M, int N, int K, flo
     // direct: 0.2436), and so did fp16 reductions into C from the epilogue (run 67: 0.4546 against
     // 0.2736 folded); a 1D TMA map of C cannot take them either: a box must start 16-byte aligned
     // (run 75: a 1D TMA store at an odd element stops the kernel with "illegal instruction")
-    const bool c_ok = serial || c_tma || (GEMM_DIRECT_C && beta == 0.0f);
+    const bool c_ok = serial || c_tma || (GEMM_DIRECT_C && (beta == 0.0f || GEMM_DIRECT_OLD_C));
     Operands o{A, B, C, K, N, N, c_ok && !c_tma, false};
     if (a_ok && b_ok && c_ok) return gemm_sm90a(o, M, N, K, alpha, beta);
     const int kp = static_cast<int>(round_up(K, 8)), np = static_cast<int>(round_up(N, 8));
@@ -3013,7 +2971,6 @@ bool solve_sm90a(const half* A, const half* B, half* C, int M, int N, int K, flo
         o.keep_c = GEMM_CW_KEEP_L2 != 0;
     }
     launch_pads(jobs, n_jobs);
-    if (!c_ok && gemm_fold_overlap(o, C, M, N, K, alpha, beta)) return true;
     if (!gemm_sm90a(o, M, N, K, alpha, c_ok ? beta : 0.0f)) return false;
     if (!c_ok) launch_fold(o.C, np, C, M, N, beta);
     return true;
