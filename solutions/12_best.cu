@@ -259,9 +259,6 @@
                                // (run 67: fp16 reductions from the epilogue instead of the fold, beta = 1,
                                // ran 4095³ 1.66× the folded time)
 #endif
-#ifndef GEMM_DIRECT_OLD_C
-#define GEMM_DIRECT_OLD_C 1    // ... and with any beta: old C loaded a k-step ahead of each chunk's stores
-#endif
 #ifndef GEMM_CW_KEEP_L2
 #define GEMM_CW_KEEP_L2 1      // the padded C (odd N, folded in after) stored with an L2 evict_last hint, so
                                // fold_c reads it from L2 (and lets it go: evict-first loads)
@@ -362,8 +359,7 @@ struct Cfg {
     static constexpr int kStageBytes = kABytes + kBBytes; // expect_tx per stage (per CTA)
     static constexpr int kPipeBytes = STAGES * kStageBytes;
     static constexpr int kEpiBytes = NCW * 4 * kEpiWarpBytes;  // two C boxes per consumer warp
-    static constexpr int kDirectBytes = NCW * 4 * 64;     // direct mode: 16 old-C words a consumer warp
-    static constexpr int kSmemBytes = 1024 + kPipeBytes + kEpiBytes + 2 * STAGES * 8 + NCW * 4 * 8 + kDirectBytes;
+    static constexpr int kSmemBytes = 1024 + kPipeBytes + kEpiBytes + 2 * STAGES * 8 + NCW * 4 * 8;
     static constexpr int kEmptyArrivals = CM * NCW * 4;  // every consumer warp of the cluster
     static_assert(kEmptyArrivals <= 16, "one empty-barrier arrival per consumer warp of the cluster");
     static_assert(NCW == 1 || NCW == 2, "one or two consumer warpgroups");
@@ -760,58 +756,22 @@ struct TmaEpilogue : OldC<BN, MAY_READ> {
     half* dc;                               // direct mode: C's rows TMA cannot describe (odd N)
     int ldc, dm, dn;                        // ... its row stride and extent
     float dbeta;                            // ... and beta, applied by the direct stores
-    uint32_t dxtra;                         // ... 16 words of shared memory: lane 31's last old-C word a row
     bool keep_l2;                           // C is the padded result fold_c reads next: evict_last stores
 
     __device__ __forceinline__ TmaEpilogue(const CUtensorMap* tmC, int warp_, bool rc, bool add,
                                            uint32_t boxes_, uint32_t cbar_)
         : Base(tmC, warp_, rc, boxes_, cbar_), out_row(0), out_col0(0), add_c(add), pending(false),
-          dc(nullptr), ldc(0), dm(0), dn(0), dbeta(0.0f), dxtra(0), keep_l2(false) {}
+          dc(nullptr), ldc(0), dm(0), dn(0), dbeta(0.0f), keep_l2(false) {}
     // Direct mode: the warp copies each box to C itself, bounds-checked, adding beta·C (the
     // packed values are alpha·acc alone: no reduce-add, no TMA old C).
-    __device__ __forceinline__ void set_direct(half* c, int ld, int m, int n, float beta, uint32_t xtra) {
-        dxtra = xtra;
+    __device__ __forceinline__ void set_direct(half* c, int ld, int m, int n, float beta) {
         dc = c;
         ldc = ld;
         dm = m;
         dn = n;
         dbeta = beta;
     }
-    // Direct mode: does row `row` of C, from the even column ce, start 2 bytes into a 4-byte word?
-    // (the same for the whole warp: its lanes share the row)
-    __device__ __forceinline__ bool direct_odd(int row, int ce) const {
-        return (((reinterpret_cast<uintptr_t>(dc) >> 1) + static_cast<long long>(row) * ldc + ce) & 1) != 0;
-    }
-    // Direct mode, beta != 0: old C of chunk K's 16 rows into box 1 by cp.async (no registers
-    // wait for it; issued a k-step before put<K> reads it back). Lane l copies the 4-byte word
-    // its stores write: columns (c, c+1) of a row on a word boundary, c = the chunk's first
-    // column + 2l, else (c-1, c), and lane 31 then (c+1, c+2) too (into dxtra). A word reaching
-    // past C's last element copies its first half; one before C's first (row 0 of a C that
-    // starts 2 bytes into a word) nothing: put loads that element itself.
-    template <int K>
-    __device__ __forceinline__ void load_old() {
-        if constexpr (DIRECT) {
-            if (!pending || dbeta == 0.0f) return;
-            const int lane = threadIdx.x % 32, ce = out_col0 + 64 * K, c = ce + 2 * lane;
-            const uint32_t ob = this->boxes + kBoxBytes;
-            const long long total = static_cast<long long>(dm) * ldc;
-            auto copy = [&](uint32_t dst, long long f) {
-                const int n = f < 0 ? 0 : f + 1 < total ? 4 : f < total ? 2 : 0;
-                asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;" ::"r"(dst), "l"(dc + f), "r"(n)
-                             : "memory");
-            };
-#pragma unroll 1
-            for (int r = 0; r < 16; ++r) {
-                const int row = out_row + r;
-                if (row >= dm) break;  // the same for every lane
-                const bool odd = direct_odd(row, ce);
-                const long long f = static_cast<long long>(row) * ldc + (odd ? c - 1 : c);
-                copy(ob + 128 * r + 4 * lane, f);
-                if (odd && lane == 31) copy(dxtra + 4 * r, f + 2);
-            }
-            asm volatile("cp.async.commit_group;" ::: "memory");
-        }
-    }
+
     // The finished block, rounded: alpha·acc (+ beta·old C), for put.
     __device__ __forceinline__ void pack(const float (&acc)[BN / 2], float alpha, float beta) {
 #pragma unroll
@@ -825,11 +785,10 @@ struct TmaEpilogue : OldC<BN, MAY_READ> {
     }
     // Chunk K (columns 64K..64K+63) of the packed block through box K % 2.
     template <int K>
-    __device__ __forceinline__ void put(bool preloaded = false) {
+    __device__ __forceinline__ void put() {
         if (!pending) return;
         const int lane = threadIdx.x % 32;
-        // direct mode: box 0 only (box 1 holds old C; no copy engine reads the boxes)
-        const uint32_t box = this->boxes + (DIRECT ? 0 : (K & 1) * kBoxBytes);
+        const uint32_t box = this->boxes + (K & 1) * kBoxBytes;
         if (lane == 0) bulk_wait_read<1>();  // the store that last read this box is done with it
         __syncwarp();
 #pragma unroll
@@ -842,55 +801,26 @@ struct TmaEpilogue : OldC<BN, MAY_READ> {
         }
         if constexpr (DIRECT) {  // row r of the box, columns 2·lane and 2·lane + 1, from its swizzled unit
             __syncwarp();  // the warp's stmatrix writes, before its lanes read them back
-            if (!preloaded) load_old<K>();
-            asm volatile("cp.async.wait_group 0;" ::: "memory");  // this lane's old-C words (it reads only its own)
-            const float b = dbeta;
-            const uint32_t ob = this->boxes + kBoxBytes;
-            const int ce = out_col0 + 64 * K, c = ce + 2 * lane;
-            unsigned short* cs = reinterpret_cast<unsigned short*>(dc);
+            const int col = out_col0 + 64 * K + 2 * lane;
 #pragma unroll 1
             for (int r = 0; r < 16; ++r) {
                 const int row = out_row + r;
-                if (row >= dm) break;  // the same for every lane
+                if (row >= dm || col >= dn) break;
                 uint32_t v;
                 asm volatile("ld.shared.u32 %0, [%1];" : "=r"(v) : "r"(box_addr(box, r, lane / 4) + (lane % 4) * 4));
-                unsigned short* q = cs + static_cast<size_t>(row) * ldc;
-                const bool odd = direct_odd(row, ce);
-                // the word this lane writes: its own pair, or (the left lane's high half, its low half)
-                const uint32_t left = __shfl_up_sync(0xffffffffu, v, 1);
-                const uint32_t wv = odd ? (left >> 16) | (v << 16) : v;
-                float2 f = __half22float2(*reinterpret_cast<const __half2*>(&wv));
-                if (b != 0.0f) {
-                    uint32_t o;
-                    asm volatile("ld.shared.u32 %0, [%1];" : "=r"(o) : "r"(ob + 128 * r + 4 * lane));
-                    if (odd && lane == 0 && row == 0 && ce == 0)  // the word would start before C
-                        o = static_cast<uint32_t>(__half_as_ushort(dc[0])) << 16;
-                    const float2 g = __half22float2(*reinterpret_cast<const __half2*>(&o));
-                    f.x += b * g.x;
-                    f.y += b * g.y;
-                }
-                const __half2 h = __floats2half2_rn(f.x, f.y);
-                const uint32_t hw = *reinterpret_cast<const uint32_t*>(&h);
-                if (!odd) {
-                    if (c + 1 < dn) *reinterpret_cast<uint32_t*>(q + c) = hw;
-                    else if (c < dn) q[c] = static_cast<unsigned short>(hw & 0xFFFFu);
-                } else {
-                    if (lane == 0) {
-                        if (c < dn) q[c] = static_cast<unsigned short>(hw >> 16);
-                    } else if (c < dn) {
-                        *reinterpret_cast<uint32_t*>(q + c - 1) = hw;
-                    } else if (c - 1 < dn) {
-                        q[c - 1] = static_cast<unsigned short>(hw & 0xFFFFu);
+                const float2 f = __half22float2(*reinterpret_cast<const __half2*>(&v));
+                half* q = dc + static_cast<size_t>(row) * ldc + col;
+                if (col + 1 < dn && (reinterpret_cast<uintptr_t>(q) & 3) == 0) {
+                    float2 x = f;
+                    if (dbeta != 0.0f) {
+                        const float2 o = __half22float2(*reinterpret_cast<const __half2*>(q));
+                        x.x += dbeta * o.x;
+                        x.y += dbeta * o.y;
                     }
-                    if (lane == 31 && c + 1 < dn) {  // the chunk's last column
-                        float y = __half2float(__ushort_as_half(static_cast<unsigned short>(v >> 16)));
-                        if (b != 0.0f) {
-                            uint32_t o;
-                            asm volatile("ld.shared.u32 %0, [%1];" : "=r"(o) : "r"(dxtra + 4 * r));
-                            y += b * __half2float(__ushort_as_half(static_cast<unsigned short>(o & 0xFFFFu)));
-                        }
-                        q[c + 1] = __half_as_ushort(__float2half_rn(y));
-                    }
+                    *reinterpret_cast<__half2*>(q) = __floats2half2_rn(x.x, x.y);
+                } else {  // a 2-byte-aligned pair (odd row stride) or C's last column
+                    q[0] = __float2half_rn(dbeta != 0.0f ? f.x + dbeta * __half2float(q[0]) : f.x);
+                    if (col + 1 < dn) q[1] = __float2half_rn(dbeta != 0.0f ? f.y + dbeta * __half2float(q[1]) : f.y);
                 }
             }
             __syncwarp();  // the reads, before the box is written again
@@ -927,19 +857,6 @@ struct TmaEpilogue : OldC<BN, MAY_READ> {
             if (kt == 0) this->template act<0>();
             else if (kt == kOldCGap) this->template act<1>();
             else if (kt == 2 * kOldCGap) this->template act<2>();
-        } else if constexpr (DIRECT) {  // chunk K's old C at k-step K, its stores at K + 1
-            if (kt == 1) put<0>(true);
-            else if (kt == 2) put<1>(true);
-            if constexpr (kChunks > 2) {
-                if (kt == 3) put<2>(true);
-                else if (kt == 4) put<3>(true);
-            }
-            if (kt == 0) load_old<0>();
-            else if (kt == 1) load_old<1>();
-            if constexpr (kChunks > 2) {
-                if (kt == 2) load_old<2>();
-                else if (kt == 3) load_old<3>();
-            }
         } else {
             if (kt == 0) put<0>();
             else if (kt == 1) put<1>();
@@ -955,13 +872,6 @@ struct TmaEpilogue : OldC<BN, MAY_READ> {
             if (n_k <= 0) this->template act<0>();
             if (n_k <= kOldCGap) this->template act<1>();
             if (n_k <= 2 * kOldCGap) this->template act<2>();
-        } else if constexpr (DIRECT) {  // chunk K was loaded if the loop reached k-step K
-            if (n_k < 2) put<0>(n_k > 0);
-            if (n_k < 3) put<1>(n_k > 1);
-            if constexpr (kChunks > 2) {
-                if (n_k < 4) put<2>(n_k > 2);
-                if (n_k < 5) put<3>(n_k > 3);
-            }
         } else {
             if (n_k < 1) put<0>();
             if (n_k < 2) put<1>();
@@ -1221,8 +1131,7 @@ gemm_ws(const __grid_constant__ CUtensorMap tmA, const __grid_constant__ CUtenso
             constexpr bool RC = decltype(may_read)::value;
             TmaEpilogue<BN, RC, DIRECT> frag(&tmC, warp, read_c, add_c, epi + (cw * 4 + warp) * kEpiWarpBytes,
                                              c_bar + 8 * (cw * 4 + warp));
-            if constexpr (DIRECT)
-                frag.set_direct(Cd, ldc, M, N, beta, c_bar + 8 * NCW * 4 + 64 * (cw * 4 + warp));
+            if constexpr (DIRECT) frag.set_direct(Cd, ldc, M, N, beta);
             frag.keep_l2 = keep_c != 0;
             WorkList work(first_t, stride_t, total, sk_tiles, num_k);
             int t, kb, ke;
@@ -2944,7 +2853,7 @@ bool solve_sm90a(const half* A, const half* B, half* C, int M, int N, int K, flo
     // direct: 0.2436), and so did fp16 reductions into C from the epilogue (run 67: 0.4546 against
     // 0.2736 folded); a 1D TMA map of C cannot take them either: a box must start 16-byte aligned
     // (run 75: a 1D TMA store at an odd element stops the kernel with "illegal instruction")
-    const bool c_ok = serial || c_tma || (GEMM_DIRECT_C && (beta == 0.0f || GEMM_DIRECT_OLD_C));
+    const bool c_ok = serial || c_tma || (GEMM_DIRECT_C && beta == 0.0f);
     Operands o{A, B, C, K, N, N, c_ok && !c_tma, false};
     if (a_ok && b_ok && c_ok) return gemm_sm90a(o, M, N, K, alpha, beta);
     const int kp = static_cast<int>(round_up(K, 8)), np = static_cast<int>(round_up(N, 8));
