@@ -12,6 +12,11 @@
 #include <string.h>
 #include <sys/stat.h>
 
+/* The first call in each solution process of a PTX-only build (--gpu T4/A100 on a newer GPU)
+ * gets this much more than --timeout: the driver compiles the PTX then (run 91: ~20 s for int4
+ * 03; killed at 6 s, the compile never reached the driver's cache and every test timed out). */
+#define JD_PTX_COMPILE_S 300.0
+
 typedef struct {
     char text[PB_MAX_PARAMS][32];
     const char *ptr[PB_MAX_PARAMS];
@@ -480,7 +485,10 @@ int jd_judge(const jd_options *o, jd_result *r)
     rn_plan plan = {.problem = p, .so_path = r->build.so_path, .items = r->items,
                     .n_items = r->n_items, .timeout_s = o->timeout_s, .seed = o->seed,
                     .timing = o->topts, .progress = o->progress};
-    if (r->ptx_built) plan.so_path = r->ptx_build.so_path;
+    if (r->ptx_built) {
+        plan.so_path = r->ptx_build.so_path;
+        plan.first_call_extra_s = JD_PTX_COMPILE_S;
+    }
     plan.lookup_only = lookup_only;
     if (o->vs) { /* the other file, built the same way as the one that runs */
         ld_options vo = {.arch = r->arch, .extra_flags = o->nvcc_flags, .cache_dir = o->cache_dir,

@@ -56,7 +56,9 @@ static void hm_usage(FILE *out)
         "      --no-timing      check only\n"
         "      --min-runs N     timed calls at least (default 30)\n"
         "      --max-time SEC   stop repeating after this long (default 1)\n"
-        "      --timeout SEC    per-test time limit, per call while timing (default 10)\n"
+        "      --timeout SEC    per-test time limit, per call while timing (default 10); a\n"
+        "                       PTX build run here (--gpu T4/A100 on a newer GPU): the first\n"
+        "                       call of each process gets 300 s more, for the driver's compile\n"
         "      --arch sm_XX     compile for this architecture (default: the device's; sm_90a\n"
         "                       for compute capability 9.0; sm_90a when there is no device)\n",
         out);

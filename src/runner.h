@@ -60,6 +60,10 @@ typedef struct {
     bool lookup_only;    /* load the object and look solve up; call nothing on the device */
     const char *vs_path; /* --vs: a second object, checked on each timed case and timed in the
                             baseline's place */
+    double first_call_extra_s; /* added to the limit of each solution process's first command:
+                                  a PTX-only build is compiled by the driver on its first launch
+                                  (run 91: ~20 s for int4 03, killed at --timeout 6 every time,
+                                  so never cached) */
 } rn_plan;
 
 typedef struct {

@@ -108,6 +108,31 @@ Test(protocol, a_hang_times_out_and_the_next_test_runs, .timeout = 60)
     rn_free(&run);
 }
 
+/* A PTX-only build's first call waits for the driver's compile: with first_call_extra_s the first
+ * test of each process gets that much more time, the later ones only the limit. */
+Test(protocol, the_first_call_gets_the_compile_allowance, .timeout = 60)
+{
+    rn_item it[2];
+    const pb_problem *p = pb_find("gemm_fp16");
+    it[0] = (rn_item){p->cases[PB_SET_EXAMPLE][0], PB_SET_EXAMPLE, false};
+    it[1] = (rn_item){p->cases[PB_SET_FUNCTIONAL][0], PB_SET_FUNCTIONAL, false};
+    rn_plan plan = {.problem = p, .so_path = FAKE_SLOW_FIRST, .items = it, .n_items = 2,
+                    .timeout_s = 1.0, .timing = {.warmup = 1, .min_runs = 5, .max_runs = 40,
+                                                 .max_time_s = 0.05}};
+    rs_run run;
+    cr_assert_eq(rn_run(&plan, &run), RN_OK, "%s", run.detail);
+    cr_expect_eq(run.tests[0].status, RS_TIMEOUT, "no allowance: the slow first call is killed");
+    cr_expect(strstr(run.tests[0].detail, "within the 1 s limit (killed)"), "%s", run.tests[0].detail);
+    cr_expect_eq(run.tests[1].status, RS_TIMEOUT, "a fresh process is slow again: %s",
+                 run.tests[1].detail);
+    rn_free(&run);
+    plan.first_call_extra_s = 10.0;
+    cr_assert_eq(rn_run(&plan, &run), RN_OK, "%s", run.detail);
+    cr_expect_eq(run.tests[0].status, RS_SUCCESS, "%s", run.tests[0].detail);
+    cr_expect_eq(run.tests[1].status, RS_SUCCESS, "%s", run.tests[1].detail);
+    rn_free(&run);
+}
+
 Test(protocol, vs_judges_the_other_file_and_compares)
 {
     rn_item it[16];
