@@ -193,6 +193,25 @@
 //   part of the padded C the last waves wrote, likelier still in L2): measured (run 86) 1.019×
 //   the time at 4095³, 1.021× at 4096×4095×4096; not kept. ncu (run 86, 4095³): pad_copy 36.0
 //   µs, gemm_ws 185.9 µs (tensor pipes 94.4%), fold_c 33.6 µs (L2 hit rate 38.3%).
+// Runs 88–94 (2026-12-02; predictions before measuring; all correct, judge + extra 16/16, other
+//   betas, memcheck clean; none kept, each a patch in tools/experiments/): (1) the fold beside
+//   the partial last wave: the 128×256 GEMM in two launches (3 whole waves, then the 116 tiles
+//   left on a high-priority stream) and the tiles of the first launch folded on a low-priority
+//   stream on the 16 SMs the last wave leaves idle: predicted 4095³ ≈ 0.247 ms. Measured (run
+//   88) 1.013× the time at 4095³, 1.086× at 3000×4095×1000; run 89 (event times, GEMM_FOLD_TRACE):
+//   as placed 1.062×, the split alone on one stream 1.070×, the GEMM's second part on the
+//   caller's stream 1.034×: the split cost ~17 µs (the second launch 50.5 µs for one tile a CTA,
+//   the two folds 40 µs against fold_c's 34), and beside the second launch the fold slowed it by
+//   9 µs while finishing only about a third of its part (inferred from the event times)
+//   (run88_89_fold_overlap.patch). (2) Odd-N C with any beta stored by the epilogue (no padded C,
+//   no fold), old C brought into box 1 by 4-byte cp.async a k-step before each chunk's stores:
+//   predicted 4095³ ≈ 0.24 ms; measured (run 90) 1.248× the folded time, 4096×4095×4096 1.271×,
+//   1001×999×77 1.674× (run90_direct_old_c.patch). (3) The same in 16-byte units of C's own
+//   alignment (window8 out of the box rows, 2-byte accesses only at segment ends; old C
+//   prefetched into L2 a k-step ahead, loaded a task ahead): predicted 4095³ ≈ 0.235 ms;
+//   measured (run 94) 1.304× at 4095³ (0.3409 against 0.2615 ms), 1.326× at 4096×4095×4096; each
+//   task's load in its own step 0.964× of that (run94_direct_units.patch). Epilogue stores with
+//   old C read by the consumer warps cost more than the 34 µs fold at every placement tried.
 // Tiles: big BM=128 BN=256 BK=64 stages=4 (GEMM_BIG_STAGES), 1 producer + 2 consumer warpgroups,
 //   no cluster (GEMM_BIG_CLUSTER), stream-K tail with beta = 1 (GEMM_STREAMK); split-K BM=128
 //   BN=128 BK=64 stages=4 (GEMM_SPLIT_STAGES), 1 + 2 warpgroups, pairs along K (GEMM_SPLITK),
@@ -258,9 +277,6 @@
                                // 0 (and always with beta != 0): through a padded copy folded in after
                                // (run 67: fp16 reductions from the epilogue instead of the fold, beta = 1,
                                // ran 4095³ 1.66× the folded time)
-#endif
-#ifndef GEMM_DIRECT_OLD_C
-#define GEMM_DIRECT_OLD_C 1    // ... and with any beta: old C read by the epilogue (16-byte units), no fold
 #endif
 #ifndef GEMM_CW_KEEP_L2
 #define GEMM_CW_KEEP_L2 1      // the padded C (odd N, folded in after) stored with an L2 evict_last hint, so
@@ -381,20 +397,6 @@ struct Cfg {
                   "setmaxnreg budget within the launch's registers");
 };
 
-
-// The 8 halves that start s (0..7) halves into the 16 of lo:hi, by word selects and PRMT (no
-// local-memory indexing).
-__device__ __forceinline__ uint4 window8(const uint4 lo, const uint4 hi, int s) {
-    const uint32_t w[8] = {lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w};
-    const int q = s >> 1;
-    uint32_t v[5];
-#pragma unroll
-    for (int k = 0; k < 5; ++k) v[k] = q == 0 ? w[k] : q == 1 ? w[k + 1] : q == 2 ? w[k + 2] : w[k + 3];
-    uint32_t o[4];
-#pragma unroll
-    for (int k = 0; k < 4; ++k) o[k] = (s & 1) ? __byte_perm(v[k], v[k + 1], 0x5432) : v[k];
-    return make_uint4(o[0], o[1], o[2], o[3]);
-}
 
 #if GEMM_SM90A_DEVICE  // the device helpers below: sm_90a only
 // ---------------------------------------------------------------------------------------------
@@ -788,38 +790,6 @@ struct TmaEpilogue : OldC<BN, MAY_READ> {
         dn = n;
         dbeta = beta;
     }
-    // Direct mode: a chunk's rows × columns as 16-byte units of C's memory (C's own alignment):
-    // task t of 144 = row t / 9, unit t % 9 of the row's chunk segment, whose first column sits
-    // e0 = (its flat position) mod 8 halves into unit 0 (unit 8 exists only when e0 != 0). Lane
-    // l takes tasks l, l + 32, ..., so a warp writes rows as 16-byte stores (run 90: a 4-byte
-    // word a lane and row, 16 dependent row steps, cost ~4 µs a chunk).
-    static constexpr int kUnitTasks = 5;  // ceil(16 · 9 / 32)
-    __device__ __forceinline__ long long unit_of(int row, int ce, int& e0) const {
-        const long long p = ((reinterpret_cast<uintptr_t>(dc) >> 1) & 7) + static_cast<long long>(row) * ldc + ce;
-        e0 = static_cast<int>(p & 7);
-        return p >> 3;  // unit index from dc rounded down to 16 bytes
-    }
-    // Direct mode, beta != 0: chunk K's old C into L2 a k-step before put<K> reads it.
-    template <int K>
-    __device__ __forceinline__ void prefetch_old() const {
-        if constexpr (DIRECT) {
-            if (!pending || dbeta == 0.0f) return;
-            const int lane = threadIdx.x % 32, ce = out_col0 + 64 * K;
-            if (ce >= dn) return;
-            const uintptr_t hc = (reinterpret_cast<uintptr_t>(dc) >> 1) & 7;
-            const uint4* base = reinterpret_cast<const uint4*>(dc - hc);
-#pragma unroll
-            for (int i = 0; i < kUnitTasks; ++i) {
-                const int t = lane + 32 * i, r = t / 9, j = t % 9;
-                if (t >= 144 || out_row + r >= dm) continue;
-                int e0;
-                const long long u = unit_of(out_row + r, ce, e0) + j;
-                const long long units = (static_cast<long long>(dm) * ldc + hc + 7) >> 3;
-                if ((j < 8 || e0 != 0) && 8 * j - e0 < dn - ce && u < units && (u > 0 || hc == 0))
-                    asm volatile("prefetch.global.L2 [%0];" ::"l"(base + u));
-            }
-        }
-    }
 
     // The finished block, rounded: alpha·acc (+ beta·old C), for put.
     __device__ __forceinline__ void pack(const float (&acc)[BN / 2], float alpha, float beta) {
@@ -848,86 +818,28 @@ struct TmaEpilogue : OldC<BN, MAY_READ> {
             const int g = 8 * K + 2 * j;
             stmatrix_x4(box_addr(box, r, c), out0[g], out1[g], out0[g + 1], out1[g + 1]);
         }
-        if constexpr (DIRECT) {  // 16-byte units of C (unit_of), cut out of the box's rows (window8)
+        if constexpr (DIRECT) {  // row r of the box, columns 2·lane and 2·lane + 1, from its swizzled unit
             __syncwarp();  // the warp's stmatrix writes, before its lanes read them back
-            const int ce = out_col0 + 64 * K, seg = min(64, dn - ce);  // the chunk's columns in C
-            if (seg > 0) {
-                const uintptr_t hc = (reinterpret_cast<uintptr_t>(dc) >> 1) & 7;
-                uint4* cu = reinterpret_cast<uint4*>(dc - hc);
-                unsigned short* cs = reinterpret_cast<unsigned short*>(dc);
-                const long long units = (static_cast<long long>(dm) * ldc + hc + 7) >> 3;  // C's units
-                const float b = dbeta;
-                // a unit is loaded whole when it lies inside C's memory (else half by half below)
-                auto whole_unit = [&](long long u) {
-                    return u < units && (u > 0 || hc == 0) &&
-                           (u + 1 < units || ((static_cast<long long>(dm) * ldc + hc) & 7) == 0);
-                };
-                // task i's old C (prefetched into L2 a k-step ago), loaded a task ahead of its use
-                auto load_old = [&](int i) {
-                    const int t = lane + 32 * i, r = t / 9, j = t % 9;
-                    if (b == 0.0f || t >= 144 || out_row + r >= dm) return make_uint4(0u, 0u, 0u, 0u);
-                    int e0;
-                    const long long u = unit_of(out_row + r, ce, e0) + j;
-                    return (j < 8 || e0 != 0) && 8 * j - e0 < seg && whole_unit(u) ? __ldcs(cu + u)
-                                                                                : make_uint4(0u, 0u, 0u, 0u);
-                };
-                uint4 next = load_old(0);
+            const int col = out_col0 + 64 * K + 2 * lane;
 #pragma unroll 1
-                for (int i = 0; i < kUnitTasks; ++i) {
-                    const uint4 old = next;
-                    if (i + 1 < kUnitTasks) next = load_old(i + 1);
-                    const int t = lane + 32 * i, r = t / 9, j = t % 9;
-                    const int row = out_row + r;
-                    if (t >= 144 || row >= dm) continue;
-                    int e0;
-                    const long long u = unit_of(row, ce, e0) + j;
-                    if (j == 8 && e0 == 0) continue;
-                    const bool whole = whole_unit(u);
-                    const int cc0 = 8 * j - e0;  // the unit's first column in the chunk (< 0: unit 0)
-                    if (cc0 >= 0 && cc0 + 8 <= seg) {  // whole: one 16-byte store
-                        const int bu = cc0 >> 3, sh = cc0 & 7;
-                        uint4 lo, hi;
-                        asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];"
-                                     : "=r"(lo.x), "=r"(lo.y), "=r"(lo.z), "=r"(lo.w) : "r"(box_addr(box, r, bu)));
-                        hi = lo;
-                        if (sh)
-                            asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];"
-                                         : "=r"(hi.x), "=r"(hi.y), "=r"(hi.z), "=r"(hi.w) : "r"(box_addr(box, r, bu + 1)));
-                        uint4 x = window8(lo, hi, sh);
-                        if (b != 0.0f) {
-                            uint32_t xs[4] = {x.x, x.y, x.z, x.w};
-                            const uint32_t os[4] = {old.x, old.y, old.z, old.w};
-#pragma unroll
-                            for (int k = 0; k < 4; ++k) {
-                                float2 f = __half22float2(*reinterpret_cast<const __half2*>(&xs[k]));
-                                const float2 g = __half22float2(*reinterpret_cast<const __half2*>(&os[k]));
-                                f.x += b * g.x;
-                                f.y += b * g.y;
-                                const __half2 h = __floats2half2_rn(f.x, f.y);
-                                xs[k] = *reinterpret_cast<const uint32_t*>(&h);
-                            }
-                            x = make_uint4(xs[0], xs[1], xs[2], xs[3]);
-                        }
-                        cu[u] = x;
-                        continue;
+            for (int r = 0; r < 16; ++r) {
+                const int row = out_row + r;
+                if (row >= dm || col >= dn) break;
+                uint32_t v;
+                asm volatile("ld.shared.u32 %0, [%1];" : "=r"(v) : "r"(box_addr(box, r, lane / 4) + (lane % 4) * 4));
+                const float2 f = __half22float2(*reinterpret_cast<const __half2*>(&v));
+                half* q = dc + static_cast<size_t>(row) * ldc + col;
+                if (col + 1 < dn && (reinterpret_cast<uintptr_t>(q) & 3) == 0) {
+                    float2 x = f;
+                    if (dbeta != 0.0f) {
+                        const float2 o = __half22float2(*reinterpret_cast<const __half2*>(q));
+                        x.x += dbeta * o.x;
+                        x.y += dbeta * o.y;
                     }
-                    // partly the chunk's (a segment end): its columns one by one, 2-byte accesses
-                    const uint32_t ow[4] = {old.x, old.y, old.z, old.w};
-                    const long long f0 = 8 * u - static_cast<long long>(hc);  // C's flat index of the unit's half 0
-                    for (int e = 0; e < 8; ++e) {
-                        const int cc = cc0 + e;
-                        if (cc < 0 || cc >= seg) continue;
-                        unsigned short hv;
-                        asm volatile("ld.shared.u16 %0, [%1];" : "=h"(hv) : "r"(box_addr(box, r, cc >> 3) + 2 * (cc & 7)));
-                        float y = __half2float(__ushort_as_half(hv));
-                        if (b != 0.0f) {
-                            // the unit was loaded whole unless it reaches outside C: then this half alone
-                            const unsigned short ov = whole ? static_cast<unsigned short>(ow[e >> 1] >> (16 * (e & 1)))
-                                                            : cs[f0 + e];
-                            y += b * __half2float(__ushort_as_half(ov));
-                        }
-                        cs[f0 + e] = __half_as_ushort(__float2half_rn(y));
-                    }
+                    *reinterpret_cast<__half2*>(q) = __floats2half2_rn(x.x, x.y);
+                } else {  // a 2-byte-aligned pair (odd row stride) or C's last column
+                    q[0] = __float2half_rn(dbeta != 0.0f ? f.x + dbeta * __half2float(q[0]) : f.x);
+                    if (col + 1 < dn) q[1] = __float2half_rn(dbeta != 0.0f ? f.y + dbeta * __half2float(q[1]) : f.y);
                 }
             }
             __syncwarp();  // the reads, before the box is written again
@@ -964,19 +876,6 @@ struct TmaEpilogue : OldC<BN, MAY_READ> {
             if (kt == 0) this->template act<0>();
             else if (kt == kOldCGap) this->template act<1>();
             else if (kt == 2 * kOldCGap) this->template act<2>();
-        } else if constexpr (DIRECT) {  // chunk K's old C into L2 at k-step K, its stores at K + 1
-            if (kt == 1) put<0>();
-            else if (kt == 2) put<1>();
-            if constexpr (kChunks > 2) {
-                if (kt == 3) put<2>();
-                else if (kt == 4) put<3>();
-            }
-            if (kt == 0) prefetch_old<0>();
-            else if (kt == 1) prefetch_old<1>();
-            if constexpr (kChunks > 2) {
-                if (kt == 2) prefetch_old<2>();
-                else if (kt == 3) prefetch_old<3>();
-            }
         } else {
             if (kt == 0) put<0>();
             else if (kt == 1) put<1>();
@@ -992,13 +891,6 @@ struct TmaEpilogue : OldC<BN, MAY_READ> {
             if (n_k <= 0) this->template act<0>();
             if (n_k <= kOldCGap) this->template act<1>();
             if (n_k <= 2 * kOldCGap) this->template act<2>();
-        } else if constexpr (DIRECT) {
-            if (n_k < 2) put<0>();
-            if (n_k < 3) put<1>();
-            if constexpr (kChunks > 2) {
-                if (n_k < 4) put<2>();
-                if (n_k < 5) put<3>();
-            }
         } else {
             if (n_k < 1) put<0>();
             if (n_k < 2) put<1>();
@@ -2439,6 +2331,19 @@ struct PadJob {
     int src_rows;                    // rows past it are zeros (the mma path's K padded to 8)
 };
 
+// The 8 halves that start s (0..7) halves into the 16 of lo:hi, by word selects and PRMT (no
+// local-memory indexing).
+__device__ __forceinline__ uint4 window8(const uint4 lo, const uint4 hi, int s) {
+    const uint32_t w[8] = {lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w};
+    const int q = s >> 1;
+    uint32_t v[5];
+#pragma unroll
+    for (int k = 0; k < 5; ++k) v[k] = q == 0 ? w[k] : q == 1 ? w[k + 1] : q == 2 ? w[k + 2] : w[k + 3];
+    uint32_t o[4];
+#pragma unroll
+    for (int k = 0; k < 4; ++k) o[k] = (s & 1) ? __byte_perm(v[k], v[k + 1], 0x5432) : v[k];
+    return make_uint4(o[0], o[1], o[2], o[3]);
+}
 
 // The first n (1..8) halves of x, zeros after them.
 __device__ __forceinline__ uint4 keep_halves(const uint4 x, int n) {
@@ -2967,7 +2872,7 @@ bool solve_sm90a(const half* A, const half* B, half* C, int M, int N, int K, flo
     // direct: 0.2436), and so did fp16 reductions into C from the epilogue (run 67: 0.4546 against
     // 0.2736 folded); a 1D TMA map of C cannot take them either: a box must start 16-byte aligned
     // (run 75: a 1D TMA store at an odd element stops the kernel with "illegal instruction")
-    const bool c_ok = serial || c_tma || (GEMM_DIRECT_C && (beta == 0.0f || GEMM_DIRECT_OLD_C));
+    const bool c_ok = serial || c_tma || (GEMM_DIRECT_C && beta == 0.0f);
     Operands o{A, B, C, K, N, N, c_ok && !c_tma, false};
     if (a_ok && b_ok && c_ok) return gemm_sm90a(o, M, N, K, alpha, beta);
     const int kp = static_cast<int>(round_up(K, 8)), np = static_cast<int>(round_up(N, 8));

@@ -126,6 +126,13 @@
 //   first (run 87) too. Review after run 87 (not run on the GPU: the device budget was spent):
 //   the three GEMV launch sites share one row-count switch (with_gemv_rows / by_gemv_rows); ptxas
 //   reports the same 45 kernels with the same registers and spills on sm_75, sm_80 and sm_90a.
+// Runs 88–94 (this file at 38d94ad, no code change): the review's GEMV helpers on the H200,
+//   judge 11/11, extra 14/14, memcheck clean at 3×1000×4096 (run 88; 4096³ 0.2412 ms). The T4
+//   and A100 builds (compute_75 / compute_80 PTX the driver compiles for the H200, so 02's mma
+//   paths run): 11/11 judge and 14/14 extra each (runs 92, 92b). Run 91 had every test of both
+//   killed at --timeout 6: the driver's compile of this file's PTX takes ~20 s on first launch,
+//   and a killed process never reaches the driver's cache; the harness now gives a PTX build's
+//   first call in each process 300 s more (run 94: the T4 build at --timeout 6, 11/11 + 14/14).
 // Tiles: wgmma path: CTA 128 n × MN m (MN ∈ {128, 64, 32, 16}), BK = 64, 8-stage TMA ring
 //   (MN·128 + 4096 bytes a stage), 1 producer + 2 consumer warpgroups (384 threads, setmaxnreg
 //   40 / 232), persistent ≤ #SMs CTAs, grouped order 8 m-tiles, split-K 1–16 (whole groups a
