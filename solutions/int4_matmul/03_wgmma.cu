@@ -136,6 +136,11 @@
 //   Review after run 94 (host code only, not run on the GPU): the V3 plan's shared memory per SM
 //   comes from dev_info with the other device limits (its own cached query removed); every judge
 //   target compiles, with the same spills as before.
+// Runs 97–98 (this file at 7ee1dba's code, no change): M = 1, 4096² under ncu with caches flushed
+//   7.46 µs (memory throughput 24% of peak, long-scoreboard 45% of stalls); the harness alone
+//   0.0109 ms a call (w_q stays in L2 between calls, as when the judge repeats them); the
+//   leaderboard run (98, the library's 32 MB dequantized copy evicting w_q between calls):
+//   4096³ 0.2374 ms (94.2% of dequantize + cuBLAS), M = 1 0.0120, M = 16 0.0163; 11/11 + 14/14.
 // Tiles: wgmma path: CTA 128 n × MN m (MN ∈ {128, 64, 32, 16}), BK = 64, 8-stage TMA ring
 //   (MN·128 + 4096 bytes a stage), 1 producer + 2 consumer warpgroups (384 threads, setmaxnreg
 //   40 / 232), persistent ≤ #SMs CTAs, grouped order 8 m-tiles, split-K 1–16 (whole groups a
