@@ -842,7 +842,6 @@ struct TmaEpilogue : OldC<BN, MAY_READ> {
         out_col0 = this->col0;
         pending = true;
     }
-    // Chunk K (columns 64K..64K+63) of the packed block through box K % 2.
     // Rows mode (direct, beta = 1; the host picks it only with C 16-byte aligned): chunk K's 16
     // rows reduce-added into C by 1D bulk copies, one a row. TMA cannot start a copy off a 16-byte
     // boundary (runs 75, 83a), and with N odd each row starts at its own offset e within a unit, so
@@ -915,6 +914,7 @@ struct TmaEpilogue : OldC<BN, MAY_READ> {
             }
         }
     }
+    // Chunk K (columns 64K..64K+63) of the packed block through box K % 2 (rows mode: put_rows).
     template <int K>
     __device__ __forceinline__ void put() {
         if (!pending) return;
