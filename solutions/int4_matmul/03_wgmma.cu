@@ -1,4 +1,4 @@
-// 03_wgmma — Hopper swap-AB wgmma (yᵀ = W·xᵀ): int4 weights dequantized in registers into the wgmma A operand, x tiles by TMA as B, fp32 group scaling with each group's end folded while the next wgmma run, warp-specialized persistent tiles; an mma.sync GEMV for M ≤ 4; 02's mma.sync paths elsewhere
+// 03_wgmma — Hopper swap-AB wgmma (yᵀ = W·xᵀ): int4 weights dequantized in registers into the wgmma A operand, x tiles by TMA as B, fp32 group scaling (128 × 256 tiles: accumulators rescaled from group to group, no partial; smaller tiles: each group's end folded while the next wgmma run), warp-specialized persistent tiles; an mma.sync GEMV for M ≤ 4; 02's mma.sync paths elsewhere
 //
 // Changed from 02_best: on sm_90a (H100, H200) M ≥ 5 with group_size ≥ 64 and 16-byte-aligned x
 //   and w_q now runs i4_wgmma instead of mma.sync (02 reached 0.643 ms at 4096³ g128 against
@@ -141,7 +141,20 @@
 //   0.0109 ms a call (w_q stays in L2 between calls, as when the judge repeats them); the
 //   leaderboard run (98, the library's 32 MB dequantized copy evicting w_q between calls):
 //   4096³ 0.2374 ms (94.2% of dequantize + cuBLAS), M = 1 0.0120, M = 16 0.0163; 11/11 + 14/14.
-// Tiles: wgmma path: CTA 128 n × MN m (MN ∈ {128, 64, 32, 16}), BK = 64, 8-stage TMA ring
+// Run 100 (prediction before measuring): wide tiles (I4_WG_WIDE). What held the tile at 128 n ×
+//   128 m was the group partial: acc and part are MN fp32 registers a thread. Without it (acc =
+//   Σ s_j·P_j / s_cur, rescaled per row by s_cur / s_next when a group's wgmma have retired, the
+//   next group accumulated straight into acc, × s_last before the epilogue) a consumer holds 128
+//   accumulators and a 64 n × 256 m block (m64n256k16 RS), so each dequantized weight and each
+//   group-end wait serves twice the MACs; the ring drops to 4 stages of 36 KB (209 KB in all).
+//   Used for group_size 128 when the 128 × 256 tiles make ≥ 3 waves and the 128-m plan took no
+//   split. Predicted 4096³ ≈ 0.205–0.21 ms. Measured (run 100, the file before beside it in one
+//   process): 4096³ 0.2193 ms against 0.2545 (0.861×), 8192×8192×1024 0.880×, 4096×4096×8192
+//   0.867×; the judge run alone 0.2211 ms; 168 registers, no spills; judge 11/11, extra 14/14,
+//   4000×4096×4096, 4096×4000×4096, 3300×4000×512 (M and N edges), 4096×4096×8192 and
+//   8192×8192×1024 pass; memcheck clean at 3300×4000×512.
+// Tiles: wgmma path: CTA 128 n × MN m (MN ∈ {256, 128, 64, 32, 16}; 256: 4 stages, no partial),
+//   BK = 64, 8-stage TMA ring
 //   (MN·128 + 4096 bytes a stage), 1 producer + 2 consumer warpgroups (384 threads, setmaxnreg
 //   40 / 232), persistent ≤ #SMs CTAs, grouped order 8 m-tiles, split-K 1–16 (whole groups a
 //   slice where free), epilogue staging MN × 128 bytes per consumer warpgroup.
@@ -197,6 +210,15 @@
 // the time at 4096³ g128).
 #ifndef I4_WG_OVERLAP
 #define I4_WG_OVERLAP 1
+#endif
+// I4_WG_WIDE=1: large shapes (one k-slice a tile, ≥ 3 waves of 128 × 256 tiles) launch
+// i4_wgmma<256>: 128 n × 256 m tiles, 4 stages, no group partial: at a group's end the
+// accumulators are rescaled by s(this group) / s(next group) per row and the next group's
+// products accumulate straight into them (scales are positive), the last group's scale applied
+// before the epilogue (a zero scale as 2^-64; "Wide tiles" in the kernel); 0: at most 128 m
+// (A/B switch).
+#ifndef I4_WG_WIDE
+#define I4_WG_WIDE 1
 #endif
 
 namespace {
@@ -1225,15 +1247,17 @@ static_assert((kWgProducerRegs + 2 * kWgConsumerRegs) * 128 <= 65536, "register 
 template <int MN>
 struct WgCfg {
     static constexpr int NA = MN / 2;                 // fp32 accumulators per thread (per set)
+    static constexpr int ST = MN >= 256 ? 4 : kWgStages;  // ring stages (256 m: 36 KB a stage)
     static constexpr int XB = MN * 128;               // x stage: MN rows × 64 halves
     static constexpr int WB = kWgBN * 32;             // w stage: 128 rows × 32 bytes (64 k)
     static constexpr int TX = XB + WB;                // transaction bytes per stage
     static constexpr int EPI = MN * 128;              // per-warpgroup yᵀ→y staging: MN rows × 64 n
-    static constexpr int OFF_W = kWgStages * XB;
-    static constexpr int OFF_EPI = OFF_W + kWgStages * WB;
+    static constexpr int OFF_W = ST * XB;
+    static constexpr int OFF_EPI = OFF_W + ST * WB;
     static constexpr int OFF_BAR = OFF_EPI + 2 * EPI;
-    static constexpr int SMEM = 1024 + OFF_BAR + 2 * kWgStages * 8 + 16;  // + 1024-byte alignment slack
-    static_assert(MN % 16 == 0 && MN >= 16 && MN <= 128, "m tile: 16..128, whole x4 stmatrix groups");
+    static constexpr int SMEM = 1024 + OFF_BAR + 2 * ST * 8 + 16;  // + 1024-byte alignment slack
+    static_assert(MN % 16 == 0 && MN >= 16 && MN <= 256, "m tile: 16..256, whole x4 stmatrix groups");
+    static_assert(ST >= 3 && (ST & (ST - 1)) == 0, "ring: a power of two");
     static_assert(XB % 1024 == 0 && WB % 1024 == 0, "stages start on 1024-byte swizzle-atom boundaries");
     static_assert(SMEM <= 227 * 1024, "fits one SM");
     static_assert(NA * 2 == MN && TX == XB + WB, "fragment and transaction sizes");
@@ -1396,12 +1420,46 @@ __device__ __forceinline__ void wgmma_rs_n128(float (&d)[64], const unsigned (&a
         : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(db), "r"(sd)
         : "memory");
 }
+// m64n256k16: 128 accumulators a thread (I4_WG_WIDE's tiles).
+__device__ __forceinline__ void wgmma_rs_n256(float (&d)[128], const unsigned (&a)[4], uint64_t db, int sd) {
+    asm volatile(
+        "{\n.reg .pred p;\nsetp.ne.b32 p, %133, 0;\n"
+        "wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16 {"
+        "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
+        "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "
+        "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "
+        "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, "
+        "%64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, "
+        "%80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, "
+        "%96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, "
+        "%112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127"
+        "}, {%128, %129, %130, %131}, %132, p, 1, 1, 0;\n}\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
+          "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
+          "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
+          "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]),
+          "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]),
+          "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),
+          "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
+          "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]),
+          "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]),
+          "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]),
+          "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]),
+          "+f"(d[88]), "+f"(d[89]), "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95]),
+          "+f"(d[96]), "+f"(d[97]), "+f"(d[98]), "+f"(d[99]), "+f"(d[100]), "+f"(d[101]), "+f"(d[102]), "+f"(d[103]),
+          "+f"(d[104]), "+f"(d[105]), "+f"(d[106]), "+f"(d[107]), "+f"(d[108]), "+f"(d[109]), "+f"(d[110]), "+f"(d[111]),
+          "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115]), "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]),
+          "+f"(d[120]), "+f"(d[121]), "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(db), "r"(sd)
+        : "memory");
+}
 template <int MN>
 __device__ __forceinline__ void wgmma_rs(float (&d)[MN / 2], const unsigned (&a)[4], uint64_t db, int sd) {
     if constexpr (MN == 16) wgmma_rs_n16(d, a, db, sd);
     else if constexpr (MN == 32) wgmma_rs_n32(d, a, db, sd);
     else if constexpr (MN == 64) wgmma_rs_n64(d, a, db, sd);
-    else wgmma_rs_n128(d, a, db, sd);
+    else if constexpr (MN == 128) wgmma_rs_n128(d, a, db, sd);
+    else wgmma_rs_n256(d, a, db, sd);
 }
 #if I4_WG_OVERLAP
 // Half H (0: columns 0..MN/2-1, 1: MN/2..MN-1) of D(64×MN) (+)= A·B as one m64n(MN/2)k16: the
@@ -1437,15 +1495,16 @@ i4_wgmma(const __grid_constant__ CUtensorMap tmx, const __grid_constant__ CUtens
     const unsigned base = (raw + 1023u) & ~1023u;  // swizzle atoms and the descriptors' base offset 0
     unsigned char* gsm = wg_smem + (base - raw);   // the same bytes through a generic pointer
     const unsigned sx = base, sw = base + C::OFF_W;
-    const unsigned full_bar = base + C::OFF_BAR, empty_bar = full_bar + 8 * kWgStages;
-    volatile int* s_last = reinterpret_cast<volatile int*>(gsm + C::OFF_BAR + 16 * kWgStages);
+    constexpr int kSt = C::ST;
+    const unsigned full_bar = base + C::OFF_BAR, empty_bar = full_bar + 8 * kSt;
+    volatile int* s_last = reinterpret_cast<volatile int*>(gsm + C::OFF_BAR + 16 * kSt);
 
     const int tid = threadIdx.x, wg = tid >> 7;
     const int KT = K >> 6;  // K % 64 == 0 here (group_size >= 64 divides K)
     const int tiles_m = (M + MN - 1) / MN, tiles_n = (N + kWgBN - 1) / kWgBN;
 
     if (tid == 0) {
-        for (int s = 0; s < kWgStages; ++s) {
+        for (int s = 0; s < kSt; ++s) {
             mbar_init(full_bar + 8 * s, 1);   // the producer's arrive.expect_tx (+ the bytes)
             mbar_init(empty_bar + 8 * s, 8);  // one arrival per consumer warp
         }
@@ -1477,8 +1536,8 @@ i4_wgmma(const __grid_constant__ CUtensorMap tmx, const __grid_constant__ CUtens
                 int m0, n0, tile, kt_beg, nkt;
                 unit(u, m0, n0, tile, kt_beg, nkt);
                 for (int i = 0; i < nkt; ++i, ++it) {
-                    const unsigned s = it % kWgStages;
-                    mbar_wait(empty_bar + 8 * s, ((it / kWgStages) & 1u) ^ 1u);  // 1st lap: passes
+                    const unsigned s = it % kSt;
+                    mbar_wait(empty_bar + 8 * s, ((it / kSt) & 1u) ^ 1u);  // 1st lap: passes
                     const unsigned fb = full_bar + 8 * s;
                     mbar_arrive_expect_tx(fb, C::TX);
                     const int kt = kt_beg + i;
@@ -1524,8 +1583,8 @@ i4_wgmma(const __grid_constant__ CUtensorMap tmx, const __grid_constant__ CUtens
             auto fetch = [&](auto btag, int i) {
                 constexpr bool B1 = decltype(btag)::value;
                 unsigned(&A)[4][4] = B1 ? A1 : A0;
-                const unsigned c = it + (unsigned)i, s = c % kWgStages;
-                mbar_wait(full_bar + 8 * s, (c / kWgStages) & 1u);
+                const unsigned c = it + (unsigned)i, s = c % kSt;
+                mbar_wait(full_bar + 8 * s, (c / kSt) & 1u);
                 const unsigned char* wr = gsm + C::OFF_W + s * C::WB + row_a * 32;
                 const uint4 qa0 = *reinterpret_cast<const uint4*>(wr);
                 const uint4 qa1 = *reinterpret_cast<const uint4*>(wr + 16);
@@ -1554,7 +1613,7 @@ i4_wgmma(const __grid_constant__ CUtensorMap tmx, const __grid_constant__ CUtens
                 constexpr bool B1 = decltype(btag)::value;
                 constexpr int H = decltype(htag)::value ? 1 : 0;
                 unsigned(&A)[4][4] = B1 ? A1 : A0;
-                const unsigned s = (it + (unsigned)i) % kWgStages;
+                const unsigned s = (it + (unsigned)i) % kSt;
                 const uint64_t db = make_desc_sw128(sx + s * C::XB);
                 if constexpr (H == 0) {
 #pragma unroll
@@ -1581,7 +1640,7 @@ i4_wgmma(const __grid_constant__ CUtensorMap tmx, const __grid_constant__ CUtens
             auto stage = [&](auto btag, int i) {
                 constexpr bool B1 = decltype(btag)::value;
                 unsigned(&A)[4][4] = B1 ? A1 : A0;
-                const unsigned c = it + (unsigned)i, s = c % kWgStages;
+                const unsigned c = it + (unsigned)i, s = c % kSt;
                 const int kt = kt_beg + i;
                 const bool fresh = i == 0 || tpg == 1 || (kt & 1) == 0;     // a group starts here
                 const bool last = i == nkt - 1 || tpg == 1 || (kt & 1) == 1;  // ... ends here
@@ -1668,7 +1727,7 @@ i4_wgmma(const __grid_constant__ CUtensorMap tmx, const __grid_constant__ CUtens
                     issue(BoolTag<true>{}, BoolTag<false>{}, b, 1);
                     issue(BoolTag<true>{}, BoolTag<true>{}, b, 1);
                     wgmma_wait<2>();  // H0(a), H1(a) retired: x stage a and A0 free
-                    release((it + (unsigned)a) % kWgStages);
+                    release((it + (unsigned)a) % kSt);
                     if constexpr (more) fetch(BoolTag<false>{}, a + 2);
                     wgmma_wait<1>();  // H0(b) retired
                     fold(BoolTag<false>{});
@@ -1684,7 +1743,7 @@ i4_wgmma(const __grid_constant__ CUtensorMap tmx, const __grid_constant__ CUtens
                         wgmma_wait<0>();
                         fold(BoolTag<true>{});
                     }
-                    release((it + (unsigned)b) % kWgStages);
+                    release((it + (unsigned)b) % kSt);
                 };
                 const int ng = nkt >> 1;
                 scales(0, s0, s1);
@@ -1696,7 +1755,69 @@ i4_wgmma(const __grid_constant__ CUtensorMap tmx, const __grid_constant__ CUtens
             }
             if (!ov)
 #endif
-            {
+            if constexpr (MN == 256) {
+                // Wide tiles (I4_WG_WIDE): no group partial. acc holds Σ_j s_j·P_j / s_cur over the
+                // groups so far (P_j a group's exact sums of x·(w − 8)): the wgmma accumulate into
+                // it directly, and at a group's end (its wgmma retired) each row is rescaled by
+                // s_cur / s_next; after the last group acc *= s_cur. A zero scale stands in as 2^-64
+                // (its group then adds 2^-64·P, far under the tolerance, and the rescales stay in
+                // fp32 range); rows past N take 1 (their zero weights, never stored). fp32
+                // rescales: ~2^-24 relative a group. Same stage order as `stage` above.
+                auto scl = [&](int grp, float& a, float& b) {
+                    a = oka ? __half2float(__ushort_as_half(__ldg(sca + grp))) : 1.f;
+                    b = okb ? __half2float(__ushort_as_half(__ldg(scb + grp))) : 1.f;
+                    a = a == 0.f ? 0x1p-64f : a;
+                    b = b == 0.f ? 0x1p-64f : b;
+                };
+                float c0, c1, x0 = 1.f, x1 = 1.f;  // this group's scales, the next group's
+                scl((kt_beg << 6) >> gshift, c0, c1);
+                auto wide = [&](auto btag, int i) {
+                    constexpr bool B1 = decltype(btag)::value;
+                    unsigned(&A)[4][4] = B1 ? A1 : A0;
+                    const unsigned s = (it + (unsigned)i) % kSt;
+                    const int kt = kt_beg + i;
+                    const bool fresh = i == 0 || tpg == 1 || (kt & 1) == 0;
+                    const bool last = i == nkt - 1 || tpg == 1 || (kt & 1) == 1;
+                    const uint64_t db = make_desc_sw128(sx + s * C::XB);
+#pragma unroll
+                    for (int kk = 0; kk < 4; ++kk) fence_u32x4(A[kk]);
+                    wgmma_fence();
+                    wgmma_rs<MN>(acc, A[0], db, i == 0 ? 0 : 1);
+                    wgmma_rs<MN>(acc, A[1], db + 2, 1);
+                    wgmma_rs<MN>(acc, A[2], db + 4, 1);
+                    wgmma_rs<MN>(acc, A[3], db + 6, 1);
+                    wgmma_commit();
+                    const int grp = (kt << 6) >> gshift;
+                    const bool more = ((grp + 1) << gshift) < ((kt_beg + nkt) << 6);  // a next group here
+                    if (fresh && more) scl(grp + 1, x0, x1);  // used at this group's end
+                    wgmma_wait<1>();  // stage i-1's wgmma have retired: its x and A registers are free
+                    if (pend) release(prev_s);
+                    if (i + 1 < nkt) fetch(BoolTag<!B1>{}, i + 1);
+                    if (last) {
+                        wgmma_wait<0>();
+                        fence_f32(acc);
+                        release(s);
+                        pend = false;
+                        const float r0 = more ? c0 / x0 : c0, r1 = more ? c1 / x1 : c1;
+#pragma unroll
+                        for (int r = 0; r < NA; ++r) acc[r] *= (r & 2) ? r1 : r0;
+                        fence_f32(acc);  // before the next stage's wgmma.fence
+                        c0 = x0;
+                        c1 = x1;
+                    } else {
+                        pend = true;
+                        prev_s = s;
+                    }
+                };
+                fetch(BoolTag<false>{}, 0);
+                int i = 0;
+                for (; i + 1 < nkt; i += 2) {
+                    wide(BoolTag<false>{}, i);
+                    wide(BoolTag<true>{}, i + 1);
+                }
+                if (i < nkt) wide(BoolTag<false>{}, i);
+                wgmma_wait<0>();
+            } else {
                 fetch(BoolTag<false>{}, 0);
                 int i = 0;
                 for (; i + 1 < nkt; i += 2) {
@@ -2282,6 +2403,14 @@ bool try_wgmma(const half* x, const uint8_t* wq, const unsigned short* sc, half*
             ch.kts = K / 64;
         }
     }
+#if I4_WG_WIDE
+    // group_size 128: 128 × 256 tiles where they make at least 3 waves and the 128-m plan took no split
+    if (tpg == 2 && ch.mn == 128 && ch.splits == 1 && (long long)((M + 255) / 256) * ((N + kWgBN - 1) / kWgBN) >= 3LL * d.sms) {
+        WgChoice w = ch;
+        w.mn = 256;
+        if (launch_wg<256>(x, wq, sc, y, M, N, K, gshift, tpg, w, d.sms, ws, cnt)) return true;
+    }
+#endif
 #if I4_WG_OVERLAP
     if (tpg == 2 && ch.mn >= 64)  // group ends overlapped with the next group's wgmma
         return ch.mn == 64 ? launch_wg<64, true>(x, wq, sc, y, M, N, K, gshift, tpg, ch, d.sms, ws, cnt)
