@@ -203,6 +203,12 @@
 #ifndef I4_GEMV_V3
 #define I4_GEMV_V3 1
 #endif
+// I4_GEMV_PREFETCH=1: each i4_gemv_v3 block first asks the copy engine to stream its w_q rows
+// (one contiguous span) into L2 in address order (cp.async.bulk.prefetch), beside the warps'
+// scattered 64-byte loads of the same bytes (an experiment for the cold-L2 call; run 102).
+#ifndef I4_GEMV_PREFETCH
+#define I4_GEMV_PREFETCH 0
+#endif
 // I4_WG_OVERLAP=1: group_size 128 with MN >= 64 launches i4_wgmma<MN, true>, which issues each
 // stage as two m64n(MN/2) halves and folds a group's halves one at a time, each while the other
 // half or the next group's first half runs ("Overlapped group ends" in the kernel); 0: every
@@ -1079,6 +1085,14 @@ i4_gemv_v3(const half* __restrict__ x, const uint8_t* __restrict__ wq,
     const int lane = threadIdx.x & 31, ks = threadIdx.x >> 5, W = blockDim.x >> 5;
     const int g = lane >> 2, t = lane & 3;
     const int n0 = blockIdx.x * CB;
+#if I4_GEMV_PREFETCH && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    if (threadIdx.x == 0) {  // rows n0 .. n0 + CB - 1: K/2 bytes each (a multiple of 64), contiguous
+        const unsigned bytes = (unsigned)(min(CB, N - n0) * (K >> 1));
+        asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(wq + (size_t)n0 * (size_t)(K >> 1)),
+                     "r"(bytes)
+                     : "memory");
+    }
+#endif
     // One base pointer each (row n0 + g) and small int offsets (rows + 8i, chunk c): few
     // registers. Rows >= N are never read (predicated loads), so their addresses are unused.
     const uint8_t* wbase = wq + (size_t)(n0 + g) * (size_t)(K >> 1) + 16 * t;
