@@ -205,7 +205,10 @@
 #endif
 // I4_GEMV_PREFETCH=1: each i4_gemv_v3 block first asks the copy engine to stream its w_q rows
 // (one contiguous span) into L2 in address order (cp.async.bulk.prefetch), beside the warps'
-// scattered 64-byte loads of the same bytes (an experiment for the cold-L2 call; run 102).
+// scattered 64-byte loads of the same bytes (an experiment for the cold-L2 call). Run 102: beside
+// the library (w_q evicted between calls), alternating files in separate processes, 0.0122 and
+// 0.0113 ms against 0.0130 and 0.0129 without; under ncu (every cache flushed) 7.78 µs against
+// run 97's 7.46. Off until a leaderboard run confirms it (none left in that session's budget).
 #ifndef I4_GEMV_PREFETCH
 #define I4_GEMV_PREFETCH 0
 #endif
