@@ -863,9 +863,9 @@ struct TmaEpilogue : OldC<BN, MAY_READ> {
         if (w <= 0) return;
         if (lane < 16) bulk_wait_read<0>();
         __syncwarp();
-        asm volatile("st.shared.v4.u32 [%0], {%1, %1, %1, %1};" ::"r"(st + (lane & 15) * kPitch + (lane < 16 ? 0 : 128)),
-                     "r"(0u)
-                     : "memory");  // a row's first and last unit: zeros unless a value lands there
+        // a row's first and last unit: zeros unless a value lands there
+        const uint32_t z = st + (lane & 15) * kPitch + (lane < 16 ? 0 : 128);
+        asm volatile("st.shared.v4.u32 [%0], {%1, %1, %1, %1};" ::"r"(z), "r"(0u) : "memory");
         __syncwarp();
         // rows g and g + 8 start at the same offset (8 rows are a multiple of 8 values apart)
         const uint32_t e = (static_cast<uint32_t>(out_row + g) * ldc + col) & 7u;
@@ -935,7 +935,8 @@ struct TmaEpilogue : OldC<BN, MAY_READ> {
             const int g = 8 * K + 2 * j;
             stmatrix_x4(box_addr(box, r, c), out0[g], out1[g], out0[g + 1], out1[g + 1]);
         }
-        if constexpr (DIRECT == kStoreValues) {  // row r of the box, columns 2·lane and 2·lane + 1, from its swizzled unit
+        // values mode: row r of the box, columns 2·lane and 2·lane + 1, from its swizzled unit
+        if constexpr (DIRECT == kStoreValues) {
             __syncwarp();  // the warp's stmatrix writes, before its lanes read them back
             const int col = out_col0 + 64 * K + 2 * lane;
 #pragma unroll 1

@@ -227,9 +227,8 @@
 // I4_WG_WIDE=1: large shapes (one k-slice a tile, ≥ 3 waves of 128 × 256 tiles) launch
 // i4_wgmma<256>: 128 n × 256 m tiles, 4 stages, no group partial: at a group's end the
 // accumulators are rescaled by s(this group) / s(next group) per row and the next group's
-// products accumulate straight into them (scales are positive), the last group's scale applied
-// before the epilogue (a zero scale as 2^-64; "Wide tiles" in the kernel); 0: at most 128 m
-// (A/B switch).
+// products accumulate straight into them, the last group's scale applied before the epilogue (a
+// zero scale stands in as 2^-64; "Wide tiles" in the kernel); 0: at most 128 m (A/B switch).
 #ifndef I4_WG_WIDE
 #define I4_WG_WIDE 1
 #endif
@@ -1452,8 +1451,9 @@ __device__ __forceinline__ void wgmma_rs_n256(float (&d)[128], const unsigned (&
         "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, "
         "%64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, "
         "%80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, "
-        "%96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, "
-        "%112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127"
+        "%96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, "
+        "%108, %109, %110, %111, %112, %113, %114, %115, %116, %117, %118, %119, "
+        "%120, %121, %122, %123, %124, %125, %126, %127"
         "}, {%128, %129, %130, %131}, %132, p, 1, 1, 0;\n}\n"
         : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
           "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
@@ -2426,7 +2426,8 @@ bool try_wgmma(const half* x, const uint8_t* wq, const unsigned short* sc, half*
     }
 #if I4_WG_WIDE
     // group_size 128: 128 × 256 tiles where they make at least 3 waves and the 128-m plan took no split
-    if (tpg == 2 && ch.mn == 128 && ch.splits == 1 && (long long)((M + 255) / 256) * ((N + kWgBN - 1) / kWgBN) >= 3LL * d.sms) {
+    const long long wide_tiles = (long long)((M + 255) / 256) * ((N + kWgBN - 1) / kWgBN);
+    if (tpg == 2 && ch.mn == 128 && ch.splits == 1 && wide_tiles >= 3LL * d.sms) {
         WgChoice w = ch;
         w.mn = 256;
         if (launch_wg<256>(x, wq, sc, y, M, N, K, gshift, tpg, w, d.sms, ws, cnt)) return true;
