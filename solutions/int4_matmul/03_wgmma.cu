@@ -1658,6 +1658,22 @@ i4_wgmma(const __grid_constant__ CUtensorMap tmx, const __grid_constant__ CUtens
                 fence_f32(ph);  // ... and before the next wgmma.fence
             };
 #endif
+            // Wide tiles (I4_WG_WIDE, MN = 256): no group partial. acc holds Σ_j s_j·P_j / s_cur over
+            // the groups so far (P_j a group's exact sums of x·(w − 8)): the wgmma accumulate into it
+            // directly, and at a group's end (its wgmma retired) each row is rescaled by
+            // s_cur / s_next; after the last group acc *= s_cur. A zero scale stands in as 2^-64 (its
+            // group then adds 2^-64·P, far under the tolerance, and the rescales stay in fp32 range);
+            // rows past N take 1 (their zero weights, never stored). fp32 rescales: ~2^-24 relative
+            // a group.
+            constexpr bool kWide = MN == 256;
+            auto scl = [&](int grp, float& a, float& b) {
+                a = oka ? __half2float(__ushort_as_half(__ldg(sca + grp))) : 1.f;
+                b = okb ? __half2float(__ushort_as_half(__ldg(scb + grp))) : 1.f;
+                a = a == 0.f ? 0x1p-64f : a;
+                b = b == 0.f ? 0x1p-64f : b;
+            };
+            float c0 = 1.f, c1 = 1.f, x0 = 1.f, x1 = 1.f;  // wide: this group's scales, the next group's
+            if constexpr (kWide) scl((kt_beg << 6) >> gshift, c0, c1);
             auto stage = [&](auto btag, int i) {
                 constexpr bool B1 = decltype(btag)::value;
                 unsigned(&A)[4][4] = B1 ? A1 : A0;
@@ -1677,13 +1693,19 @@ i4_wgmma(const __grid_constant__ CUtensorMap tmx, const __grid_constant__ CUtens
 #pragma unroll
                 for (int kk = 0; kk < 4; ++kk) fence_u32x4(A[kk]);  // dequantized before the fence
                 wgmma_fence();
-                wgmma_rs<MN>(part, A[0], db, fresh ? 0 : 1);
-                wgmma_rs<MN>(part, A[1], db + 2, 1);  // +32 bytes: the next 16 k of each row
-                wgmma_rs<MN>(part, A[2], db + 4, 1);
-                wgmma_rs<MN>(part, A[3], db + 6, 1);
+                float(&d)[NA] = kWide ? acc : part;  // wide: straight into acc, fresh only on the unit's first
+                wgmma_rs<MN>(d, A[0], db, (kWide ? i == 0 : fresh) ? 0 : 1);
+                wgmma_rs<MN>(d, A[1], db + 2, 1);  // +32 bytes: the next 16 k of each row
+                wgmma_rs<MN>(d, A[2], db + 4, 1);
+                wgmma_rs<MN>(d, A[3], db + 6, 1);
                 wgmma_commit();
                 }
-                if (fresh) {  // used at the group's end: this stage's (g64) or the next's (g128)
+                [[maybe_unused]] bool more = false;  // wide: a next group in this unit
+                if constexpr (kWide) {
+                    const int grp = (kt << 6) >> gshift;
+                    more = ((grp + 1) << gshift) < ((kt_beg + nkt) << 6);
+                    if (fresh && more) scl(grp + 1, x0, x1);  // used at this group's end
+                } else if (fresh) {  // used at the group's end: this stage's (g64) or the next's (g128)
                     const int grp = (kt << 6) >> gshift;
                     s0 = oka ? __half2float(__ushort_as_half(__ldg(sca + grp))) : 0.f;
                     s1 = okb ? __half2float(__ushort_as_half(__ldg(scb + grp))) : 0.f;
@@ -1704,7 +1726,18 @@ i4_wgmma(const __grid_constant__ CUtensorMap tmx, const __grid_constant__ CUtens
                         fold(BoolTag<true>{});
                     } else
 #endif
-                    {
+                    if constexpr (kWide) {
+                        wgmma_wait<0>();
+                        fence_f32(acc);
+                        release(s);
+                        pend = false;
+                        const float r0 = more ? c0 / x0 : c0, r1 = more ? c1 / x1 : c1;
+#pragma unroll
+                        for (int r = 0; r < NA; ++r) acc[r] *= (r & 2) ? r1 : r0;
+                        fence_f32(acc);  // before the next stage's wgmma.fence
+                        c0 = x0;
+                        c1 = x1;
+                    } else {
                     wgmma_wait<0>();
                     fence_f32(part);
                     release(s);
@@ -1776,69 +1809,7 @@ i4_wgmma(const __grid_constant__ CUtensorMap tmx, const __grid_constant__ CUtens
             }
             if (!ov)
 #endif
-            if constexpr (MN == 256) {
-                // Wide tiles (I4_WG_WIDE): no group partial. acc holds Σ_j s_j·P_j / s_cur over the
-                // groups so far (P_j a group's exact sums of x·(w − 8)): the wgmma accumulate into
-                // it directly, and at a group's end (its wgmma retired) each row is rescaled by
-                // s_cur / s_next; after the last group acc *= s_cur. A zero scale stands in as 2^-64
-                // (its group then adds 2^-64·P, far under the tolerance, and the rescales stay in
-                // fp32 range); rows past N take 1 (their zero weights, never stored). fp32
-                // rescales: ~2^-24 relative a group. Same stage order as `stage` above.
-                auto scl = [&](int grp, float& a, float& b) {
-                    a = oka ? __half2float(__ushort_as_half(__ldg(sca + grp))) : 1.f;
-                    b = okb ? __half2float(__ushort_as_half(__ldg(scb + grp))) : 1.f;
-                    a = a == 0.f ? 0x1p-64f : a;
-                    b = b == 0.f ? 0x1p-64f : b;
-                };
-                float c0, c1, x0 = 1.f, x1 = 1.f;  // this group's scales, the next group's
-                scl((kt_beg << 6) >> gshift, c0, c1);
-                auto wide = [&](auto btag, int i) {
-                    constexpr bool B1 = decltype(btag)::value;
-                    unsigned(&A)[4][4] = B1 ? A1 : A0;
-                    const unsigned s = (it + (unsigned)i) % kSt;
-                    const int kt = kt_beg + i;
-                    const bool fresh = i == 0 || tpg == 1 || (kt & 1) == 0;
-                    const bool last = i == nkt - 1 || tpg == 1 || (kt & 1) == 1;
-                    const uint64_t db = make_desc_sw128(sx + s * C::XB);
-#pragma unroll
-                    for (int kk = 0; kk < 4; ++kk) fence_u32x4(A[kk]);
-                    wgmma_fence();
-                    wgmma_rs<MN>(acc, A[0], db, i == 0 ? 0 : 1);
-                    wgmma_rs<MN>(acc, A[1], db + 2, 1);
-                    wgmma_rs<MN>(acc, A[2], db + 4, 1);
-                    wgmma_rs<MN>(acc, A[3], db + 6, 1);
-                    wgmma_commit();
-                    const int grp = (kt << 6) >> gshift;
-                    const bool more = ((grp + 1) << gshift) < ((kt_beg + nkt) << 6);  // a next group here
-                    if (fresh && more) scl(grp + 1, x0, x1);  // used at this group's end
-                    wgmma_wait<1>();  // stage i-1's wgmma have retired: its x and A registers are free
-                    if (pend) release(prev_s);
-                    if (i + 1 < nkt) fetch(BoolTag<!B1>{}, i + 1);
-                    if (last) {
-                        wgmma_wait<0>();
-                        fence_f32(acc);
-                        release(s);
-                        pend = false;
-                        const float r0 = more ? c0 / x0 : c0, r1 = more ? c1 / x1 : c1;
-#pragma unroll
-                        for (int r = 0; r < NA; ++r) acc[r] *= (r & 2) ? r1 : r0;
-                        fence_f32(acc);  // before the next stage's wgmma.fence
-                        c0 = x0;
-                        c1 = x1;
-                    } else {
-                        pend = true;
-                        prev_s = s;
-                    }
-                };
-                fetch(BoolTag<false>{}, 0);
-                int i = 0;
-                for (; i + 1 < nkt; i += 2) {
-                    wide(BoolTag<false>{}, i);
-                    wide(BoolTag<true>{}, i + 1);
-                }
-                if (i < nkt) wide(BoolTag<false>{}, i);
-                wgmma_wait<0>();
-            } else {
+            {
                 fetch(BoolTag<false>{}, 0);
                 int i = 0;
                 for (; i + 1 < nkt; i += 2) {
