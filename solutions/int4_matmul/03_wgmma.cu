@@ -216,6 +216,12 @@
 #ifndef I4_GEMV_PREFETCH
 #define I4_GEMV_PREFETCH 0
 #endif
+// I4_GEMV_L2HINT=1: i4_gemv_v3's w_q loads ask L2 to fill 256 bytes around each (the
+// .L2::256B prefetch size: the 4 warps sharing a row's 256 bytes then cost one DRAM request
+// instead of four); an experiment for the cold-L2 call (sm_80 and newer).
+#ifndef I4_GEMV_L2HINT
+#define I4_GEMV_L2HINT 0
+#endif
 // I4_WG_OVERLAP=1: group_size 128 with MN >= 64 launches i4_wgmma<MN, true>, which issues each
 // stage as two m64n(MN/2) halves and folds a group's halves one at a time, each while the other
 // half or the next group's first half runs ("Overlapped group ends" in the kernel); 0: every
@@ -1063,6 +1069,19 @@ constexpr unsigned kDqHiMul = 0x2C002C00u;  // (1/16, 1/16)
 constexpr unsigned kDqHiAdd = 0xD480D480u;  // (-72, -72): (1024 + 16h)/16 - 72 = h - 8
 constexpr int kV3MaxWarps = 32;             // warps a block (blockDim = 32·W, W = ceil(CH / cpw))
 
+// 16 read-only bytes of w_q (with I4_GEMV_L2HINT on sm_80+: L2 fills the 256 bytes around them).
+__device__ __forceinline__ uint4 ldg_w16(const uint8_t* p) {
+#if I4_GEMV_L2HINT && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    uint4 v;
+    asm("ld.global.nc.L2::256B.v4.u32 {%0, %1, %2, %3}, [%4];"
+                 : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+                 : "l"(p));
+    return v;
+#else
+    return __ldg(reinterpret_cast<const uint4*>(p));
+#endif
+}
+
 // 4 of the 8 weights of a w_q word w as 2 half2 of exact w - 8: e = 0: l = (k1, k5), h = (k0, k4);
 // e = 1 (from w >> 8): l = (k3, k7), h = (k2, k6).
 __device__ __forceinline__ void dq4(unsigned w, int e, unsigned& l, unsigned& h) {
@@ -1134,8 +1153,7 @@ i4_gemv_v3(const half* __restrict__ x, const uint8_t* __restrict__ wq,
 #pragma unroll
         for (int i = 0; i < NR; ++i) {
             const bool a = in && 8 * i < nrows;
-            b.w[i] = a ? __ldg(reinterpret_cast<const uint4*>(wbase + (i * wstep + 64 * c)))
-                       : make_uint4(0u, 0u, 0u, 0u);
+            b.w[i] = a ? ldg_w16(wbase + (i * wstep + 64 * c)) : make_uint4(0u, 0u, 0u, 0u);
         }
         const int si = t & (NR - 1);
         b.s = in && 8 * si < nrows ? __ldg(sbase + (si * sstep + c)) : (unsigned short)0;
