@@ -1572,13 +1572,13 @@ i4_gemv_tma(const __grid_constant__ CUtensorMap tmw, const half* __restrict__ x,
     }
     cp_async_commit();
     if (ks == 0) {  // the block's scales: rows n0 .. n0 + 31 (those < N), CH each, contiguous
-        const int bytes = 2 * CH * min(CB, N - n0);
-        const unsigned char* src = reinterpret_cast<const unsigned char*>(sc + (size_t)n0 * (size_t)CH);
-        for (int o = 16 * lane; o < bytes; o += 16 * 32) {
-            const int n = bytes - o < 16 ? bytes - o : 16;  // the span's last unit may be partial
-            asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(smem_u32(ssm) + o),
-                         "l"(src + o), "r"(n)
-                         : "memory");
+        const int vals = CH * min(CB, N - n0);
+        const unsigned short* src = sc + (size_t)n0 * (size_t)CH;
+        for (int o = 8 * lane; o < vals; o += 8 * 32) {
+            if (vals - o >= 8)
+                cp_async_16(smem_u32(ssm + o), src + o, true);
+            else  // the span's last, partial unit: value by value (a 16-byte read runs past sc; run 105)
+                for (int i = o; i < vals; ++i) ssm[i] = __ldg(src + i);
         }
         cp_async_commit();
         cp_async_wait<1>();
