@@ -229,6 +229,12 @@
 #ifndef I4_GEMV_TMA
 #define I4_GEMV_TMA 1
 #endif
+// I4_GEMV_MAGIC=1 (experiment, i4_gemv_tma only): w_q nibbles into fp16 by LOP3 alone, as
+// 1024 + l (odd k) and 1024 + 16h (even k, against x / 16), the offsets taken out once a chunk:
+// −1032·Σ x(odd k) − 72·Σ x(even k) (5 ALU ops per 8 weights instead of 9).
+#ifndef I4_GEMV_MAGIC
+#define I4_GEMV_MAGIC 0
+#endif
 // I4_WG_OVERLAP=1: group_size 128 with MN >= 64 launches i4_wgmma<MN, true>, which issues each
 // stage as two m64n(MN/2) halves and folds a group's halves one at a time, each while the other
 // half or the next group's first half runs ("Overlapped group ends" in the kernel); 0: every
@@ -1549,7 +1555,8 @@ i4_gemv_tma(const __grid_constant__ CUtensorMap tmw, const half* __restrict__ x,
     uint4* xs = reinterpret_cast<uint4*>(wsm + (size_t)W * kBox);          // [CH][R][16] units
     unsigned short* ssm = reinterpret_cast<unsigned short*>(xs + CH * R * 16);  // [32 rows][CH]
     float* red = reinterpret_cast<float*>(ssm + ((CB * CH + 7) & ~7));     // [W][R][CB]
-    uint64_t* bars = reinterpret_cast<uint64_t*>(red + W * R * CB);        // [W]
+    float* cx = red + W * R * CB;                                          // [W][R] (I4_GEMV_MAGIC)
+    uint64_t* bars = reinterpret_cast<uint64_t*>(cx + ((W * R + 1) & ~1));  // [W]
     const unsigned bar = smem_u32(bars + ks), wbox = smem_u32(wsm + (size_t)ks * kBox);
 
     if (lane == 0) {  // the warp's own barrier: visible to the async proxy before the copy
@@ -1588,12 +1595,30 @@ i4_gemv_tma(const __grid_constant__ CUtensorMap tmw, const half* __restrict__ x,
 #pragma unroll
     for (int j = 0; j < XJ; ++j) {  // permute this lane's x units in place (as in i4_gemv_v3)
         const int q = lane + 32 * j;
+#if I4_GEMV_MAGIC
+        float c = 0.f;  // this unit's share of the chunk's offset term
+#endif
         if (q < 16 * R) {
             uint4* d = xunit(ks, q);
             const uint4 v = *d;
-            *d = make_uint4(__byte_perm(v.x, v.z, 0x7632), __byte_perm(v.x, v.z, 0x5410),
-                            __byte_perm(v.y, v.w, 0x7632), __byte_perm(v.y, v.w, 0x5410));
+            uint4 u = make_uint4(__byte_perm(v.x, v.z, 0x7632), __byte_perm(v.x, v.z, 0x5410),
+                                 __byte_perm(v.y, v.w, 0x7632), __byte_perm(v.y, v.w, 0x5410));
+#if I4_GEMV_MAGIC
+            const float2 o0 = __half22float2(*reinterpret_cast<const __half2*>(&u.x));  // odd k
+            const float2 o1 = __half22float2(*reinterpret_cast<const __half2*>(&u.z));
+            const float2 e0 = __half22float2(*reinterpret_cast<const __half2*>(&u.y));  // even k
+            const float2 e1 = __half22float2(*reinterpret_cast<const __half2*>(&u.w));
+            c = -1032.f * ((o0.x + o0.y) + (o1.x + o1.y)) - 72.f * ((e0.x + e0.y) + (e1.x + e1.y));
+            u.y = hmul2_u32(u.y, 0x2C002C00u);  // even k: x / 16 (exact but for tiny x)
+            u.w = hmul2_u32(u.w, 0x2C002C00u);
+#endif
+            *d = u;
         }
+#if I4_GEMV_MAGIC
+#pragma unroll
+        for (int o = 8; o >= 1; o >>= 1) c += __shfl_xor_sync(0xffffffffu, c, o);  // 16-lane halves
+        if ((lane & 15) == 0 && (q >> 4) < R) cx[ks * R + (q >> 4)] = c;
+#endif
     }
     __syncwarp();
     const int xr = g < R ? g : (R == 1 ? 0 : (g & 1));  // x row read for B column g
@@ -1613,8 +1638,19 @@ i4_gemv_tma(const __grid_constant__ CUtensorMap tmw, const half* __restrict__ x,
 #pragma unroll
             for (int j = 0; j < 2; ++j) {
                 unsigned a[4];
+#if I4_GEMV_MAGIC
+                {
+                    const unsigned s0 = e ? u4c(w[2 * j], v) >> 8 : u4c(w[2 * j], v);
+                    const unsigned s1 = e ? u4c(w[2 * j + 1], v) >> 8 : u4c(w[2 * j + 1], v);
+                    a[0] = (s0 & kDqLoMask) | kMagic;
+                    a[2] = (s0 & kDqHiMask) | kMagic;
+                    a[1] = (s1 & kDqLoMask) | kMagic;
+                    a[3] = (s1 & kDqHiMask) | kMagic;
+                }
+#else
                 dq4(u4c(w[2 * j], v), e, a[0], a[2]);
                 dq4(u4c(w[2 * j + 1], v), e, a[1], a[3]);
+#endif
                 if (v == 0 && e == 0)
                     mma_16816_zc(p[j], a, xv.x, xv.y);
                 else if (e == 0)
@@ -1647,8 +1683,14 @@ i4_gemv_tma(const __grid_constant__ CUtensorMap tmw, const half* __restrict__ x,
         for (int k2 = 0; k2 < W; k2 += 4) {
 #pragma unroll
             for (int i = 0; i < 4; ++i)
-                if (k2 + i < W)
-                    s4[i] = fmaf(__half2float(__ushort_as_half(sp[k2 + i])), rp[(k2 + i) * R * CB], s4[i]);
+                if (k2 + i < W) {
+#if I4_GEMV_MAGIC
+                    const float pk = rp[(k2 + i) * R * CB] + cx[(k2 + i) * R + m];
+#else
+                    const float pk = rp[(k2 + i) * R * CB];
+#endif
+                    s4[i] = fmaf(__half2float(__ushort_as_half(sp[k2 + i])), pk, s4[i]);
+                }
         }
         y[(size_t)m * N + n] = __float2half_rn((s4[0] + s4[1]) + (s4[2] + s4[3]));
     }
@@ -1658,7 +1700,8 @@ i4_gemv_tma(const __grid_constant__ CUtensorMap tmw, const half* __restrict__ x,
 // Shared memory of i4_gemv_tma<R> for K (W = K / 128 warps): boxes, x, scales, partials, barriers.
 size_t gemv_tma_smem(int R, int K) {
     const size_t CH = (size_t)K >> 7;
-    return CH * 32 * 64 + CH * (size_t)R * 256 + ((32 * CH + 7) & ~(size_t)7) * 2 + CH * R * 32 * 4 + CH * 8;
+    return CH * 32 * 64 + CH * (size_t)R * 256 + ((32 * CH + 7) & ~(size_t)7) * 2 + CH * R * 32 * 4 +
+           ((CH * R + 1) & ~(size_t)1) * 4 + CH * 8;
 }
 #endif  // I4_GEMV_V3 && I4_GEMV_TMA
 
