@@ -1106,6 +1106,47 @@ __device__ __forceinline__ void dq4(unsigned w, int e, unsigned& l, unsigned& h)
     h = hfma2_u32((s & kDqHiMask) | kMagic, kDqHiMul, kDqHiAdd);
 }
 
+// x unit q (< 16R) of chunk c in a [CH][R][16] region of 16-byte units: row q / 16, unit u = q % 16
+// (k 128c + 8u ..) at its swizzled place (conflict-free LDS phases in gv_chunk).
+template <int R>
+__device__ __forceinline__ uint4* gv_xunit(uint4* xs, int c, int q) {
+    const int m = q >> 4, u = q & 15;
+    return xs + (c * R + m) * 16 + (u ^ (((u >> 3) & 1) | ((m & 1) << 1)));
+}
+// A staged unit (x0 .. x7) permuted in place to [(x1, x5), (x0, x4), (x3, x7), (x2, x6)]: one
+// LDS.128 then gives b0, b1 of both steps of a w_q word.
+__device__ __forceinline__ void gv_permute(uint4* d) {
+    const uint4 v = *d;
+    *d = make_uint4(__byte_perm(v.x, v.z, 0x7632), __byte_perm(v.x, v.z, 0x5410), __byte_perm(v.y, v.w, 0x7632),
+                    __byte_perm(v.y, v.w, 0x5410));
+}
+// One 128-k chunk of TN m16 tiles: p[j] = the exact fp32 sums of x·(w − 8) (mma with C = 0
+// first); w[2j] / w[2j + 1] = this lane's 16 bytes of rows g / g + 8 of tile j, xrow = the x row
+// of B column g (permuted units), xsw = its swizzle for units 4t + v.
+template <int TN>
+__device__ __forceinline__ void gv_chunk(float (&p)[TN][4], const uint4 (&w)[2 * TN], const uint4* xrow, int t,
+                                         int xsw) {
+#pragma unroll
+    for (int v = 0; v < 4; ++v) {
+        const uint4 xv = xrow[(4 * t + v) ^ xsw];
+#pragma unroll
+        for (int e = 0; e < 2; ++e) {
+#pragma unroll
+            for (int j = 0; j < TN; ++j) {
+                unsigned a[4];  // step e of word v
+                dq4(u4c(w[2 * j], v), e, a[0], a[2]);
+                dq4(u4c(w[2 * j + 1], v), e, a[1], a[3]);
+                if (v == 0 && e == 0)
+                    mma_16816_zc(p[j], a, xv.x, xv.y);
+                else if (e == 0)
+                    mma_16816(p[j], a, xv.x, xv.y);
+                else
+                    mma_16816(p[j], a, xv.z, xv.w);
+            }
+        }
+    }
+}
+
 template <int R, int TN>
 __global__ void __launch_bounds__(kV3MaxWarps * 32, 1)
 i4_gemv_v3(const half* __restrict__ x, const uint8_t* __restrict__ wq,
@@ -1145,12 +1186,8 @@ i4_gemv_v3(const half* __restrict__ x, const uint8_t* __restrict__ wq,
     const int xr = g < R ? g : (R == 1 ? 0 : (g & 1));  // x row read for B column g
     const int xsw = (t >> 1) | ((xr & 1) << 1);        // swizzle of units 4t + v
 
-    // Unit q (< 16R) of chunk c: row q / 16, unit u = q % 16 (k 128c + 8u ..), at its swizzled
-    // place in the chunk's region; lane + 32j are this lane's units (it copies and permutes them).
-    auto xunit = [&](int c, int q) {
-        const int m = q >> 4, u = q & 15;
-        return xs + (c * R + m) * 16 + (u ^ (((u >> 3) & 1) | ((m & 1) << 1)));
-    };
+    // lane + 32j are this lane's x units (it copies and permutes them)
+    auto xunit = [&](int c, int q) { return gv_xunit<R>(xs, c, q); };
     struct Buf {
         uint4 w[NR];
         unsigned short s;  // scale of row n0 + 8·(t % NR) + g: the quad shares them by shuffles
@@ -1185,35 +1222,11 @@ i4_gemv_v3(const half* __restrict__ x, const uint8_t* __restrict__ wq,
 #pragma unroll
         for (int j = 0; j < XJ; ++j) {  // permute its own units in place
             const int q = lane + 32 * j;
-            if (q < 16 * R) {
-                uint4* d = xunit(c, q);
-                const uint4 v = *d;
-                *d = make_uint4(__byte_perm(v.x, v.z, 0x7632), __byte_perm(v.x, v.z, 0x5410),
-                                __byte_perm(v.y, v.w, 0x7632), __byte_perm(v.y, v.w, 0x5410));
-            }
+            if (q < 16 * R) gv_permute(xunit(c, q));
         }
         __syncwarp();
-        const uint4* xrow = xs + (c * R + xr) * 16;
         float p[TN][4];
-#pragma unroll
-        for (int v = 0; v < 4; ++v) {
-            const uint4 xv = xrow[(4 * t + v) ^ xsw];
-#pragma unroll
-            for (int e = 0; e < 2; ++e) {
-#pragma unroll
-                for (int j = 0; j < TN; ++j) {
-                    unsigned a[4];  // step e of word v
-                    dq4(u4c(b.w[2 * j], v), e, a[0], a[2]);
-                    dq4(u4c(b.w[2 * j + 1], v), e, a[1], a[3]);
-                    if (v == 0 && e == 0)
-                        mma_16816_zc(p[j], a, xv.x, xv.y);
-                    else if (e == 0)
-                        mma_16816(p[j], a, xv.x, xv.y);
-                    else
-                        mma_16816(p[j], a, xv.z, xv.w);
-                }
-            }
-        }
+        gv_chunk<TN>(p, b.w, xs + (c * R + xr) * 16, t, xsw);
 #pragma unroll
         for (int j = 0; j < TN; ++j) {
             const float s0 = __half2float(__ushort_as_half(
@@ -1570,15 +1583,11 @@ i4_gemv_tma(const __grid_constant__ CUtensorMap tmw, const half* __restrict__ x,
         tma_load_2d(wbox, &tmw, bar, 64 * ks, n0);
     }
     __syncwarp();
-    auto xunit = [&](int c, int q) {  // as in i4_gemv_v3
-        const int m = q >> 4, u = q & 15;
-        return xs + (c * R + m) * 16 + (u ^ (((u >> 3) & 1) | ((m & 1) << 1)));
-    };
     const uint4* xg = reinterpret_cast<const uint4*>(x);
 #pragma unroll
     for (int j = 0; j < XJ; ++j) {
         const int q = lane + 32 * j;
-        if (q < 16 * R) cp_async_16(smem_u32(xunit(ks, q)), xg + ((q >> 4) * XU + 16 * ks + (q & 15)), true);
+        if (q < 16 * R) cp_async_16(smem_u32(gv_xunit<R>(xs, ks, q)), xg + ((q >> 4) * XU + 16 * ks + (q & 15)), true);
     }
     cp_async_commit();
     if (ks == 0) {  // the block's scales: rows n0 .. n0 + 31 (those < N), CH each, contiguous
@@ -1596,14 +1605,9 @@ i4_gemv_tma(const __grid_constant__ CUtensorMap tmw, const half* __restrict__ x,
         cp_async_wait<0>();
     }
 #pragma unroll
-    for (int j = 0; j < XJ; ++j) {  // permute this lane's x units in place (as in i4_gemv_v3)
+    for (int j = 0; j < XJ; ++j) {  // permute this lane's x units in place
         const int q = lane + 32 * j;
-        if (q < 16 * R) {
-            uint4* d = xunit(ks, q);
-            const uint4 v = *d;
-            *d = make_uint4(__byte_perm(v.x, v.z, 0x7632), __byte_perm(v.x, v.z, 0x5410),
-                            __byte_perm(v.y, v.w, 0x7632), __byte_perm(v.y, v.w, 0x5410));
-        }
+        if (q < 16 * R) gv_permute(gv_xunit<R>(xs, ks, q));
     }
     __syncwarp();
     const int xr = g < R ? g : (R == 1 ? 0 : (g & 1));  // x row read for B column g
@@ -1615,25 +1619,7 @@ i4_gemv_tma(const __grid_constant__ CUtensorMap tmw, const half* __restrict__ x,
     for (int i = 0; i < NR; ++i)
         w[i] = *reinterpret_cast<const uint4*>(wsm + (size_t)ks * kBox + (8 * i + g) * 64 + 16 * t);
     float p[2][4];
-#pragma unroll
-    for (int v = 0; v < 4; ++v) {
-        const uint4 xv = xrow[(4 * t + v) ^ xsw];
-#pragma unroll
-        for (int e = 0; e < 2; ++e) {
-#pragma unroll
-            for (int j = 0; j < 2; ++j) {
-                unsigned a[4];
-                dq4(u4c(w[2 * j], v), e, a[0], a[2]);
-                dq4(u4c(w[2 * j + 1], v), e, a[1], a[3]);
-                if (v == 0 && e == 0)
-                    mma_16816_zc(p[j], a, xv.x, xv.y);
-                else if (e == 0)
-                    mma_16816(p[j], a, xv.x, xv.y);
-                else
-                    mma_16816(p[j], a, xv.z, xv.w);
-            }
-        }
-    }
+    gv_chunk<2>(p, w, xrow, t, xsw);
     // D: p[j][0] / [1] = (column 16j + g, m 2t / 2t + 1), [2] / [3] = column + 8
     if (2 * t < R) {
 #pragma unroll

@@ -73,6 +73,16 @@ int main(int argc, char** argv) {
     cudaEvent_t e0, e1;
     CK(cudaEventCreate(&e0));
     CK(cudaEventCreate(&e1));
+    auto timed_us = [&](auto launch) {  // one call between two events, in µs
+        CK(cudaEventRecord(e0));
+        launch();
+        CK(cudaGetLastError());
+        CK(cudaEventRecord(e1));
+        CK(cudaEventSynchronize(e1));
+        float ms;
+        CK(cudaEventElapsedTime(&ms, e0, e1));
+        return ms * 1000.0;
+    };
     for (int i = 0; i < 5; ++i) solve(x, w, s, y, M, N, K, G);
     CK(cudaDeviceSynchronize());
 
@@ -83,19 +93,13 @@ int main(int argc, char** argv) {
     // the reference: an empty kernel of one block, and one of the GEMV's grid, timed the same way
     for (int g = 0; g < 2; ++g) {
         std::vector<double> ev;
-        for (int r = 0; r < reps; ++r) {
-            CK(cudaEventRecord(e0));
-            if (g == 0)
-                tl_empty<<<1, 32>>>();
-            else
-                tl_empty<<<(N + 31) / 32, 1024>>>();
-            CK(cudaGetLastError());
-            CK(cudaEventRecord(e1));
-            CK(cudaEventSynchronize(e1));
-            float ms;
-            CK(cudaEventElapsedTime(&ms, e0, e1));
-            ev.push_back(ms * 1000.0);
-        }
+        for (int r = 0; r < reps; ++r)
+            ev.push_back(timed_us([&] {
+                if (g == 0)
+                    tl_empty<<<1, 32>>>();
+                else
+                    tl_empty<<<(N + 31) / 32, 1024>>>();
+            }));
         printf("empty kernel %s: event time median %.2f us (p10 %.2f)\n", g ? "of the GEMV's grid" : "<<<1, 32>>>",
                pct(ev, 0.5), pct(ev, 0.1));
     }
@@ -105,14 +109,7 @@ int main(int argc, char** argv) {
             CK(cudaMemset(stamp, 0, nst * sizeof(unsigned long long)));
             if (cold) CK(cudaMemset(flush, r & 0xff, flush_bytes));
             CK(cudaDeviceSynchronize());
-            CK(cudaEventRecord(e0));
-            solve(x, w, s, y, M, N, K, G);
-            CK(cudaGetLastError());
-            CK(cudaEventRecord(e1));
-            CK(cudaEventSynchronize(e1));
-            float ms;
-            CK(cudaEventElapsedTime(&ms, e0, e1));
-            ev.push_back(ms * 1000.0);
+            ev.push_back(timed_us([&] { solve(x, w, s, y, M, N, K, G); }));
             CK(cudaMemcpy(st.data(), stamp, nst * sizeof(unsigned long long), cudaMemcpyDeviceToHost));
             unsigned long long t0 = ~0ull, tend = 0;
             for (size_t i = 0; i < nst; i += kTrSlots)
