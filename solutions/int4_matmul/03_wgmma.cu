@@ -179,7 +179,9 @@
 //   16-byte read past the scales at a partial last unit). (6) nibbles by LOP3 alone (1024 + l,
 //   1024 + 16h against x / 16, the offsets taken out once a chunk; run 107,
 //   tools/experiments/run107_gemv_magic.patch): passes, 1.015× warm, 1.000× flushed: the math is
-//   not what bounds the call; not kept.
+//   not what bounds the call; not kept. Review: the two GEMV kernels share gv_xunit / gv_permute /
+//   gv_chunk (sm_90a registers unchanged); run 108: 11/11 + 14/14, five GEMV shapes, M = 1 alone
+//   0.0107 ms.
 // Tiles: wgmma path: CTA 128 n × MN m (MN ∈ {256, 128, 64, 32, 16}; 256: 4 stages, no partial),
 //   BK = 64, 8-stage TMA ring
 //   (MN·128 + 4096 bytes a stage), 1 producer + 2 consumer warpgroups (384 threads, setmaxnreg
@@ -239,8 +241,8 @@
 // 0.0113 ms against 0.0130 and 0.0129 without; under ncu (every cache flushed) 7.78 µs against
 // run 97's 7.46. Run 103, in one process: 0.985× with L2 flushed (no difference beyond the noise);
 // with .L2::256B w_q loads too 0.977× flushed, 1.057× warm; beside the library 0.0124 / 0.0128
-// against 0.0129 / 0.0125 without. Off. (i4_gemv_tma, which
-// takes the 4096² case now, never prefetches.)
+// against 0.0129 / 0.0125 without. Off (i4_gemv_tma, which takes the 4096² case now, never
+// prefetches).
 #ifndef I4_GEMV_PREFETCH
 #define I4_GEMV_PREFETCH 0
 #endif
@@ -1587,7 +1589,8 @@ i4_gemv_tma(const __grid_constant__ CUtensorMap tmw, const half* __restrict__ x,
 #pragma unroll
     for (int j = 0; j < XJ; ++j) {
         const int q = lane + 32 * j;
-        if (q < 16 * R) cp_async_16(smem_u32(gv_xunit<R>(xs, ks, q)), xg + ((q >> 4) * XU + 16 * ks + (q & 15)), true);
+        if (q < 16 * R)
+            cp_async_16(smem_u32(gv_xunit<R>(xs, ks, q)), xg + ((q >> 4) * XU + 16 * ks + (q & 15)), true);
     }
     cp_async_commit();
     if (ks == 0) {  // the block's scales: rows n0 .. n0 + 31 (those < N), CH each, contiguous
