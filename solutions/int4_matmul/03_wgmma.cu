@@ -162,7 +162,7 @@
 //   beside it evicting w_q; 0.0120–0.0134 ms in runs 98 and 101 against the ≤ 12 µs target).
 //   Run 103: an L2 prefetch of the block's w_q span (I4_GEMV_PREFETCH) and .L2::256B on the w_q
 //   loads (tools/experiments/run103_gemv_l2hint.patch): 0.977–0.990× with L2 flushed (noise),
-//   the two together 1.057× warm. Run 104 (tools/experiments/gemv_timeline.cu: each warp of
+//   the two together 1.057× warm. Run 104 (tools/probe_gemv_timeline.cu: each warp of
 //   i4_gemv_v3 stamps %globaltimer): the warps' loads finish issuing 0.5–1.3 µs after entry
 //   (per SM 128 LDG.128 of 8 rows × 64 bytes and 32 scale loads of 32 rows each, a line at a
 //   time through the L1's tag stage), the last w_q word arrives 2.3 µs (warm) / 4.9 µs (flushed)

@@ -1,9 +1,9 @@
-// gemv_timeline.cu — where int4 03's M = 1 GEMV call spends its time (run 104). Each warp of
+// probe_gemv_timeline — where int4 03's M = 1 GEMV call spends its time (run 104). Each warp of
 // i4_gemv_v3 stamps %globaltimer at six marks (entry, loads issued, w_q words in, math done,
 // after the block barrier, after the y stores); this program calls solve() warm and with L2
 // flushed, and prints the marks' percentiles over warps, relative to the first warp's entry.
 // Build: nvcc -std=c++17 -O3 -gencode=arch=compute_90a,code=sm_90a -DI4_SRC='"/tmp/v/trace.cu"'
-//        -DI4_GEMV_TMA=0 tools/experiments/gemv_timeline.cu -o /tmp/v/timeline   (the source with
+//        -DI4_GEMV_TMA=0 tools/probe_gemv_timeline.cu -o /tmp/v/timeline   (the source with
 //        the marks: tools/experiments/run104_gemv_marks.patch applied to
 //        solutions/int4_matmul/03_wgmma.cu; I4_GEMV_TMA=0 since i4_gemv_tma, which has no marks,
 //        took the 4096² case after run 105). Run: /tmp/v/timeline M N K CALLS.
@@ -14,6 +14,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <vector>
+
+#include "probe_check.h"
 
 constexpr int kTrBlocks = 256, kTrWarps = 32, kTrSlots = 8;
 __device__ unsigned long long tl_stamp[kTrBlocks * kTrWarps * kTrSlots];  // globaltimer, ns
@@ -30,15 +32,6 @@ __device__ __forceinline__ void tl_mark(int slot, unsigned dep) {
 }
 #define I4_V3_MARK(k, dep) tl_mark(k, dep)
 #include I4_SRC
-
-#define CK(x)                                                                                      \
-    do {                                                                                           \
-        cudaError_t e_ = (x);                                                                      \
-        if (e_ != cudaSuccess) {                                                                   \
-            fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_));    \
-            exit(1);                                                                               \
-        }                                                                                          \
-    } while (0)
 
 __global__ void tl_empty() {}
 
@@ -62,32 +55,32 @@ int main(int argc, char** argv) {
     uint8_t* w;
     void* flush;
     const size_t flush_bytes = 256u << 20;
-    CK(cudaMalloc(&x, hx.size() * 2));
-    CK(cudaMalloc(&s, hs.size() * 2));
-    CK(cudaMalloc(&w, hw.size()));
-    CK(cudaMalloc(&y, (size_t)M * N * 2));
-    CK(cudaMalloc(&flush, flush_bytes));
-    CK(cudaMemcpy(x, hx.data(), hx.size() * 2, cudaMemcpyHostToDevice));
-    CK(cudaMemcpy(s, hs.data(), hs.size() * 2, cudaMemcpyHostToDevice));
-    CK(cudaMemcpy(w, hw.data(), hw.size(), cudaMemcpyHostToDevice));
+    CHECK(cudaMalloc(&x, hx.size() * 2));
+    CHECK(cudaMalloc(&s, hs.size() * 2));
+    CHECK(cudaMalloc(&w, hw.size()));
+    CHECK(cudaMalloc(&y, (size_t)M * N * 2));
+    CHECK(cudaMalloc(&flush, flush_bytes));
+    CHECK(cudaMemcpy(x, hx.data(), hx.size() * 2, cudaMemcpyHostToDevice));
+    CHECK(cudaMemcpy(s, hs.data(), hs.size() * 2, cudaMemcpyHostToDevice));
+    CHECK(cudaMemcpy(w, hw.data(), hw.size(), cudaMemcpyHostToDevice));
     cudaEvent_t e0, e1;
-    CK(cudaEventCreate(&e0));
-    CK(cudaEventCreate(&e1));
+    CHECK(cudaEventCreate(&e0));
+    CHECK(cudaEventCreate(&e1));
     auto timed_us = [&](auto launch) {  // one call between two events, in µs
-        CK(cudaEventRecord(e0));
+        CHECK(cudaEventRecord(e0));
         launch();
-        CK(cudaGetLastError());
-        CK(cudaEventRecord(e1));
-        CK(cudaEventSynchronize(e1));
+        CHECK(cudaGetLastError());
+        CHECK(cudaEventRecord(e1));
+        CHECK(cudaEventSynchronize(e1));
         float ms;
-        CK(cudaEventElapsedTime(&ms, e0, e1));
+        CHECK(cudaEventElapsedTime(&ms, e0, e1));
         return ms * 1000.0;
     };
     for (int i = 0; i < 5; ++i) solve(x, w, s, y, M, N, K, G);
-    CK(cudaDeviceSynchronize());
+    CHECK(cudaDeviceSynchronize());
 
     unsigned long long* stamp;
-    CK(cudaGetSymbolAddress((void**)&stamp, tl_stamp));
+    CHECK(cudaGetSymbolAddress((void**)&stamp, tl_stamp));
     const size_t nst = (size_t)kTrBlocks * kTrWarps * kTrSlots;
     std::vector<unsigned long long> st(nst);
     // the reference: an empty kernel of one block, and one of the GEMV's grid, timed the same way
@@ -106,11 +99,11 @@ int main(int argc, char** argv) {
     for (int cold = 0; cold < 2; ++cold) {
         std::vector<double> ev, span, ent, iss, dat, mth, bar, fin, last, gran;
         for (int r = 0; r < reps; ++r) {
-            CK(cudaMemset(stamp, 0, nst * sizeof(unsigned long long)));
-            if (cold) CK(cudaMemset(flush, r & 0xff, flush_bytes));
-            CK(cudaDeviceSynchronize());
+            CHECK(cudaMemset(stamp, 0, nst * sizeof(unsigned long long)));
+            if (cold) CHECK(cudaMemset(flush, r & 0xff, flush_bytes));
+            CHECK(cudaDeviceSynchronize());
             ev.push_back(timed_us([&] { solve(x, w, s, y, M, N, K, G); }));
-            CK(cudaMemcpy(st.data(), stamp, nst * sizeof(unsigned long long), cudaMemcpyDeviceToHost));
+            CHECK(cudaMemcpy(st.data(), stamp, nst * sizeof(unsigned long long), cudaMemcpyDeviceToHost));
             unsigned long long t0 = ~0ull, tend = 0;
             for (size_t i = 0; i < nst; i += kTrSlots)
                 if (st[i]) t0 = std::min(t0, st[i]);
