@@ -23,7 +23,6 @@
 #include "report.h"
 #include "stats.h"
 
-#define LB_MAX_STAGES 64
 #define LB_MAX_SIZES 4
 
 typedef struct {
@@ -117,22 +116,60 @@ static int lb_cmp_str(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* The stage files of a folder, sorted. */
-static int lb_find_stages(const char *dir, lb_stage *st, int max)
+int lb_stage_files(const char *dir, char ***names)
 {
+    *names = NULL;
     DIR *d = opendir(dir);
     if (!d) return -1;
-    char *names[LB_MAX_STAGES];
-    int n = 0;
+    char **v = NULL;
+    size_t n = 0, cap = 0;
+    bool ok = true;
     struct dirent *e;
-    while ((e = readdir(d)) && n < max) {
+    while (ok && (e = readdir(d))) {
         size_t len = strlen(e->d_name);
-        if (len > 3 && strcmp(e->d_name + len - 3, ".cu") == 0) names[n++] = strdup(e->d_name);
+        if (len <= 3 || strcmp(e->d_name + len - 3, ".cu") != 0) continue;
+        if (n == cap) { /* any number of stages: the list grows */
+            cap = cap ? 2 * cap : 32;
+            char **g = cap <= INT_MAX ? realloc(v, cap * sizeof(*v)) : NULL;
+            if (!g) {
+                ok = false;
+                break;
+            }
+            v = g;
+        }
+        if (!(v[n] = strdup(e->d_name))) ok = false;
+        else n++;
     }
     closedir(d);
-    qsort(names, (size_t)n, sizeof(char *), lb_cmp_str);
+    if (!ok) {
+        lb_free_names(v, (int)n);
+        errno = ENOMEM;
+        return -1;
+    }
+    if (n) qsort(v, n, sizeof(char *), lb_cmp_str);
+    *names = v;
+    return (int)n;
+}
+
+void lb_free_names(char **names, int n)
+{
+    for (int i = 0; i < n; i++) free(names[i]);
+    free(names);
+}
+
+/* The stage files of a folder, in name order: *st malloc'd (NULL when none). -1: unreadable. */
+static int lb_find_stages(const char *dir, lb_stage **out)
+{
+    char **names;
+    *out = NULL;
+    int n = lb_stage_files(dir, &names);
+    if (n <= 0) return n;
+    lb_stage *st = calloc((size_t)n, sizeof(*st));
+    if (!st) {
+        lb_free_names(names, n);
+        return -1;
+    }
     for (int i = 0; i < n; i++) {
-        memset(&st[i], 0, sizeof(st[i]));
         snprintf(st[i].path, sizeof(st[i].path), "%s/%s", dir, names[i]);
         snprintf(st[i].stem, sizeof(st[i].stem), "%.*s", (int)(strlen(names[i]) - 3), names[i]);
         FILE *f = fopen(st[i].path, "r");
@@ -142,8 +179,9 @@ static int lb_find_stages(const char *dir, lb_stage *st, int max)
             fclose(f);
         }
         lb_technique(line, st[i].technique, sizeof(st[i].technique));
-        free(names[i]);
     }
+    lb_free_names(names, n);
+    *out = st;
     return n;
 }
 
@@ -289,20 +327,25 @@ static bool lb_parse_sizes(const pb_problem *p, const char *list, pb_case *sizes
     return true;
 }
 
-static int lb_run(const pb_problem *p, const jd_options *o_in, const char *dir, lb_stage *stages,
+static int lb_run(const pb_problem *p, const jd_options *o_in, lb_stage *stages, int n,
                   const pb_case *sizes, int n_sizes, const char *out_path, const char *json_path,
                   const char *commit_opt, bool quiet);
 
 /* Each stage's "judge GPUs": every judge target built at once (gpus.c; cached). */
 static void lb_judge_gpus(lb_stage *stages, int n, const jd_options *o, bool quiet)
 {
-    const char *files[LB_MAX_STAGES];
+    const char **files = calloc((size_t)n, sizeof(*files));
     char (*names)[64] = calloc((size_t)n, sizeof(*names));
-    if (!names) return;
+    if (!names || !files) {
+        free(files);
+        free(names);
+        return;
+    }
     for (int i = 0; i < n; i++) files[i] = stages[i].path;
     if (!quiet) fprintf(stderr, "compiling %d stages for the judge's GPUs, side by side...\n", n);
     gp_judge_gpus(files, (size_t)n, o->nvcc_flags, o->cache_dir, names);
     for (int i = 0; i < n; i++) snprintf(stages[i].judge_gpus, sizeof(stages[i].judge_gpus), "%s", names[i]);
+    free(files);
     free(names);
 }
 
@@ -407,24 +450,24 @@ int lb_main(int argc, char **argv)
         return lb_sweep_run(p, &o, dir, stages_opt, out_path, json_path, commit_opt, quiet);
     }
 
-    lb_stage *stages = calloc(LB_MAX_STAGES, sizeof(lb_stage));
-    if (!stages) return HX_INTERNAL;
-    int rc = lb_run(p, &o, dir, stages, sizes, n_sizes, out_path, json_path, commit_opt, quiet);
+    lb_stage *stages;
+    int n = lb_find_stages(dir, &stages);
+    if (n <= 0) {
+        fprintf(stderr, "harness leaderboard: no stages (*.cu) in %s%s%s\n", dir, n < 0 ? ": " : "",
+                n < 0 ? strerror(errno) : "");
+        return HX_BAD_FILE;
+    }
+    int rc = lb_run(p, &o, stages, n, sizes, n_sizes, out_path, json_path, commit_opt, quiet);
     free(stages);
     return rc;
 }
 
 /* Everything after the options: run the stages, write the section (and the JSON). */
-static int lb_run(const pb_problem *p, const jd_options *o_in, const char *dir, lb_stage *stages,
+static int lb_run(const pb_problem *p, const jd_options *o_in, lb_stage *stages, int n,
                   const pb_case *sizes, int n_sizes, const char *out_path, const char *json_path,
                   const char *commit_opt, bool quiet)
 {
     jd_options o = *o_in;
-    int n = lb_find_stages(dir, stages, LB_MAX_STAGES);
-    if (n <= 0) {
-        fprintf(stderr, "harness leaderboard: no stages (*.cu) in %s\n", dir);
-        return HX_BAD_FILE;
-    }
     char cache[PATH_MAX];
     jd_cache_dir(cache, sizeof(cache));
     o.cache_dir = cache;
@@ -491,13 +534,15 @@ static int lb_run(const pb_problem *p, const jd_options *o_in, const char *dir, 
 
     /* cuBLAS: the median of its measurements beside each stage */
     double base[LB_MAX_SIZES] = {0};
+    double *v = calloc((size_t)n, sizeof(*v));
+    if (!v) return HX_INTERNAL;
     for (int si = 0; si < n_sizes; si++) {
-        double v[LB_MAX_STAGES];
         size_t nv = 0;
         for (int i = 0; i < n; i++)
             if (stages[i].timed[si] && stages[i].base_ms[si] > 0) v[nv++] = stages[i].base_ms[si];
         base[si] = nv ? st_summarize(v, nv).median : 0;
     }
+    free(v);
 
     /* the section */
     size_t cap = 1 << 16;
@@ -635,11 +680,14 @@ static int lb_run(const pb_problem *p, const jd_options *o_in, const char *dir, 
 /* cuBLAS at shape si: the median of the times measured beside each stage (0: none). */
 static double lb_sweep_base(const lb_sweep_table *t, int si)
 {
-    double v[LB_MAX_STAGES];
+    double *v = calloc(t->n_stages > 0 ? (size_t)t->n_stages : 1, sizeof(*v));
+    if (!v) return 0;
     size_t nv = 0;
-    for (int i = 0; i < t->n_stages && nv < LB_MAX_STAGES; i++)
+    for (int i = 0; i < t->n_stages; i++)
         if (t->stages[i].timed[si] && t->stages[i].base_ms[si] > 0) v[nv++] = t->stages[i].base_ms[si];
-    return nv ? st_summarize(v, nv).median : 0;
+    double m = nv ? st_summarize(v, nv).median : 0;
+    free(v);
+    return m;
 }
 
 /* A stage's time over the cuBLAS time beside it (0: not both timed). */
@@ -813,18 +861,23 @@ static int lb_sweep_pick(const pb_problem *p, const lb_stage *found, int n_found
     }
     bool given = list != NULL;
     if (!given) list = p->sweep_stages;
-    bool matched[LB_MAX_STAGES] = {false};
+    int n_words = 1; /* the list's prefixes, each of which must name a stage */
+    for (const char *w = list; *w; w++) n_words += *w == ',';
+    bool *matched = calloc((size_t)n_words, sizeof(*matched));
+    if (!matched) return HX_INTERNAL;
     for (int i = 0; i < n_found; i++)
-        if (lb_stage_picked(found[i].stem, list, matched, LB_MAX_STAGES)) picked[(*n_picked)++] = i;
+        if (lb_stage_picked(found[i].stem, list, matched, n_words)) picked[(*n_picked)++] = i;
     int wi = 0;
     for (const char *w = list; given && *w; wi++) {
         size_t n = strcspn(w, ",");
-        if (!n || wi >= LB_MAX_STAGES || !matched[wi]) {
+        if (!n || wi >= n_words || !matched[wi]) {
             fprintf(stderr, "harness leaderboard: --stages: no stage file starts with '%.*s'\n", (int)n, w);
+            free(matched);
             return HX_USAGE;
         }
         w += n + (w[n] == ',');
     }
+    free(matched);
     if (!*n_picked) fprintf(stderr, "harness leaderboard: no stage starts with any of %s\n", list);
     return *n_picked ? HX_SUCCESS : HX_USAGE;
 }
@@ -894,11 +947,13 @@ static int lb_sweep_run(const pb_problem *p, const jd_options *o_in, const char 
                         const char *stages_opt, const char *out_path, const char *json_path,
                         const char *commit_opt, bool quiet)
 {
-    int n_shapes = (int)p->n_sweep, picked[LB_MAX_STAGES], n = 0;
-    lb_stage *found = calloc(LB_MAX_STAGES, sizeof(lb_stage));
-    lb_sweep_stage *st = calloc(LB_MAX_STAGES, sizeof(lb_sweep_stage));
-    int rc = found && st ? HX_SUCCESS : HX_INTERNAL;
-    int n_found = rc == HX_SUCCESS ? lb_find_stages(dir, found, LB_MAX_STAGES) : 0;
+    int n_shapes = (int)p->n_sweep, n = 0;
+    lb_stage *found;
+    int n_found = lb_find_stages(dir, &found);
+    size_t cap = n_found > 0 ? (size_t)n_found : 1;
+    int *picked = calloc(cap, sizeof(*picked));
+    lb_sweep_stage *st = calloc(cap, sizeof(lb_sweep_stage));
+    int rc = picked && st ? HX_SUCCESS : HX_INTERNAL;
     if (rc == HX_SUCCESS && n_found <= 0) {
         fprintf(stderr, "harness leaderboard: no stages (*.cu) in %s\n", dir);
         rc = HX_BAD_FILE;
@@ -942,6 +997,7 @@ static int lb_sweep_run(const pb_problem *p, const jd_options *o_in, const char 
     }
     if (rc == HX_SUCCESS) rc = lb_sweep_write(p, &o, st, n, &dev, stages_opt, out_path, json_path, commit_opt, quiet);
     free(found);
+    free(picked);
     free(st);
     return rc;
 }

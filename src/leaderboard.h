@@ -20,6 +20,11 @@ char *lb_splice(const char *old_text, const char *problem, const char *section);
  * never half of one. 0 on success, -1 (errno set) on failure, leaving path untouched. */
 int lb_write_atomic(const char *path, const char *text);
 
+/* The *.cu files of dir (their names), in name order, however many: *names malloc'd (free with
+ * lb_free_names). Their count, or -1 (errno set) when dir cannot be read. */
+int lb_stage_files(const char *dir, char ***names);
+void lb_free_names(char **names, int n);
+
 /* The stage's technique: the text after " — " on the file's first line ("" when absent). */
 void lb_technique(const char *first_line, char *out, size_t len);
 

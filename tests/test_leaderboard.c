@@ -1,6 +1,7 @@
 /* The leaderboard writer keeps text outside its markers and other sections, and a failed run
  * leaves the file as it was. */
 #include <criterion/criterion.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -86,4 +87,28 @@ Test(leaderboard, failed_run_leaves_file_untouched, .timeout = 180)
     char *after = tu_slurp(path);
     cr_expect_str_eq(after, before);
     free(after);
+}
+
+Test(leaderboard, any_number_of_stages_in_name_order)
+{
+    /* more than the 64 it once kept, made in reverse order so readdir's order is not the names' */
+    char dir[] = SCRATCH "/stages_XXXXXX";
+    mkdir(SCRATCH, 0755);
+    cr_assert_not_null(mkdtemp(dir));
+    char path[512], want[16];
+    for (int i = 99; i >= 0; i--) {
+        snprintf(path, sizeof(path), "%s/%02d_s.cu", dir, i);
+        cr_assert(tu_write(path, "// stage\n"));
+    }
+    snprintf(path, sizeof(path), "%s/notes.md", dir);
+    cr_assert(tu_write(path, "not a stage\n"));
+    char **names;
+    int n = lb_stage_files(dir, &names);
+    cr_assert_eq(n, 100);
+    for (int i = 0; i < n; i++) {
+        snprintf(want, sizeof(want), "%02d_s.cu", i);
+        cr_expect_str_eq(names[i], want);
+    }
+    lb_free_names(names, n);
+    cr_expect_eq(lb_stage_files(SCRATCH "/no_such_dir", &names), -1);
 }
