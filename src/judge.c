@@ -114,6 +114,11 @@ static bool jd_read_file(const char *path, char **text, size_t *len, char *err, 
         snprintf(err, errlen, "%s is not a regular file", path);
         return false;
     }
+    if (sb.st_size > JD_MAX_SOURCE_BYTES) { /* before reading: a huge file costs nothing */
+        snprintf(err, errlen, "%s is %lld bytes, over the %d MiB a solution file may be", path,
+                 (long long)sb.st_size, JD_MAX_SOURCE_BYTES >> 20);
+        return false;
+    }
     *text = ld_read_text(path, len);
     if (!*text) {
         snprintf(err, errlen, "cannot read %s: %s", path, strerror(errno));

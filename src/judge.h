@@ -29,6 +29,9 @@ enum {
                            (solve found; nothing run) */
 };
 
+/* The largest solution file read (checked by stat, before reading): exit 3 above it. */
+#define JD_MAX_SOURCE_BYTES (4 << 20)
+
 typedef struct {
     const char *solution;
     const char *problem;      /* NULL: inferred from the signature */

@@ -105,6 +105,7 @@ static bool hm_parse_sets(const char *list, bool sets[PB_N_SETS])
 {
     memset(sets, 0, sizeof(bool) * PB_N_SETS);
     char *copy = strdup(list), *save = NULL;
+    if (!copy) return false;
     bool ok = true;
     for (char *w = strtok_r(copy, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
         if (strcmp(w, "example") == 0) sets[PB_SET_EXAMPLE] = true;
@@ -119,7 +120,9 @@ static bool hm_parse_sets(const char *list, bool sets[PB_N_SETS])
             ok = false;
     }
     free(copy);
-    return ok;
+    bool any = false; /* "" or "," names no set: nothing would run */
+    for (int s = 0; s < PB_N_SETS; s++) any |= sets[s];
+    return ok && any;
 }
 
 /* 1 to PB_MAX_SIZES positive integers joined by x (how many a problem takes is the judge's to
@@ -259,7 +262,8 @@ int main(int argc, char **argv)
         case 'p': o.problem = optarg; break;
         case 't':
             if (!hm_parse_sets(optarg, o.sets)) {
-                fprintf(stderr, "harness: --tests: unknown set in '%s' (example, functional, perf, extra, judge, all)\n", optarg);
+                fprintf(stderr, "harness: --tests: expected a comma list of example, functional, perf, "
+                                "extra, judge, all; got '%s'\n", optarg);
                 return HX_USAGE;
             }
             break;

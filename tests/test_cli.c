@@ -1,7 +1,11 @@
 /* The command line: each bad input gets one clear line and its own exit code; the loader turns a
  * compile error and a missing symbol into their verdicts (nvcc is on CI; no GPU needed). */
 #include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "judge.h"
 #include "util.h"
@@ -105,4 +109,52 @@ Test(cli, vs_checks_its_file_before_any_run)
                      HX_NO_DEVICE, "%s", out);
         cr_expect(strstr(out, "\"vs\":"), "the JSON names the other file: %s", out);
     }
+}
+
+Test(cli, empty_test_list_is_a_usage_error)
+{
+    /* nothing selected would run nothing and report success */
+    cr_expect_eq(RUN("--tests", "", FIXTURES "/correct.cu"), HX_USAGE, "%s", out);
+    cr_expect(strstr(out, "--tests"), "the option is named: %s", out);
+    cr_expect_eq(RUN("--tests", ",", FIXTURES "/correct.cu"), HX_USAGE, "%s", out);
+    cr_expect_eq(RUN("--tests", "example,,", "--json", FIXTURES "/nope.cu"), HX_BAD_FILE, "%s", out);
+}
+
+Test(cli, huge_source_refused_before_reading)
+{
+    /* a sparse file: its size costs no disk, and reading it would cost the whole */
+    char path[] = SCRATCH "/huge_XXXXXX.cu";
+    mkdir(SCRATCH, 0755);
+    int fd = mkstemps(path, 3);
+    cr_assert(fd >= 0);
+    cr_assert_eq(ftruncate(fd, (off_t)JD_MAX_SOURCE_BYTES + 1), 0);
+    close(fd);
+    cr_expect_eq(RUN(path), HX_BAD_FILE, "%s", out);
+    cr_expect(strstr(out, "4 MiB"), "the cap is named: %s", out);
+    unlink(path);
+}
+
+/* The launcher: parallel first runs build once, under a lock, and all run the judge. A stub
+ * make (which fails if another one is running, as cmake in one build directory does) and a stub
+ * judge stand in for the real ones. */
+Test(cli, launcher_builds_once_under_a_lock, .timeout = 60)
+{
+    char dir[] = SCRATCH "/launcher_XXXXXX";
+    mkdir(SCRATCH, 0755);
+    cr_assert_not_null(mkdtemp(dir));
+    char cmd[4096];
+    snprintf(cmd, sizeof(cmd),
+             "set -e; d='%s'; cp '%s/harness' \"$d/\"; mkdir -p \"$d/src\" \"$d/problems\" \"$d/bin\";"
+             "touch \"$d/CMakeLists.txt\";"
+             "printf '%%s\\n' '#!/bin/sh' 'mkdir \"$PWD_ROOT/making\" || exit 3' 'sleep 1'"
+             " 'echo x >> \"$PWD_ROOT/makes\"' 'mkdir -p \"$PWD_ROOT/build\"'"
+             " 'printf \"#!/bin/sh\\necho judged\\n\" > \"$PWD_ROOT/build/harness\"'"
+             " 'chmod +x \"$PWD_ROOT/build/harness\"' 'rmdir \"$PWD_ROOT/making\"' > \"$d/bin/make\";"
+             "chmod +x \"$d/bin/make\"; export PATH=\"$d/bin:$PATH\" PWD_ROOT=\"$d\";"
+             "for i in 1 2 3 4; do (\"$d/harness\" > \"$d/out$i\" 2>&1; echo $? >> \"$d/codes\") & done; wait;"
+             "cat \"$d/codes\" | tr '\\n' ' '; echo; wc -l < \"$d/makes\"; cat \"$d\"/out*",
+             dir, SOURCE_DIR);
+    int rc = tu_run_shell(out, sizeof(out), cmd);
+    cr_assert_eq(rc, 0, "%s", out);
+    cr_expect(strncmp(out, "0 0 0 0 \n1\n", 11) == 0, "every run judged, one build: %s", out);
 }
