@@ -4,6 +4,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -73,7 +74,9 @@ bool pb_eval(const pb_problem *p, const char *expr, const double *v, long long *
         while (*s == ' ') s++;
         long long term;
         if (isdigit((unsigned char)*s)) {
+            errno = 0;
             term = strtoll(s, (char **)&s, 10);
+            if (errno) return false;
         } else if (isalpha((unsigned char)*s) || *s == '_') {
             const char *a = s;
             while (isalnum((unsigned char)*s) || *s == '_') s++;
@@ -87,9 +90,13 @@ bool pb_eval(const pb_problem *p, const char *expr, const double *v, long long *
             return false;
         }
         if (op == 0) acc = term;
-        else if (op == '*') acc *= term;
-        else if (term == 0) return false;
-        else acc /= term;
+        else if (op == '*') {
+            if (__builtin_mul_overflow(acc, term, &acc)) return false; /* an extent past 64 bits */
+        } else if (term == 0 || (acc == LLONG_MIN && term == -1)) {
+            return false;
+        } else {
+            acc /= term;
+        }
         while (*s == ' ') s++;
         if (*s == '\0') break;
         if (*s != '*' && *s != '/') return false;
@@ -171,7 +178,8 @@ bool pb_values_ok(const pb_problem *p, const double *v, char *err, size_t errlen
             return false;
         }
         if (!(v[s] >= q->lo && v[s] <= q->hi)) {
-            snprintf(err, errlen, "%s = %g; %g <= %s <= %g", q->name, v[s], q->lo, q->name, q->hi);
+            snprintf(err, errlen, "%s = %.15g; %.15g <= %s <= %.15g", q->name, v[s], q->lo, q->name,
+                     q->hi);
             return false;
         }
     }
@@ -213,57 +221,82 @@ void pb_stage_dir(const pb_problem *p, char *out, size_t len)
         snprintf(out, len, "solutions/%s", p->name);
 }
 
-static bool pb_parse_int(const char *s, char **end, int *out)
+/* One integer: an optional sign, then digits; saturated past PB_SIZE_MAX so that no value
+ * overflows (the range is the caller's to judge). False when there are no digits. */
+static bool pb_scan_int(const char **s, long long *out)
 {
-    if (*s < '0' || *s > '9') return false;
-    errno = 0;
-    long v = strtol(s, end, 10);
-    if (errno || v <= 0 || v > 1 << 20) return false;
-    *out = (int)v;
+    const char *p = *s;
+    bool neg = *p == '-';
+    if (*p == '+' || *p == '-') p++;
+    if (*p < '0' || *p > '9') return false;
+    long long v = 0;
+    for (; *p >= '0' && *p <= '9'; p++)
+        if (v <= PB_SIZE_MAX) v = v * 10 + (*p - '0'); /* at most ~2^34: no overflow */
+    *s = p;
+    *out = neg ? -v : v;
     return true;
+}
+
+pb_scan pb_scan_sizes(const char *s, bool commas, int *out, int *count)
+{
+    long long v[PB_MAX_SIZES];
+    int n = 0;
+    *count = 0;
+    for (;;) {
+        if (n == PB_MAX_SIZES || !pb_scan_int(&s, &v[n])) return PB_SCAN_SYNTAX;
+        n++;
+        if (*s == '\0') break;
+        if (*s != 'x' && *s != 'X' && !(commas && *s == ',')) return PB_SCAN_SYNTAX;
+        s++;
+    }
+    *count = n;
+    pb_scan r = PB_SCAN_OK;
+    for (int i = 0; i < n; i++) {
+        if (v[i] < 1 || v[i] > PB_SIZE_MAX) r = PB_SCAN_RANGE;
+        out[i] = v[i] < 1 ? 0 : v[i] > PB_SIZE_MAX ? PB_SIZE_MAX : (int)v[i];
+    }
+    return r;
 }
 
 bool pb_parse_sizes(const char *s, int n, int *out)
 {
-    char *end;
-    for (int i = 0; i < n; i++) {
-        if (!pb_parse_int(s, &end, &out[i])) return false;
-        if (i < n - 1) {
-            if (*end != 'x' && *end != 'X' && *end != ',') return false;
-            s = end + 1;
-        } else if (*end != '\0') {
-            return false;
-        }
+    int got[PB_MAX_SIZES], count;
+    if (n < 1 || n > PB_MAX_SIZES || pb_scan_sizes(s, true, got, &count) != PB_SCAN_OK ||
+        count != n)
+        return false;
+    memcpy(out, got, (size_t)n * sizeof(int));
+    return true;
+}
+
+pb_scan pb_scan_size_list(int n, const char *list, pb_size *out, size_t max, size_t *count)
+{
+    *count = 0;
+    if (n < 1 || n > PB_MAX_SIZES) return PB_SCAN_SYNTAX;
+    pb_scan r = PB_SCAN_OK;
+    for (const char *w = list;; w++) { /* every entry, empty ones too: "64,,64" is a typo */
+        size_t len = strcspn(w, ",");
+        char entry[64];
+        int v[PB_MAX_SIZES], k;
+        if (*count >= max || len == 0 || len >= sizeof(entry)) return PB_SCAN_SYNTAX;
+        memcpy(entry, w, len);
+        entry[len] = '\0';
+        pb_scan e = pb_scan_sizes(entry, false, v, &k);
+        if (e == PB_SCAN_SYNTAX || (k != 1 && k != n)) return PB_SCAN_SYNTAX;
+        if (e == PB_SCAN_RANGE) r = PB_SCAN_RANGE;
+        pb_size sz;
+        memset(&sz, 0, sizeof(sz));
+        for (int i = 0; i < n; i++) sz.v[i] = v[k == 1 ? 0 : i]; /* N: every size N (a cube) */
+        out[(*count)++] = sz;
+        w += len;
+        if (*w == '\0') break;
     }
-    return n > 0;
+    return r;
 }
 
 bool pb_parse_size_list(const pb_problem *p, const char *list, pb_size *out, size_t max,
                         size_t *count)
 {
-    int n = pb_n_sizes(p);
-    char *copy = strdup(list), *save = NULL;
-    if (!copy) return false;
-    bool ok = true;
-    *count = 0;
-    for (char *w = strtok_r(copy, ",", &save); w && ok; w = strtok_r(NULL, ",", &save)) {
-        pb_size s;
-        memset(&s, 0, sizeof(s));
-        char *end;
-        int one;
-        if (*count >= max) {
-            ok = false;
-        } else if (pb_parse_int(w, &end, &one) && *end == '\0') {
-            for (int i = 0; i < n; i++) s.v[i] = one; /* N: every size N (a cube) */
-            out[(*count)++] = s;
-        } else if (pb_parse_sizes(w, n, s.v)) {
-            out[(*count)++] = s;
-        } else {
-            ok = false;
-        }
-    }
-    free(copy);
-    return ok && *count > 0;
+    return pb_scan_size_list(pb_n_sizes(p), list, out, max, count) == PB_SCAN_OK;
 }
 
 pb_case pb_perf_case(const pb_problem *p, pb_size s, size_t i, const char *name)
@@ -293,6 +326,9 @@ static bool pb_gemm_shape(const pb_problem *p, const pb_gemm_dims *d, const doub
     if ((d->batch && !pb_eval(p, d->batch, v, &b)) || !pb_eval(p, d->m, v, &mm) ||
         !pb_eval(p, d->n, v, &nn) || !pb_eval(p, d->k, v, &kk))
         return false;
+    if (b < 1 || b > INT_MAX || mm < 1 || mm > INT_MAX || nn < 1 || nn > INT_MAX || kk < 1 ||
+        kk > INT_MAX)
+        return false; /* the libraries take int dimensions */
     *batch = (int)b;
     *m = (int)mm;
     *n = (int)nn;

@@ -197,7 +197,8 @@ double pb_get(const pb_problem *p, const double *v, const char *name);
 int pb_out_buf(const pb_problem *p);
 
 /* Evaluate an expression of integer literals and the problem's scalar names joined by * and /
- * (left to right, integer division). False on a syntax error or unknown name. */
+ * (left to right, integer division). False on a syntax error, an unknown name, or a value past
+ * 64 bits (checked at every step). */
 bool pb_eval(const pb_problem *p, const char *expr, const double *v, long long *out);
 /* A buffer's rows and columns for the values v (0 × 0 when an expression fails). */
 void pb_buf_dims(const pb_problem *p, int buf, const double *v, long long *rows, long long *cols);
@@ -221,11 +222,21 @@ void pb_size_names(const pb_problem *p, char *out, size_t len);
 /* Where the problem's stages live, relative to the repository root: solutions/ for gemm_fp16
  * (the main problem), solutions/NAME/ for the others. */
 void pb_stage_dir(const pb_problem *p, char *out, size_t len);
-/* Parse n sizes joined by x (also commas); false on anything else. */
+/* A size is an int in solve's signature: 1..PB_SIZE_MAX whatever the constraints. */
+#define PB_SIZE_MAX 2147483647
+/* What a size text is: well formed and every value in 1..PB_SIZE_MAX; well formed with a value
+ * outside that (0, -5, 2^40: a size that cannot be, exit 4); or not sizes at all (exit 2). */
+typedef enum { PB_SCAN_OK, PB_SCAN_RANGE, PB_SCAN_SYNTAX } pb_scan;
+/* 1..PB_MAX_SIZES integers (an optional sign, digits) joined by x or X (and commas when commas
+ * is set): out gets them (clamped into 0..PB_SIZE_MAX), *count how many. */
+pb_scan pb_scan_sizes(const char *s, bool commas, int *out, int *count);
+/* n sizes joined by x (also commas), each in 1..PB_SIZE_MAX; false on anything else. */
 bool pb_parse_sizes(const char *s, int n, int *out);
-/* Parse a comma list of sizes (n joined by x) or single numbers (every size that number) into
- * out (at most max); false on a bad or empty list or more than max entries. With n = 3 the
- * list "1024,4096" is two cubes; "1000x1000x1000,4096" likewise. */
+/* A comma list of shapes of n sizes joined by x, or single numbers (every size that number), into
+ * out (at most max; more is SYNTAX, as are empty entries and an empty list). With n = 3 the list
+ * "1024,4096" is two cubes; "1000x1000x1000,4096" likewise. */
+pb_scan pb_scan_size_list(int n, const char *list, pb_size *out, size_t max, size_t *count);
+/* pb_scan_size_list with the problem's n, true when PB_SCAN_OK. */
 bool pb_parse_size_list(const pb_problem *p, const char *list, pb_size *out, size_t max,
                         size_t *count);
 /* The performance case's recipe (fills and scalars) at size s, as the i-th of a list: its seed

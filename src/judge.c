@@ -11,6 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysinfo.h>
+
+#include "wire.h"
 
 /* The first call in each solution process of a PTX-only build (--gpu T4/A100 on a newer GPU)
  * gets this much more than --timeout: the driver compiles the PTX then (run 91: ~20 s for int4
@@ -200,6 +203,57 @@ static bool jd_values_fit(const pb_problem *p, const double *v, bool any, const 
     return false;
 }
 
+/* Whether a case's buffers can exist here (what names it: "size 8x8x8"): every extent inside
+ * 64 bits and WR_MAX_BUF_BYTES, and all of them inside the host's memory (the parent and the
+ * oracle hold them). A size that cannot exist is the user's (exit 4), never the solution's; what
+ * the device cannot hold is the run's out-of-memory verdict (10). */
+static bool jd_buffers_fit(const jd_options *o, const pb_problem *p, const double *v,
+                           const char *what, jd_result *r)
+{
+    wr_layout l;
+    if (!wr_layout_for(p, v, dv_guard_bytes(), o->topts.max_runs, &l)) {
+        snprintf(r->detail, sizeof(r->detail), "%s cannot be run: a buffer of %s would hold more "
+                 "than %zu GiB (or more than 64 bits count)", what, p->name, WR_MAX_BUF_BYTES >> 30);
+        return false;
+    }
+    struct sysinfo si;
+    if (sysinfo(&si) == 0) {
+        double host = ((double)si.totalram + (double)si.totalswap) * (double)si.mem_unit;
+        double need = (double)wr_host_bytes(&l);
+        if (need > host) {
+            snprintf(r->detail, sizeof(r->detail), "%s cannot be run: its buffers need %.1f GiB "
+                     "of host memory, more than this machine has (%.1f GiB)", what,
+                     need / (1u << 30), host / (1u << 30));
+            return false;
+        }
+    }
+    return true;
+}
+
+/* --size's text for the problem: HX_SUCCESS with sz set, or the exit code with r->detail. A text
+ * that is not sizes (or the wrong number of them) is a usage error; sizes that cannot be (0,
+ * negative, past int) a bad size, --no-constraints or not. */
+static int jd_size_arg(const jd_options *o, const pb_problem *p, pb_size *sz, jd_result *r)
+{
+    char names[64];
+    pb_size_names(p, names, sizeof(names));
+    int count = 0;
+    memset(sz, 0, sizeof(*sz));
+    pb_scan sc = pb_scan_sizes(o->size, true, sz->v, &count);
+    if (sc == PB_SCAN_SYNTAX || count != pb_n_sizes(p)) {
+        snprintf(r->detail, sizeof(r->detail), "--size: %s takes %s (positive integers), got '%s'",
+                 p->name, names, o->size);
+        return HX_USAGE;
+    }
+    if (sc == PB_SCAN_RANGE) {
+        snprintf(r->detail, sizeof(r->detail), "size %s is outside %s's constraints (%s: every "
+                 "size an integer in 1..%d, --no-constraints or not)", o->size, p->name, names,
+                 PB_SIZE_MAX);
+        return HX_BAD_SIZE;
+    }
+    return HX_SUCCESS;
+}
+
 /* --sweep: o with the performance set only, its table replaced by the recipe at every shape,
  * timing and the cuBLAS baseline on. The cases live in r. HX_SUCCESS or the exit code. */
 static int jd_sweep_options(const jd_options *o, const pb_problem *p, jd_options *eff, jd_result *r)
@@ -210,11 +264,20 @@ static int jd_sweep_options(const jd_options *o, const pb_problem *p, jd_options
         r->shapes = calloc(PB_MAX_SHAPES, sizeof(*r->shapes));
         char names[64];
         pb_size_names(p, names, sizeof(names));
-        if (!r->shapes || !pb_parse_size_list(p, o->shapes, r->shapes, PB_MAX_SHAPES, &n)) {
+        pb_scan sc = r->shapes ? pb_scan_size_list(pb_n_sizes(p), o->shapes, r->shapes,
+                                                   PB_MAX_SHAPES, &n)
+                               : PB_SCAN_SYNTAX;
+        if (sc == PB_SCAN_SYNTAX) {
             snprintf(r->detail, sizeof(r->detail),
                      "--shapes: expected a comma list of %s or N (at most %d) for %s, got '%s'",
                      names, PB_MAX_SHAPES, p->name, o->shapes);
             return HX_USAGE;
+        }
+        if (sc == PB_SCAN_RANGE) {
+            snprintf(r->detail, sizeof(r->detail), "--shapes %s: a shape is outside %s's "
+                     "constraints (%s: every size an integer in 1..%d, --no-constraints or not)",
+                     o->shapes, p->name, names, PB_SIZE_MAX);
+            return HX_BAD_SIZE;
         }
         sh = r->shapes;
     }
@@ -227,7 +290,8 @@ static int jd_sweep_options(const jd_options *o, const pb_problem *p, jd_options
         char shape[48], what[64];
         pb_format_size(p, c.v, shape, sizeof(shape));
         snprintf(what, sizeof(what), "shape %s", shape);
-        if (!jd_values_fit(p, c.v, o->any_size, what, r)) return HX_BAD_SIZE;
+        if (!jd_values_fit(p, c.v, o->any_size, what, r) || !jd_buffers_fit(o, p, c.v, what, r))
+            return HX_BAD_SIZE;
     }
     r->sweep_cases = calloc(n, sizeof(*r->sweep_cases));
     r->sweep_names = calloc(n, sizeof(*r->sweep_names));
@@ -392,17 +456,19 @@ int jd_judge(const jd_options *o, jd_result *r)
     }
     if (o->custom) {
         pb_size sz;
-        char names[64];
-        pb_size_names(p, names, sizeof(names));
-        if (!pb_parse_sizes(o->size, pb_n_sizes(p), sz.v)) {
-            snprintf(r->detail, sizeof(r->detail), "--size: %s takes %s (positive integers), got '%s'",
-                     p->name, names, o->size);
-            return r->exit_code = HX_USAGE;
-        }
+        int rc = jd_size_arg(o, p, &sz, r);
+        if (rc != HX_SUCCESS) return r->exit_code = rc;
         pb_case c = pb_perf_case(p, sz, 0, "custom");
         char what[64];
         snprintf(what, sizeof(what), "size %s", o->size);
-        if (!jd_values_fit(p, c.v, o->any_size, what, r)) return r->exit_code = HX_BAD_SIZE;
+        if (!jd_values_fit(p, c.v, o->any_size, what, r) || !jd_buffers_fit(o, p, c.v, what, r))
+            return r->exit_code = HX_BAD_SIZE;
+    }
+    for (size_t i = 0; i < o->n_override_perf; i++) { /* the leaderboard's sizes */
+        char shape[48];
+        pb_format_size(p, o->override_perf[i].v, shape, sizeof(shape));
+        if (!jd_buffers_fit(o, p, o->override_perf[i].v, shape, r))
+            return r->exit_code = HX_BAD_SIZE;
     }
     jd_options sweep_o;
     if (o->sweep) {

@@ -125,15 +125,12 @@ static bool hm_parse_sets(const char *list, bool sets[PB_N_SETS])
     return ok && any;
 }
 
-/* 1 to PB_MAX_SIZES positive integers joined by x (how many a problem takes is the judge's to
- * check, once the problem is known). */
+/* 1 to PB_MAX_SIZES integers joined by x: whether they fit the problem (how many, their range) is
+ * the judge's to say once the problem is known (0x0x0 is a bad size, exit 4, not bad usage). */
 static bool hm_size_syntax(const char *s)
 {
-    for (int n = 1; n <= PB_MAX_SIZES; n++) {
-        int v[PB_MAX_SIZES];
-        if (pb_parse_sizes(s, n, v)) return true;
-    }
-    return false;
+    int v[PB_MAX_SIZES], n;
+    return pb_scan_sizes(s, true, v, &n) != PB_SCAN_SYNTAX;
 }
 
 static bool hm_parse_double(const char *s, double lo, double hi, double *out)
@@ -271,7 +268,7 @@ int main(int argc, char **argv)
         case O_PERF: hm_parse_sets("perf", o.sets); break;
         case 's':
             if (!hm_size_syntax(optarg)) {
-                fprintf(stderr, "harness: --size: expected positive integers joined by x (MxNxK; "
+                fprintf(stderr, "harness: --size: expected integers joined by x (MxNxK; "
                                 "BATCHxMxNxK for the batched problems), got '%s'\n", optarg);
                 return HX_USAGE;
             }

@@ -21,9 +21,12 @@ bool wr_layout_for(const pb_problem *p, const double *v, size_t guard, int max_r
     for (int b = 0; b < l->n_bufs; b++) {
         pb_buf_dims(p, b, v, &l->rows[b], &l->cols[b]);
         if (l->rows[b] <= 0 || l->cols[b] <= 0) return false;
-        double bytes = (double)l->rows[b] * (double)l->cols[b] * (double)pb_type_size(pb_buf(p, b)->type);
-        if (bytes > 64.0 * (1ull << 30)) return false; /* 64 GiB: an extent gone wrong */
-        l->bytes[b] = (size_t)bytes;
+        size_t n, bytes; /* 64-bit all the way: BATCH*M alone may pass 2^31 */
+        if (__builtin_mul_overflow((size_t)l->rows[b], (size_t)l->cols[b], &n) ||
+            __builtin_mul_overflow(n, pb_type_size(pb_buf(p, b)->type), &bytes) ||
+            bytes > WR_MAX_BUF_BYTES)
+            return false;
+        l->bytes[b] = bytes;
         l->sol_in[b] = sol;
         sol = wr_align(sol + l->bytes[b]);
         l->or_in[b] = orc;
@@ -43,6 +46,11 @@ bool wr_layout_for(const pb_problem *p, const double *v, size_t guard, int max_r
     orc = wr_align(orc + l->n_out * sizeof(float));
     l->or_total = orc;
     return true;
+}
+
+size_t wr_host_bytes(const wr_layout *l)
+{
+    return l->sol_total + l->or_total + l->n_out * sizeof(float);
 }
 
 double wr_now(void)

@@ -1,5 +1,6 @@
 /* wire.h — what the parent, the oracle child and the solution's child say to each other, and
- * where a test's bytes lie in the shared arenas. Private to runner.c, worker.c and oracle.c.
+ * where a test's bytes lie in the shared arenas. Private to runner.c, worker.c and oracle.c;
+ * judge.c asks the layout only whether a size's buffers can exist before anything runs.
  *
  * Trust: the solution's child (worker.c) runs untrusted code, so everything it sends is raw
  * facts (CUDA error codes, the bytes it read back, timing samples) that the parent validates;
@@ -36,11 +37,18 @@ typedef struct {
     size_t n_out;                 /* its elements */
 } wr_layout;
 
+/* The host memory a test of this layout takes: both arenas and the output read back as floats
+ * (the arenas are shared mappings, only backed once touched: all of it is touched). */
+size_t wr_host_bytes(const wr_layout *l);
+
 /* Timing samples, series by series (each max_runs doubles): the solution's event and host
  * times, the baseline's event and host times. */
 enum { WR_SOL_EV, WR_SOL_HOST, WR_BASE_EV, WR_BASE_HOST, WR_SAMPLE_SERIES };
 
-/* False when an extent cannot be evaluated or is too large. */
+/* The most one buffer may hold: more is an extent gone wrong, or a size no GPU holds. */
+#define WR_MAX_BUF_BYTES ((size_t)64 << 30)
+
+/* False when an extent cannot be evaluated, overflows 64 bits or is over WR_MAX_BUF_BYTES. */
 bool wr_layout_for(const pb_problem *p, const double *v, size_t guard, int max_runs,
                    wr_layout *l);
 

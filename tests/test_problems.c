@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "problem.h"
+#include "wire.h"
 
 typedef struct { int m, n, k; float alpha, beta, lo, hi; pb_fill_kind c; float clo, chi; } official;
 
@@ -718,4 +719,59 @@ Test(problems, eval_expressions)
     cr_expect(rows == 0 && cols == 0, "%lld x %lld", rows, cols);
     pb_buf_dims(i4, 2, iv, &rows, &cols);
     cr_expect(rows == 32 && cols == 4, "%lld x %lld", rows, cols);
+}
+
+/* Sizes: well formed (exit 2 when not) apart from in range (1..INT_MAX whatever the constraints:
+ * exit 4 when not), and never an overflow on the way. */
+Test(problems, size_text_syntax_apart_from_range)
+{
+    int v[PB_MAX_SIZES], n;
+    cr_expect_eq(pb_scan_sizes("16x32x64", false, v, &n), PB_SCAN_OK);
+    cr_expect(n == 3 && v[0] == 16 && v[1] == 32 && v[2] == 64);
+    cr_expect_eq(pb_scan_sizes("2147483647X1", false, v, &n), PB_SCAN_OK);
+    cr_expect(n == 2 && v[0] == 2147483647);
+    const char *range[] = {"0x0x0", "0", "-5x16x16", "2147483648x1x1", "99999999999999999999999x1",
+                           "1x1x-0", "+0"};
+    for (size_t i = 0; i < sizeof(range) / sizeof(range[0]); i++)
+        cr_expect_eq(pb_scan_sizes(range[i], false, v, &n), PB_SCAN_RANGE, "%s", range[i]);
+    const char *syntax[] = {"", "x", "12x", "x12", "1x2x3x4x5", "1e3", "16 x16", "0x", "abc",
+                            "--5", "1,2"};
+    for (size_t i = 0; i < sizeof(syntax) / sizeof(syntax[0]); i++)
+        cr_expect_eq(pb_scan_sizes(syntax[i], false, v, &n), PB_SCAN_SYNTAX, "%s", syntax[i]);
+    cr_expect_eq(pb_scan_sizes("1,2", true, v, &n), PB_SCAN_OK);
+    /* a list: syntax first, then range; N is a cube */
+    pb_size s[PB_MAX_SHAPES];
+    size_t c;
+    cr_expect_eq(pb_scan_size_list(3, "64,1x2x3", s, PB_MAX_SHAPES, &c), PB_SCAN_OK);
+    cr_expect(c == 2 && s[0].v[2] == 64 && s[1].v[2] == 3);
+    cr_expect_eq(pb_scan_size_list(3, "0", s, PB_MAX_SHAPES, &c), PB_SCAN_RANGE);
+    cr_expect_eq(pb_scan_size_list(3, "64,3000000000", s, PB_MAX_SHAPES, &c), PB_SCAN_RANGE);
+    cr_expect_eq(pb_scan_size_list(3, "0,abc", s, PB_MAX_SHAPES, &c), PB_SCAN_SYNTAX);
+    cr_expect_eq(pb_scan_size_list(3, "64,,64", s, PB_MAX_SHAPES, &c), PB_SCAN_SYNTAX);
+    cr_expect_eq(pb_scan_size_list(3, "64,", s, PB_MAX_SHAPES, &c), PB_SCAN_SYNTAX);
+    cr_expect_eq(pb_scan_size_list(3, "", s, PB_MAX_SHAPES, &c), PB_SCAN_SYNTAX);
+    cr_expect_eq(pb_scan_size_list(3, "1x2", s, PB_MAX_SHAPES, &c), PB_SCAN_SYNTAX);
+    cr_expect_eq(pb_scan_size_list(3, "1,2,3", s, 2, &c), PB_SCAN_SYNTAX, "more than max");
+}
+
+/* Extents past 64 bits fail instead of wrapping; the layout counts BATCH·M rows past 2^31. */
+Test(problems, extents_in_64_bits)
+{
+    const pb_problem *b = pb_find("batched_matmul_fp16");
+    cr_assert(b);
+    long long r = -7;
+    const double huge[] = {2147483647, 2147483647, 2147483647, 2147483647};
+    cr_expect(!pb_eval(b, "2*BATCH*M*N*K", huge, &r), "2^125 evaluated to %lld", r);
+    cr_expect(pb_eval(b, "BATCH*M", huge, &r) && r == 2147483647LL * 2147483647LL);
+    /* C is BATCH·M × N: 2^31 + 128 rows of 2 columns, 8 GiB of fp16, inside the layout's cap */
+    const double v[] = {128, 16777217, 2, 1}; /* BATCH M N K */
+    wr_layout l;
+    cr_assert(wr_layout_for(b, v, 4096, 30, &l));
+    cr_expect_eq(l.rows[l.out], 128LL * 16777217);
+    cr_expect_eq(l.n_out, (size_t)128 * 16777217 * 2);
+    cr_expect_eq(l.bytes[l.out], (size_t)128 * 16777217 * 2 * 2);
+    cr_expect_geq(wr_host_bytes(&l), 3 * l.bytes[l.out]);
+    const double past[] = {128, 1024, 1048576, 1048576}; /* a 2^44-element C: over the cap */
+    cr_expect_not(wr_layout_for(b, past, 4096, 30, &l));
+    cr_expect_not(wr_layout_for(b, huge, 4096, 30, &l), "an extent past 64 bits");
 }

@@ -116,7 +116,7 @@ Test(sweep_cli, help_documents_it)
 
 Test(sweep_cli, bad_shapes_are_usage_errors)
 {
-    const char *bad[] = {"12x", "", "0", "64x64", "17x129x33,,x"};
+    const char *bad[] = {"12x", "", "64x64", "17x129x33,,x", "64,,64"};
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
         cr_expect_eq(RUN("--shapes", bad[i], CORRECT), HX_USAGE, "'%s': %s", bad[i], out);
         cr_expect(strstr(out, "--shapes: expected a comma list"), "%s", out);
@@ -129,6 +129,7 @@ Test(sweep_cli, shape_outside_constraints_is_exit_4_in_one_line)
     cr_expect(strstr(out, "shape 8x8x8 is outside gemm_fp16's constraints"), "%s", out);
     cr_expect_eq(count(out, "\n"), 1, "one line: %s", out);
     cr_expect_eq(RUN("--shapes", "16x16x5000", CORRECT), HX_BAD_SIZE, "%s", out);
+    cr_expect_eq(RUN("--shapes", "0", CORRECT), HX_BAD_SIZE, "a shape that cannot be: %s", out);
 }
 
 Test(sweep_cli, sweep_refuses_size_tests_and_no_timing)
