@@ -6,32 +6,41 @@
 #include <stdio.h>
 #include <string.h>
 
-static int ck_ceil_div(int a, int b) { return (a + b - 1) / b; }
+static int64_t ck_ceil_div(int64_t a, int64_t b) { return b > 0 ? (a + b - 1) / b : 0; }
 
-bool ck_compare_f32(const float *got, const float *ref, int rows, int cols, double atol, double rtol,
-                    ck_summary *out)
+bool ck_compare_f32(const float *got, const float *ref, int64_t rows, int64_t cols, double atol,
+                    double rtol, ck_summary *out)
 {
     return ck_compare_notes(got, ref, NULL, rows, cols, atol, rtol, out);
 }
 
-bool ck_compare_notes(const float *got, const float *ref, const float *note, int rows, int cols,
-                      double atol, double rtol, ck_summary *out)
+void ck_map_shape(int64_t rows, int64_t cols, ck_summary *out)
 {
     memset(out, 0, sizeof(*out));
-    out->n_total = (int64_t)rows * cols;
+    int64_t n;
+    if (rows <= 0 || cols <= 0 || __builtin_mul_overflow(rows, cols, &n))
+        return; /* nothing to compare (or no such array), no map */
+    out->n_total = n;
     out->cell_h = ck_ceil_div(rows, CK_MAP_ROWS);
     out->cell_w = ck_ceil_div(cols, CK_MAP_COLS);
-    out->map_rows = ck_ceil_div(rows, out->cell_h);
-    out->map_cols = ck_ceil_div(cols, out->cell_w);
+    out->map_rows = (int)ck_ceil_div(rows, out->cell_h);
+    out->map_cols = (int)ck_ceil_div(cols, out->cell_w);
+}
+
+bool ck_compare_notes(const float *got, const float *ref, const float *note, int64_t rows,
+                      int64_t cols, double atol, double rtol, ck_summary *out)
+{
+    ck_map_shape(rows, cols, out);
+    if (out->n_total == 0) return rows == 0 || cols == 0; /* a negative extent is never right */
 
     static_assert(CK_MAP_ROWS * CK_MAP_COLS <= 4096, "map counts fit the stack");
     int64_t bad_in_cell[CK_MAP_ROWS][CK_MAP_COLS];
     memset(bad_in_cell, 0, sizeof(bad_in_cell));
 
-    for (int r = 0; r < rows; r++) {
-        const float *g = got + (size_t)r * cols;
-        const float *e = ref + (size_t)r * cols;
-        for (int c = 0; c < cols; c++) {
+    for (int64_t r = 0; r < rows; r++) {
+        const float *g = got + (size_t)r * (size_t)cols;
+        const float *e = ref + (size_t)r * (size_t)cols;
+        for (int64_t c = 0; c < cols; c++) {
             double gv = g[c], ev = e[c];
             if (ck_close(gv, ev, atol, rtol)) continue;
             out->n_bad++;
@@ -44,15 +53,15 @@ bool ck_compare_notes(const float *got, const float *ref, const float *note, int
             if (out->n_shown < CK_MAX_SHOWN)
                 out->shown[out->n_shown++] =
                     (ck_mismatch){r, c, gv, ev, atol + rtol * fabs(ev),
-                                  note ? note[(size_t)r * cols + c] : NAN};
+                                  note ? note[(size_t)r * (size_t)cols + (size_t)c] : NAN};
             bad_in_cell[r / out->cell_h][c / out->cell_w]++;
         }
     }
     for (int i = 0; i < out->map_rows; i++) {
         for (int j = 0; j < out->map_cols; j++) {
-            int h = i == out->map_rows - 1 ? rows - i * out->cell_h : out->cell_h;
-            int w = j == out->map_cols - 1 ? cols - j * out->cell_w : out->cell_w;
-            int64_t cells = (int64_t)h * w, bad = bad_in_cell[i][j];
+            int64_t h = i == out->map_rows - 1 ? rows - i * out->cell_h : out->cell_h;
+            int64_t w = j == out->map_cols - 1 ? cols - j * out->cell_w : out->cell_w;
+            int64_t cells = h * w, bad = bad_in_cell[i][j];
             /* any failure shows as at least 1; only a wholly wrong cell reaches 255 */
             out->map[i][j] = bad == 0 ? 0 : bad == cells ? 255 : (uint8_t)(1 + bad * 253 / cells);
         }

@@ -11,7 +11,7 @@
 #define CK_MAP_COLS 64
 
 typedef struct {
-    int row, col;
+    int64_t row, col;
     double got, expected, allowed;
     double note; /* what explains the expected value (int8: the fp32 value before rounding); NaN
                     when the problem gives none */
@@ -24,7 +24,8 @@ typedef struct {
     ck_mismatch shown[CK_MAX_SHOWN];
     /* The output cut into map_rows × map_cols cells of cell_h × cell_w elements; each cell holds
      * the share of its elements that fail, 0..255 (0: none, 255: all). */
-    int map_rows, map_cols, cell_h, cell_w;
+    int map_rows, map_cols;
+    int64_t cell_h, cell_w;
     uint8_t map[CK_MAP_ROWS][CK_MAP_COLS];
 } ck_summary;
 
@@ -37,13 +38,18 @@ static inline bool ck_close(double got, double ref, double atol, double rtol)
     return diff <= atol + rtol * r; /* false for NaN */
 }
 
-/* Compare rows×cols row-major outputs (already in double or float precision). */
-bool ck_compare_f32(const float *got, const float *ref, int rows, int cols, double atol, double rtol,
-                    ck_summary *out);
+/* Compare rows×cols row-major outputs (already in double or float precision). Extents are 64-bit:
+ * a batched output's BATCH·M rows may pass 2^31. */
+bool ck_compare_f32(const float *got, const float *ref, int64_t rows, int64_t cols, double atol,
+                    double rtol, ck_summary *out);
 
 /* The same, with a note per reference element shown beside each listed mismatch (NULL: none). */
-bool ck_compare_notes(const float *got, const float *ref, const float *note, int rows, int cols,
-                      double atol, double rtol, ck_summary *out);
+bool ck_compare_notes(const float *got, const float *ref, const float *note, int64_t rows,
+                      int64_t cols, double atol, double rtol, ck_summary *out);
+
+/* The summary cleared, with the element count and the error map's geometry for rows×cols
+ * (what the comparison fills in; apart so that its arithmetic can be checked at any extent). */
+void ck_map_shape(int64_t rows, int64_t cols, ck_summary *out);
 
 /* Whether a guard zone read back (guard bytes, data, guard bytes) changed: the byte offset from
  * the data's start nearest to the data (negative before it). */

@@ -41,15 +41,16 @@ static void rp_failure(FILE *out, const rs_test *t, int width)
             s->max_abs, s->max_rel, t->atol, t->rtol);
     fprintf(out, "    first mismatches (row, col): got, expected, allowed\n");
     for (int i = 0; i < s->n_shown; i++) {
-        fprintf(out, "      (%d, %d): %.6g, %.6g, %.4g", s->shown[i].row, s->shown[i].col,
+        fprintf(out, "      (%lld, %lld): %.6g, %.6g, %.4g", (long long)s->shown[i].row,
+                (long long)s->shown[i].col,
                 s->shown[i].got, s->shown[i].expected, s->shown[i].allowed);
         if (isfinite(s->shown[i].note)) /* what the expected value was rounded from */
             fprintf(out, "  (the reference's fp32 value before rounding: %.9g)", s->shown[i].note);
         fputc('\n', out);
     }
     fprintf(out,
-            "    error map (%d×%d cells of %d×%d elements; '#' all wrong, '+' some, '.' right):\n",
-            s->map_rows, s->map_cols, s->cell_h, s->cell_w);
+            "    error map (%d×%d cells of %lld×%lld elements; '#' all wrong, '+' some, '.' right):\n",
+            s->map_rows, s->map_cols, (long long)s->cell_h, (long long)s->cell_w);
     char buf[CK_MAP_ROWS * (CK_MAP_COLS + 8) + 16];
     fputs(ck_render_map(s, width, buf, sizeof(buf)), out);
 }
@@ -249,8 +250,8 @@ static void rp_json_test(FILE *out, const rp_report *r, const rs_test *t)
         rp_json_num(out, s->max_rel);
         fputs(",\"first\":[", out);
         for (int i = 0; i < s->n_shown; i++) {
-            fprintf(out, "%s{\"row\":%d,\"col\":%d,\"got\":", i ? "," : "", s->shown[i].row,
-                    s->shown[i].col);
+            fprintf(out, "%s{\"row\":%lld,\"col\":%lld,\"got\":", i ? "," : "",
+                    (long long)s->shown[i].row, (long long)s->shown[i].col);
             rp_json_num(out, s->shown[i].got);
             fputs(",\"expected\":", out);
             rp_json_num(out, s->shown[i].expected);

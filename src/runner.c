@@ -386,8 +386,8 @@ static bool rn_check(rn_ctx *x, const wr_layout *l, rs_test *t, const char *what
     const float *ref = (const float *)(x->orc + l->or_ref);
     const float *note = (const float *)(x->orc + l->or_note);
     t->checked = true;
-    if (ck_compare_notes(x->outf, ref, note, (int)l->rows[l->out], (int)l->cols[l->out], t->atol,
-                         t->rtol, &t->check))
+    if (ck_compare_notes(x->outf, ref, note, l->rows[l->out], l->cols[l->out], t->atol, t->rtol,
+                         &t->check)) /* 64-bit extents: BATCH·M rows may pass 2^31 */
         return true;
     t->status = RS_FAILED;
     snprintf(t->detail, sizeof(t->detail), "%s%lld of %lld elements outside tolerance", what,

@@ -1,7 +1,9 @@
 /* allclose as the judge does it, NaN and Inf failing, and the error map. */
 #include <criterion/criterion.h>
 #include <math.h>
+#include <stdint.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "check.h"
 
@@ -74,4 +76,50 @@ Test(check, whole_cells_are_hashes)
     cr_expect_eq(s.map_rows, 16);
     cr_expect_eq(s.map[0][0], 0);
     cr_expect_eq(s.map[15][15], 255);
+}
+
+/* Extents are 64-bit: a batched output's BATCH·M rows may pass 2^31 (once cast to int: an
+ * all-NaN output of 2^31 + 4 rows compared nothing and passed; 2^32 rows divided by zero). */
+Test(check, map_geometry_past_int)
+{
+    ck_summary s;
+    ck_map_shape((int64_t)1 << 32, 1, &s);
+    cr_expect_eq(s.n_total, (int64_t)1 << 32);
+    cr_expect_eq(s.map_rows, CK_MAP_ROWS);
+    cr_expect_eq(s.cell_h, (((int64_t)1 << 32) + CK_MAP_ROWS - 1) / CK_MAP_ROWS);
+    cr_expect_eq(s.map_cols, 1);
+    ck_map_shape(((int64_t)3 << 31) + 5, 70, &s);
+    cr_expect_eq(s.n_total, (((int64_t)3 << 31) + 5) * 70);
+    cr_expect(s.map_rows <= CK_MAP_ROWS && s.map_cols <= CK_MAP_COLS);
+    cr_expect((int64_t)s.map_rows * s.cell_h >= ((int64_t)3 << 31) + 5);
+    ck_map_shape(INT64_MAX, 3, &s); /* no such array: nothing, never an overflow */
+    cr_expect_eq(s.n_total, 0);
+    ck_map_shape(0, 5, &s);
+    cr_expect_eq(s.map_rows, 0);
+}
+
+Test(check, compares_every_row_past_int, .timeout = 120)
+{
+    /* 2^31 + 4 rows of one column, zero pages (reserved, never backed): got is NaN at the first
+     * and the last element only */
+#ifdef __SANITIZE_ADDRESS__
+    cr_skip_test("2^31 elements: too slow instrumented (the map's arithmetic is checked above)");
+#endif
+    const int64_t rows = ((int64_t)1 << 31) + 4;
+    size_t bytes = (size_t)rows * sizeof(float);
+    int prot = PROT_READ | PROT_WRITE, flags = MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE;
+    float *got = mmap(NULL, bytes, prot, flags, -1, 0);
+    float *ref = mmap(NULL, bytes, prot, flags, -1, 0);
+    if (got == MAP_FAILED || ref == MAP_FAILED) cr_skip_test("cannot reserve 2 x 8 GiB of address space");
+    got[0] = NAN;
+    got[rows - 1] = NAN;
+    ck_summary s;
+    cr_expect_not(ck_compare_f32(got, ref, rows, 1, 0.05, 0.05, &s));
+    cr_expect_eq(s.n_total, rows);
+    cr_expect_eq(s.n_bad, 2);
+    cr_expect_eq(s.n_nonfinite, 2);
+    cr_expect_eq(s.shown[1].row, rows - 1);
+    cr_expect_eq(s.map[CK_MAP_ROWS - 1][0], 1, "the last cell shows its one failure");
+    munmap(got, bytes);
+    munmap(ref, bytes);
 }

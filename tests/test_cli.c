@@ -158,3 +158,38 @@ Test(cli, launcher_builds_once_under_a_lock, .timeout = 60)
     cr_assert_eq(rc, 0, "%s", out);
     cr_expect(strncmp(out, "0 0 0 0 \n1\n", 11) == 0, "every run judged, one build: %s", out);
 }
+
+/* A size that cannot be (0, negative, past int) is exit 4 (the README's "outside the problem's
+ * constraints"), with --no-constraints too; text that is not sizes is exit 2. */
+Test(cli, sizes_that_cannot_be_are_bad_sizes)
+{
+    const char *bad[] = {"0x0x0", "-1x16x16", "16x16x2147483648", "99999999999999999999x16x16",
+                         "2000000x16x16"};
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        cr_expect_eq(RUN("--size", bad[i], FIXTURES "/correct.cu"), HX_BAD_SIZE, "%s: %s", bad[i], out);
+        if (i < 4) /* the last one is a size --no-constraints lets through */
+            cr_expect_eq(RUN("--no-constraints", "--size", bad[i], FIXTURES "/correct.cu"),
+                         HX_BAD_SIZE, "%s: %s", bad[i], out);
+    }
+    cr_expect_eq(RUN("--shapes", "0", FIXTURES "/correct.cu"), HX_BAD_SIZE, "%s", out);
+    cr_expect_eq(RUN("--no-constraints", "--shapes", "64,0", FIXTURES "/correct.cu"), HX_BAD_SIZE, "%s", out);
+    cr_expect_eq(RUN("--shapes", "4096,2000000", FIXTURES "/correct.cu"), HX_BAD_SIZE, "%s", out);
+    cr_expect_eq(RUN("--size", "16x16", FIXTURES "/correct.cu"), HX_USAGE, "%s", out);
+    cr_expect_eq(RUN("--size", "1e3x16x16", FIXTURES "/correct.cu"), HX_USAGE, "%s", out);
+    cr_expect_eq(RUN("--shapes", "64,,64", FIXTURES "/correct.cu"), HX_USAGE, "%s", out);
+}
+
+/* Buffers no machine holds are the user's size (4), found before any compile, never the
+ * solution's error (11): C of 2^40 fp16 elements, and 2^31 + 128 batched rows of many columns. */
+Test(cli, buffers_that_cannot_exist_are_bad_sizes)
+{
+    cr_expect_eq(RUN("--no-constraints", "--size", "1048576x1048576x16", FIXTURES "/correct.cu"),
+                 HX_BAD_SIZE, "%s", out);
+    cr_expect(strstr(out, "cannot be run") && strstr(out, "64 GiB"), "%s", out);
+    cr_expect_eq(RUN("--no-constraints", "--problem", "batched_matmul_fp32", "--size",
+                     "128x16777217x4096x16", FIXTURES "/bmm_fp32_correct.cu"), HX_BAD_SIZE, "%s", out);
+    /* under the 64 GiB a buffer, over any host's memory (a 61 GiB C, ~550 GiB in all) */
+    cr_expect_eq(RUN("--no-constraints", "--size", "181000x181000x16", FIXTURES "/correct.cu"),
+                 HX_BAD_SIZE, "%s", out);
+    cr_expect(strstr(out, "host memory"), "%s", out);
+}
