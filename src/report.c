@@ -331,10 +331,28 @@ static void rp_json_ids(FILE *out, const rp_report *r)
     }
 }
 
+/* ,"exit_code":N,"error":"..." or null: in every JSON the harness prints. */
+static void rp_json_exit(FILE *out, int exit_code, const char *error)
+{
+    fprintf(out, ",\"exit_code\":%d,\"error\":", exit_code);
+    if (error) rp_json_string(out, error);
+    else fputs("null", out);
+}
+
+void rp_json_error(FILE *out, const char *solution, int exit_code, const char *error)
+{
+    fputs("{\"solution\":", out);
+    if (solution) rp_json_string(out, solution);
+    else fputs("null", out);
+    rp_json_exit(out, exit_code, error);
+    fputs("}\n", out);
+}
+
 void rp_json(FILE *out, const rp_report *r)
 {
     fputc('{', out);
     rp_json_ids(out, r);
+    rp_json_exit(out, r->exit_code, r->error);
     if (r->gpu) {
         fputs(",\"gpu\":", out);
         rp_json_string(out, r->gpu);
@@ -478,6 +496,7 @@ void rp_sweep_json(FILE *out, const rp_report *r)
     const rs_run *run = r->run;
     fputs("{\"mode\":\"sweep\",", out);
     rp_json_ids(out, r);
+    rp_json_exit(out, r->exit_code, r->error);
     fprintf(out, ",\"status\":\"%s\",\"detail\":", rs_status_name(r->status));
     rp_json_string(out, r->status_detail ? r->status_detail : "");
     rp_json_device(out, run);

@@ -22,6 +22,9 @@ typedef struct {
     const char *gpu;           /* --gpu's name, NULL without it */
     const char *ran_as;        /* --gpu: what ran, where (the times are this GPU's) */
     const char *vs;            /* --vs: the other file (its times are in the baseline's place) */
+    int exit_code;             /* the harness's exit code, in the JSON */
+    const char *error;         /* the one line on stderr when the exit is not a test's verdict
+                                  (bad file, size, compile error, no device...); NULL: none */
 } rp_report;
 
 void rp_text(FILE *out, const rp_report *r);
@@ -30,6 +33,9 @@ void rp_json(FILE *out, const rp_report *r);
  * many passed and the geometric-mean ratio; the same as JSON. */
 void rp_sweep_text(FILE *out, const rp_report *r);
 void rp_sweep_json(FILE *out, const rp_report *r);
+/* The JSON of an exit before any report (a usage error, a bad file): {"solution", "exit_code",
+ * "error"}; solution NULL when none was given. */
+void rp_json_error(FILE *out, const char *solution, int exit_code, const char *error);
 /* JSON string with escapes. */
 void rp_json_string(FILE *out, const char *s);
 /* --gpu all (report_gpus.c): a row per judge GPU; the same as JSON. */

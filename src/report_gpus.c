@@ -156,5 +156,8 @@ void rp_gpus_json(FILE *out, const char *solution, const gp_matrix *m)
         rp_json_string(out, row->detail);
         fputc('}', out);
     }
-    fprintf(out, "],\"exit_code\":%d}\n", m->exit_code);
+    fprintf(out, "],\"exit_code\":%d,\"error\":", m->exit_code);
+    if (m->detail[0]) rp_json_string(out, m->detail);
+    else fputs("null", out);
+    fputs("}\n", out);
 }

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "archs.h"
 #include "judge.h"
 #include "util.h"
 
@@ -192,4 +193,119 @@ Test(cli, buffers_that_cannot_exist_are_bad_sizes)
     cr_expect_eq(RUN("--no-constraints", "--size", "181000x181000x16", FIXTURES "/correct.cu"),
                  HX_BAD_SIZE, "%s", out);
     cr_expect(strstr(out, "host memory"), "%s", out);
+}
+
+/* --arch is checked against nvcc's own list: a target it does not know is bad usage, not a
+ * compile error of the solution. */
+Test(cli, arch_nvcc_does_not_know_is_usage)
+{
+    cr_expect_eq(RUN("--arch", "sm_999", FIXTURES "/correct.cu"), HX_USAGE, "%s", out);
+    cr_expect(strstr(out, "--arch sm_999") && strstr(out, "sm_80"), "names it and the list: %s", out);
+    cr_expect_eq(RUN("--arch", "sm_80a", FIXTURES "/correct.cu"), HX_USAGE, "no sm_80a: %s", out);
+    cr_expect_eq(RUN("--arch", "sm_10", FIXTURES "/correct.cu"), HX_USAGE, "%s", out);
+    cr_expect(ar_arch_supported("sm_90a", "compute_75 compute_90 compute_100"));
+    cr_expect(ar_arch_supported("sm_100f", "compute_75 compute_90 compute_100"));
+    cr_expect_not(ar_arch_supported("sm_10", "compute_75 compute_90 compute_100"));
+    cr_expect_not(ar_arch_supported("sm_90f", "compute_90 compute_100"));
+    cr_expect_not(ar_arch_supported("sm_75a", "compute_75"));
+    cr_expect_not(ar_arch_supported("sm_9", "compute_9"));
+    cr_expect_not(ar_arch_supported("compute_90", "compute_90"));
+    char list[1024];
+    if (ar_nvcc_archs(list, sizeof(list))) cr_expect(ar_arch_supported("sm_80", list), "%s", list);
+}
+
+/* Each bad option or value: one line that names it, exit 2. */
+Test(cli, every_bad_option_names_itself)
+{
+    const char *const cases[][3] = {
+        {"--size", NULL, "--size"},           {"-s", NULL, "-s"},
+        {"--problem", "nope", "--problem"},   {"--tests", "", "--tests"},
+        {"--alpha", "x", "--alpha"},          {"--beta", "1e7", "--beta"},
+        {"--seed", "1.5", "--seed"},          {"--seed", "-1", "--seed"},
+        {"--min-runs", "3.5", "--min-runs"},  {"--min-runs", "2", "--min-runs"},
+        {"--max-time", "0", "--max-time"},    {"--timeout", "nan", "--timeout"},
+        {"--arch", "compute_90", "--arch"},   {"--gpu", "V100", "--gpu"},
+        {"--sanitize=nope", NULL, "--sanitize"}, {"--shapes", "abc", "--shapes"},
+        {"--jsn", NULL, "--jsn"},             {"-z", NULL, "-z"},
+        {"--json=1", NULL, "--json"},         {"--vs", "", "--vs"},
+        {"--alpha", "2", "--size"},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        const char *const *c = cases[i];
+        int code = c[1] ? RUN(c[0], c[1], FIXTURES "/correct.cu") : RUN(c[0], FIXTURES "/correct.cu");
+        if (!c[1] && (strcmp(c[0], "--size") == 0 || strcmp(c[0], "-s") == 0))
+            code = RUN(c[0]); /* the value missing at the end */
+        cr_expect_eq(code, HX_USAGE, "%s %s: %s", c[0], c[1] ? c[1] : "", out);
+        cr_expect(strstr(out, c[2]), "%s: the line names %s: %s", c[0], c[2], out);
+        cr_expect(strchr(out, '\n') == out + strlen(out) - 1, "%s: one line: %s", c[0], out);
+    }
+}
+
+/* --help names every option, and every exit code of the table. */
+Test(cli, help_is_complete)
+{
+    cr_assert_eq(RUN("--help"), HX_SUCCESS);
+    const char *opts[] = {"--problem", "--tests", "--judge-only", "--perf-only", "--size",
+                          "--alpha", "--beta", "--no-constraints", "--sweep", "--shapes", "--seed",
+                          "--baseline", "--vs", "--flush-l2", "--no-timing", "--min-runs",
+                          "--max-time", "--timeout", "--arch", "--gpu", "--nvcc-flags",
+                          "--rebuild", "--json", "--quiet", "--help", "--version", "--resources",
+                          "--ptx", "--sass", "--sanitize", "--profile", "4 MiB", " 13 "};
+    for (size_t i = 0; i < sizeof(opts) / sizeof(opts[0]); i++)
+        cr_expect(strstr(out, opts[i]), "--help lacks %s", opts[i]);
+    for (int code = 0; code <= 13; code++) {
+        char word[8];
+        snprintf(word, sizeof(word), "%2d ", code);
+        cr_expect(strstr(out, word), "--help lacks exit code %d", code);
+    }
+}
+
+/* Whether text is exactly one JSON object and a newline, with "exit_code": code and an "error". */
+static bool one_json(const char *text, int code)
+{
+    char want[32];
+    snprintf(want, sizeof(want), "\"exit_code\":%d,", code);
+    size_t n = strlen(text);
+    if (n < 3 || text[0] != '{' || text[n - 1] != '\n' || text[n - 2] != '}') return false;
+    if (strchr(text, '\n') != text + n - 1) return false;
+    return strstr(text, want) && strstr(text, "\"error\":");
+}
+
+/* --json: one object on stdout on every exit, the human line on stderr. */
+Test(cli, json_on_every_exit, .timeout = 120)
+{
+    char cmd[2048];
+    const char *const cases[][2] = {
+        {"--tests '' --json " FIXTURES "/correct.cu", "2"},
+        {"--bogus --json " FIXTURES "/correct.cu", "2"},
+        {"--json", "2"},
+        {"--json --arch sm_999 " FIXTURES "/correct.cu", "2"},
+        {"--json --sweep --no-timing " FIXTURES "/correct.cu", "2"},
+        {"--json " FIXTURES "/missing.cu", "3"},
+        {"--json " SOURCE_DIR "/README.md", "3"},
+        {"--json --size 0x0x0 " FIXTURES "/correct.cu", "4"},
+        {"--json --shapes 8x8x8 " FIXTURES "/correct.cu", "4"},
+        {"--json --problem gemm_fp16 " FIXTURES "/wrong_signature.cu", "7"},
+        {"--json --arch sm_80 " FIXTURES "/compile_error.cu", "5"},
+        {"--json --gpu all --sweep " FIXTURES "/correct.cu", "2"},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        int code = atoi(cases[i][1]);
+        snprintf(cmd, sizeof(cmd), "HARNESS_CACHE='%s/cache' '%s' %s 2>/dev/null", SCRATCH,
+                 HARNESS_BIN, cases[i][0]);
+        cr_expect_eq(tu_run_shell(out, sizeof(out), cmd), code, "%s: %s", cases[i][0], out);
+        cr_expect(one_json(out, code), "%s: stdout is one JSON object: %s", cases[i][0], out);
+        snprintf(cmd, sizeof(cmd), "HARNESS_CACHE='%s/cache' '%s' %s 2>&1 >/dev/null", SCRATCH,
+                 HARNESS_BIN, cases[i][0]);
+        tu_run_shell(out, sizeof(out), cmd);
+        cr_expect(strstr(out, "harness: ") || code == HX_COMPILE, "%s: stderr has the line: %s",
+                  cases[i][0], out);
+    }
+    char why[256];
+    if (!tu_have_gpu(why, sizeof(why))) { /* compiled, solve found, no device: 8 */
+        snprintf(cmd, sizeof(cmd), "HARNESS_CACHE='%s/cache' '%s' --json --arch sm_80 '%s' 2>/dev/null",
+                 SCRATCH, HARNESS_BIN, FIXTURES "/correct.cu");
+        cr_expect_eq(tu_run_shell(out, sizeof(out), cmd), HX_NO_DEVICE, "%s", out);
+        cr_expect(one_json(out, HX_NO_DEVICE) && strstr(out, "no CUDA device"), "%s", out);
+    }
 }
