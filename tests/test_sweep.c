@@ -393,9 +393,11 @@ Test(sweep_print, a_timed_shape_that_fails_is_not_in_the_mean)
 Test(sweep_print, json)
 {
     rp_report r = synthetic_report();
+    r.exit_code = HX_FAILED;
     char *buf = printed(rp_sweep_json, &r);
     cr_expect(strstr(buf, "{\"mode\":\"sweep\",\"problem\":\"gemm_fp16\",\"solution\":\"x.cu\","
-                          "\"arch\":\"sm_90a\",\"status\":\"test-case-failed\""), "%s", buf);
+                          "\"arch\":\"sm_90a\",\"exit_code\":1,\"error\":null,"
+                          "\"status\":\"test-case-failed\""), "%s", buf);
     cr_expect(strstr(buf, "\"device\":{\"name\":\"Test GPU\""), "%s", buf);
     cr_expect(strstr(buf, "{\"M\":4096,\"N\":4095,\"K\":4096,\"status\":\"success\",\"detail\":\"\","
                           "\"runtime_ms\":0.2,\"tflops\":687.0"), "%s", buf);
