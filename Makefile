@@ -9,7 +9,7 @@ ifeq ($(shell command -v nvcc 2>/dev/null),)
 export PATH := $(PATH)$(if $(CUDA_HOME),:$(CUDA_HOME)/bin):/usr/local/cuda/bin
 endif
 
-.PHONY: all test leaderboard clean
+.PHONY: all test test-asan leaderboard clean
 
 all:
 	@$(CMAKE) -S . -B $(BUILD) -DHARNESS_TESTS=OFF >/dev/null
@@ -25,6 +25,25 @@ test:
 	@$(BUILD)/tests/test_gpu_reference --filter 'no-such-suite/*' >/dev/null 2>&1 || \
 		$(BUILD)/tests/test_gpu_reference --filter 'no-such-suite/*' || true
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+
+# The CPU suites again, built apart ($(ASAN_BUILD)) with AddressSanitizer and
+# UndefinedBehaviorSanitizer (any UB stops the test): CI runs it after `make test`, which saw to
+# Criterion. Not the GPU suites nor test_stages_build (stage builds: nothing of ours to check).
+# ASAN_OPTIONS: no leak check (the suites fork a child per test and the harness forks its
+# workers; what a child leaves at _exit is not a leak) and protect_shadow_gap=0, which CUDA's
+# runtime needs to map its memory beside ASan's shadow where a device exists.
+ASAN_BUILD ?= build-asan
+SAN_FLAGS = -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+ASAN_SUITES = test_problems test_check test_fp16 test_sig test_stats test_cli test_leaderboard \
+	test_sweep test_gpus test_inspect test_deps test_family test_fuzz test_protocol
+test-asan:
+	@bash tools/ensure_test_deps.sh
+	@$(CMAKE) -S . -B $(ASAN_BUILD) -DHARNESS_TESTS=ON "-DCMAKE_C_FLAGS=$(SAN_FLAGS)" \
+		"-DCMAKE_EXE_LINKER_FLAGS=$(SAN_FLAGS)" >/dev/null
+	@$(CMAKE) --build $(ASAN_BUILD) -j $(JOBS) --target harness $(ASAN_SUITES)
+	cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=0:protect_shadow_gap=0:abort_on_error=0 \
+		UBSAN_OPTIONS=print_stacktrace=1 \
+		ctest --output-on-failure -j $(JOBS) -R '^($(subst $(eval) ,|,$(strip $(ASAN_SUITES))))$$'
 
 leaderboard: all
 	./$(BUILD)/harness leaderboard --problem gemm_fp16
