@@ -317,14 +317,16 @@ static void lb_default_sizes(const pb_problem *p, pb_case *sizes, int *n)
     }
 }
 
-static bool lb_parse_sizes(const pb_problem *p, const char *list, pb_case *sizes, int *n)
+/* --sizes: PB_SCAN_OK with the cases; SYNTAX (usage) or RANGE (a size that cannot be: exit 4). */
+static pb_scan lb_parse_sizes(const pb_problem *p, const char *list, pb_case *sizes, int *n)
 {
     pb_size s[LB_MAX_SIZES];
     size_t ns = 0;
-    if (!pb_parse_size_list(p, list, s, LB_MAX_SIZES, &ns)) return false;
+    pb_scan sc = pb_scan_size_list(pb_n_sizes(p), list, s, LB_MAX_SIZES, &ns);
+    if (sc != PB_SCAN_OK) return sc;
     for (size_t i = 0; i < ns; i++) sizes[i] = pb_perf_case(p, s[i], i, "");
     *n = (int)ns;
-    return true;
+    return PB_SCAN_OK;
 }
 
 static int lb_run(const pb_problem *p, const jd_options *o_in, lb_stage *stages, int n,
@@ -384,7 +386,13 @@ int lb_main(int argc, char **argv)
         case L_OUT: out_path = optarg; break;
         case L_JSON: json_path = optarg; break;
         case L_FLUSH: o.topts.flush_l2 = true; break;
-        case L_TIMEOUT: o.timeout_s = atof(optarg) > 0 ? atof(optarg) : 10.0; break;
+        case L_TIMEOUT:
+            if (!jd_parse_number(optarg, 0.1, 3600, &d)) {
+                fprintf(stderr, "harness leaderboard: --timeout: expected seconds in 0.1..3600, got '%s'\n", optarg);
+                return HX_USAGE;
+            }
+            o.timeout_s = d;
+            break;
         case L_COMMIT: commit_opt = optarg; break;
         case L_SWEEP: sweep = true; break;
         case L_STAGES: stages_opt = optarg; break;
@@ -397,16 +405,17 @@ int lb_main(int argc, char **argv)
             max_time_given = true;
             break;
         case L_MINRUNS:
-            if (!jd_parse_number(optarg, 3, 1000, &d)) {
-                fprintf(stderr, "harness leaderboard: --min-runs: expected 3..1000, got '%s'\n", optarg);
+            if (!jd_parse_number(optarg, 3, 1000, &d) || d != (int)d) {
+                fprintf(stderr, "harness leaderboard: --min-runs: expected a whole number in 3..1000, got '%s'\n", optarg);
                 return HX_USAGE;
             }
             o.topts.min_runs = (int)d;
             break;
         case 'q': quiet = true; break;
         case 'h': lb_usage(stdout); return HX_SUCCESS;
-        default:
-            fprintf(stderr, "harness leaderboard: unknown option or missing argument (see --help)\n");
+        default: /* the option as written */
+            fprintf(stderr, "harness leaderboard: %s: unknown option or missing its value (see --help)\n",
+                    optind > 0 && optind <= argc ? argv[optind - 1] : "?");
             return HX_USAGE;
         }
     }
@@ -428,10 +437,18 @@ int lb_main(int argc, char **argv)
     int n_sizes = 0;
     if (!sizes_opt) {
         lb_default_sizes(p, sizes, &n_sizes);
-    } else if (!lb_parse_sizes(p, sizes_opt, sizes, &n_sizes)) {
-        fprintf(stderr, "harness leaderboard: --sizes: expected a comma list of N or MxNxK (at most %d), got '%s'\n",
-                LB_MAX_SIZES, sizes_opt);
-        return HX_USAGE;
+    } else {
+        pb_scan sc = lb_parse_sizes(p, sizes_opt, sizes, &n_sizes);
+        if (sc == PB_SCAN_RANGE) {
+            fprintf(stderr, "harness leaderboard: --sizes %s: every size an integer in 1..%d\n",
+                    sizes_opt, PB_SIZE_MAX);
+            return HX_BAD_SIZE;
+        }
+        if (sc != PB_SCAN_OK) {
+            fprintf(stderr, "harness leaderboard: --sizes: expected a comma list of N or MxNxK (at most %d), got '%s'\n",
+                    LB_MAX_SIZES, sizes_opt);
+            return HX_USAGE;
+        }
     }
     char names[LB_MAX_SIZES][48]; /* sizes[i].name points here: lives as long as sizes */
     for (int i = 0; i < n_sizes; i++) { /* timed cases: the judge's recipe at other sizes */

@@ -112,3 +112,21 @@ Test(leaderboard, any_number_of_stages_in_name_order)
     lb_free_names(names, n);
     cr_expect_eq(lb_stage_files(SCRATCH "/no_such_dir", &names), -1);
 }
+
+/* Its options: each bad value one line naming it, exit 2; a size that cannot be, exit 4; all
+ * before any stage runs. */
+Test(leaderboard, bad_options_named_before_any_run)
+{
+    static char out[8192];
+    const char *const cases[][3] = {{"--timeout", "abc", "--timeout"}, {"--min-runs", "3.5", "--min-runs"},
+                                    {"--sizes", "abc", "--sizes"},     {"--bogus", "x", "--bogus"}};
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        int code = tu_run_harness(out, sizeof(out), (const char *const[]){"leaderboard", cases[i][0],
+                                  cases[i][1], "--dir", SCRATCH "/no_stages", NULL});
+        cr_expect_eq(code, HX_USAGE, "%s: %s", cases[i][0], out);
+        cr_expect(strstr(out, cases[i][2]), "%s: %s", cases[i][0], out);
+    }
+    int code = tu_run_harness(out, sizeof(out), (const char *const[]){"leaderboard", "--sizes", "0",
+                              "--dir", SCRATCH "/no_stages", NULL});
+    cr_expect_eq(code, HX_BAD_SIZE, "%s", out);
+}
