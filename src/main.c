@@ -36,7 +36,7 @@ static int hm_stop(const char *solution, bool json, int code, const char *msg)
 static int hm_gpu_all(const jd_options *o, bool json)
 {
     gp_matrix *m = malloc(sizeof(*m));
-    if (!m) return HX_INTERNAL;
+    if (!m) return hm_stop(o->solution, json, HX_INTERNAL, "out of memory");
     int code = gp_judge_all(o, m);
     if (!m->problem || m->detail[0]) {
         fprintf(stderr, "harness: %s\n", m->detail);

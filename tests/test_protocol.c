@@ -52,8 +52,10 @@ Test(protocol, correct_passes_and_is_timed_beside_the_baseline)
         cr_expect_eq(run.tests[i].status, RS_SUCCESS, "%s: %s", run.tests[i].name,
                      run.tests[i].detail);
     const rs_timing *t = &run.tests[n - 1].timing;
-    cr_expect(t->done && t->n_runs >= 5 && t->median_ms > 0, "timed: %d runs", t->n_runs);
-    cr_expect(t->base_done && t->base_runs >= 5, "the baseline timed beside it: %s", t->base_error);
+    /* at least 3: max_time (0.05 s) may end the loop before min_runs on a loaded or sanitized
+     * build (worker.c: "slow solutions: fewer runs") */
+    cr_expect(t->done && t->n_runs >= 3 && t->median_ms > 0, "timed: %d runs", t->n_runs);
+    cr_expect(t->base_done && t->base_runs >= 3, "the baseline timed beside it: %s", t->base_error);
     cr_expect(t->parent_ms > 0 && !t->unaccounted, "the parent's clock: %.3f ms", t->parent_ms);
     cr_expect_str_eq(run.device.name, "fake device (host memory)", "the oracle's device");
     rn_free(&run);
