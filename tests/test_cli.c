@@ -301,6 +301,11 @@ Test(cli, json_on_every_exit, .timeout = 120)
         cr_expect(strstr(out, "harness: ") || code == HX_COMPILE, "%s: stderr has the line: %s",
                   cases[i][0], out);
     }
+    /* the harness's own failure (a cache directory it cannot make): 12, one object too */
+    snprintf(cmd, sizeof(cmd), "HARNESS_CACHE=/dev/null/cache '%s' --json --arch sm_80 '%s' 2>/dev/null",
+             HARNESS_BIN, FIXTURES "/correct.cu");
+    cr_expect_eq(tu_run_shell(out, sizeof(out), cmd), HX_INTERNAL, "%s", out);
+    cr_expect(one_json(out, HX_INTERNAL) && strstr(out, "cache directory"), "%s", out);
     char why[256];
     if (!tu_have_gpu(why, sizeof(why))) { /* compiled, solve found, no device: 8 */
         snprintf(cmd, sizeof(cmd), "HARNESS_CACHE='%s/cache' '%s' --json --arch sm_80 '%s' 2>/dev/null",
