@@ -1,0 +1,29 @@
+/* solve forks a grandchild that keeps every inherited descriptor (the record pipe among them)
+ * and sleeps, then exits(5): the parent must see the exit without the pipe's end of file, and the
+ * grandchild must die with the process group. The grandchild writes its pid into
+ * $FAKE_NOTE_DIR/grandchild so the test can check that. */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "fake_gemm.h"
+
+void solve(const half *A, const half *B, half *C, int M, int N, int K, float alpha, float beta)
+{
+    (void)A, (void)B, (void)C, (void)M, (void)N, (void)K, (void)alpha, (void)beta;
+    pid_t pid = fork();
+    if (pid == 0) {
+        const char *dir = getenv("FAKE_NOTE_DIR");
+        char path[512];
+        snprintf(path, sizeof(path), "%s/grandchild", dir ? dir : "/nonexistent");
+        FILE *f = fopen(path, "w");
+        if (f) {
+            fprintf(f, "%d\n", (int)getpid());
+            fclose(f);
+        }
+        sleep(60);
+        _exit(0);
+    }
+    exit(5);
+}
