@@ -160,6 +160,7 @@ void rp_text(FILE *out, const rp_report *r)
         rp_device_line(out, &run->device);
         fputc('\n', out);
     }
+    if (run && run->sandbox[0]) fprintf(out, "sandbox   %s\n", run->sandbox); /* what did not hold */
     if (run && run->outcome == RN_OK) {
         static const char *const heads[PB_N_SETS] = {"Judge tests", "Judge tests",
                                                      "Extra tests (the harness's own)",
@@ -315,6 +316,16 @@ static void rp_json_device(FILE *out, const rs_run *run)
             d->l2_bytes);
 }
 
+/* ,"sandbox":{...} once the solution's process said how it is confined. */
+static void rp_json_sandbox(FILE *out, const rs_run *run)
+{
+    if (!run || !run->sandbox_known) return;
+    fprintf(out, ",\"sandbox\":{\"unprivileged\":%s,\"filter\":%s,\"note\":",
+            run->sandbox_dropped ? "true" : "false", run->sandbox_filtered ? "true" : "false");
+    rp_json_string(out, run->sandbox);
+    fputc('}', out);
+}
+
 /* "problem":..,"solution":..,"arch":.. : what every JSON report starts with. */
 static void rp_json_ids(FILE *out, const rp_report *r)
 {
@@ -355,6 +366,7 @@ void rp_json(FILE *out, const rp_report *r)
     rp_json_string(out, r->status_detail ? r->status_detail : "");
     const rs_run *run = r->run;
     rp_json_device(out, run);
+    rp_json_sandbox(out, run);
     fputs(",\"tests\":[", out);
     if (run)
         for (size_t i = 0; i < run->n_tests; i++) {
@@ -415,6 +427,7 @@ void rp_sweep_text(FILE *out, const rp_report *r)
         rp_device_line(out, &run->device);
         fputc('\n', out);
     }
+    if (run && run->sandbox[0]) fprintf(out, "sandbox %s\n", run->sandbox);
     if (run && run->outcome == RN_OK) {
         if (r->timing_note)
             fprintf(out, "timed   per shape, %s; %s timed beside it, call by call in alternation\n",
@@ -480,6 +493,7 @@ void rp_sweep_json(FILE *out, const rp_report *r)
     fprintf(out, ",\"status\":\"%s\",\"detail\":", rs_status_name(r->status));
     rp_json_string(out, r->status_detail ? r->status_detail : "");
     rp_json_device(out, run);
+    rp_json_sandbox(out, run);
     fputs(",\"timing_note\":", out);
     rp_json_string(out, r->timing_note ? r->timing_note : "");
     fputs(",\"shapes\":[", out);

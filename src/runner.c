@@ -377,6 +377,7 @@ static rn_outcome rn_worker_up(rn_ctx *x, rs_test *t)
         wr_msg_kind k = x->m.kind;
         if (r == RN_W_GOT && phase == 0 && k == WR_SANDBOX) {
             if (!run->sandbox[0]) snprintf(run->sandbox, sizeof(run->sandbox), "%s", x->m.detail);
+            run->sandbox_known = true;
             run->sandbox_dropped = x->m.dropped;
             run->sandbox_filtered = x->m.filtered;
             phase = 1;

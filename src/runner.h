@@ -128,6 +128,7 @@ typedef struct {
     rs_test *tests;          /* n_items entries, in plan order */
     size_t n_tests;
     char sandbox[400];       /* what of the solution's confinement does not hold ("" all does) */
+    bool sandbox_known;      /* the solution's process said the three below */
     bool sandbox_dropped, sandbox_filtered; /* it ran as an unprivileged uid; under the filter */
     char output[256];        /* the first bytes the solution wrote to stdout/stderr */
     size_t output_bytes;     /* all it wrote, over the run */
