@@ -12,6 +12,8 @@
 void solve(const half *A, const half *B, half *C, int M, int N, int K, float alpha, float beta)
 {
     (void)A, (void)B, (void)C, (void)M, (void)N, (void)K, (void)alpha, (void)beta;
+    int ready[2];
+    if (pipe(ready) != 0) exit(6);
     pid_t pid = fork();
     if (pid == 0) {
         const char *dir = getenv("FAKE_NOTE_DIR");
@@ -22,8 +24,11 @@ void solve(const half *A, const half *B, half *C, int M, int N, int K, float alp
             fprintf(f, "%d\n", (int)getpid());
             fclose(f);
         }
+        if (write(ready[1], "r", 1) != 1) _exit(1);
         sleep(60);
         _exit(0);
     }
+    char r;
+    if (pid < 0 || read(ready[0], &r, 1) != 1) exit(6); /* the pid is written before the exit */
     exit(5);
 }
