@@ -242,6 +242,7 @@ static bool rn_spawn(rn_ctx *x, rn_child *ch, bool oracle)
         return false;
     }
     fflush(NULL);
+    pid_t parent = getpid();
     pid_t pid = fork();
     if (pid < 0) {
         int keep = errno;
@@ -258,8 +259,10 @@ static bool rn_spawn(rn_ctx *x, rn_child *ch, bool oracle)
             or_main(x->plan, x->orc, x->orc_bytes, cmd[0], msg[1]);
             _exit(0);
         }
-        /* a group of its own, to be killed whole; the terminal's signals are the parent's */
-        if (setpgid(0, 0) != 0) _exit(3);
+        /* a group of its own, to be killed whole; the terminal's signals are the parent's. Gone
+         * with the parent (wk_main sets this again after the uid drop, which clears it). */
+        if (setpgid(0, 0) != 0 || prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent)
+            _exit(3);
         int null = open("/dev/null", O_RDONLY);
         if (null < 0 || dup2(null, STDIN_FILENO) < 0 || dup2(out[1], STDOUT_FILENO) < 0 ||
             dup2(out[1], STDERR_FILENO) < 0)
@@ -899,7 +902,7 @@ static rn_outcome rn_run_all(const rn_plan *plan, rs_run *run)
         free(x);
         return run->outcome;
     }
-    bool want_oracle = !plan->lookup_only && plan->n_items > 0;
+    bool want_oracle = !plan->lookup_only && plan->n_items > 0 && !rn_stop_signal;
     if (want_oracle && !rn_oracle_start(x)) { /* both contexts come up at once */
         run->outcome = RN_INTERNAL;
         rn_release(x);

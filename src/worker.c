@@ -408,7 +408,7 @@ void wk_main(const rn_plan *plan, unsigned char *arena, size_t arena_bytes, int 
     x->arena_bytes = arena_bytes;
     x->msg_fd = msg_fd;
     x->index = -1;
-    pid_t parent = getppid();
+    pid_t parent = getppid(); /* checked by rn_spawn, under its first PR_SET_PDEATHSIG */
 
     x->thunk = wk_thunk_for(plan->problem);
     if (!x->thunk) {
