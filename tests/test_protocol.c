@@ -422,9 +422,41 @@ Test(process, printed_output_is_kept)
     for (size_t i = 0; i < n; i++)
         cr_expect_eq(run.tests[i].status, RS_SUCCESS, "%s: %s", run.tests[i].name,
                      run.tests[i].detail);
-    cr_expect(strncmp(run.output, "solve ", 6) == 0, "%s", run.output);
-    cr_expect_geq(run.output_bytes, 3 * strlen("solve 2x2x2\n") - 3, "%zu", run.output_bytes);
+    cr_expect(strncmp(run.output, "solve 2x2x3 uid ", 16) == 0, "%s", run.output);
+    cr_expect_gt(run.output_bytes, 3 * strlen("solve 2x2x3 uid 0 gid 0\n"), "%zu", run.output_bytes);
+    if (geteuid() == 0)
+        cr_expect(strstr(run.output, "uid 65534 gid 65534"), "root: nobody/nogroup: %s", run.output);
     rn_free(&run);
+}
+
+/* HARNESS_SOLUTION_UID: another uid:gid; 0 keeps root (and the report says so); a malformed
+ * value stops the run as the harness's failure. Only root can change uid. */
+Test(process, the_solution_uid_is_configurable, .timeout = 60)
+{
+    if (geteuid() != 0) cr_skip_test("not root: the solution runs as this user, nothing to drop");
+    rn_item it[3];
+    size_t n = items_three(it);
+    cr_assert_eq(setenv("HARNESS_SOLUTION_UID", "4321:4322", 1), 0);
+    rs_run run = run_plan(FAKE_PRINTS, 10, it, n, NULL);
+    cr_expect_eq(run.tests[0].status, RS_SUCCESS, "%s", run.tests[0].detail);
+    cr_expect(strstr(run.output, "uid 4321 gid 4322"), "%s", run.output);
+    cr_expect(run.sandbox_dropped);
+    rn_free(&run);
+    cr_assert_eq(setenv("HARNESS_SOLUTION_UID", "0", 1), 0);
+    run = run_plan(FAKE_PRINTS, 10, it, n, NULL);
+    cr_expect_eq(run.tests[0].status, RS_SUCCESS, "%s", run.tests[0].detail);
+    cr_expect(strstr(run.output, "uid 0 gid 0"), "%s", run.output);
+    cr_expect(!run.sandbox_dropped && strstr(run.sandbox, "the solution runs as root"), "%s",
+              run.sandbox);
+    rn_free(&run);
+    cr_assert_eq(setenv("HARNESS_SOLUTION_UID", "nobody", 1), 0);
+    rn_plan plan = {.problem = pb_find("gemm_fp16"), .so_path = FAKE_PRINTS, .items = it,
+                    .n_items = n, .timeout_s = 10, .output_hidden = true, .timing = {.max_runs = 10}};
+    cr_expect_eq(rn_run(&plan, &run), RN_INTERNAL);
+    cr_expect(strstr(run.detail, "HARNESS_SOLUTION_UID: expected UID or UID:GID, got 'nobody'"), "%s",
+              run.detail);
+    rn_free(&run);
+    unsetenv("HARNESS_SOLUTION_UID");
 }
 
 static void *interrupt_later(void *arg)
