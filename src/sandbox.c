@@ -23,6 +23,9 @@
 
 #define SB_NOBODY 65534u
 
+/* The device nodes CUDA opens (nvidia-uvm-tools and nvidia-caps are for profilers and MIG). */
+static const char *const sb_gpu_nodes[] = {"/dev/nvidiactl", "/dev/nvidia-uvm", "/dev/nvidia[0-9]*"};
+
 bool sb_filter_built(void)
 {
 #ifdef HARNESS_HAVE_SECCOMP
@@ -71,14 +74,13 @@ static bool sb_node_rw(const struct stat *sb, unsigned uid, unsigned gid)
     return (m & 0006) == 0006;
 }
 
-/* The GPU's device nodes CUDA opens: the first one uid:gid cannot use goes into bad. */
-static bool sb_gpu_nodes_ok(unsigned uid, unsigned gid, char *bad, size_t len)
+bool sb_nodes_usable(const char *const *patterns, size_t n, unsigned uid, unsigned gid,
+                     char *bad, size_t len)
 {
-    static const char *const pats[] = {"/dev/nvidiactl", "/dev/nvidia-uvm", "/dev/nvidia[0-9]*"};
     bool ok = true;
-    for (size_t p = 0; p < sizeof(pats) / sizeof(pats[0]) && ok; p++) {
+    for (size_t p = 0; p < n && ok; p++) {
         glob_t g;
-        if (glob(pats[p], 0, NULL, &g) != 0) continue; /* absent: nothing to lose */
+        if (glob(patterns[p], 0, NULL, &g) != 0) continue; /* absent: nothing to lose */
         for (size_t i = 0; i < g.gl_pathc && ok; i++) {
             struct stat sb;
             if (stat(g.gl_pathv[i], &sb) != 0 || !S_ISCHR(sb.st_mode)) continue;
@@ -187,7 +189,8 @@ bool sb_enter(sb_state *st)
         if (uid == 0) {
             sb_add_note(st, "the solution runs as root (HARNESS_SOLUTION_UID=%s): it can reach "
                             "the harness's memory through /proc%s", ids, "");
-        } else if (!sb_gpu_nodes_ok(uid, gid, bad, sizeof(bad))) {
+        } else if (!sb_nodes_usable(sb_gpu_nodes, sizeof(sb_gpu_nodes) / sizeof(sb_gpu_nodes[0]),
+                                    uid, gid, bad, sizeof(bad))) {
             char who[40];
             snprintf(who, sizeof(who), "%u:%u", uid, gid);
             sb_add_note(st, "the solution runs as root: %s is not read-write for %s, so dropping "

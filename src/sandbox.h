@@ -30,6 +30,11 @@ typedef struct {
     char note[400];    /* what does not hold and why ("" when everything does) */
 } sb_state;
 
+/* Whether every character device matching the glob patterns is read-write for uid:gid (no
+ * supplementary groups), by its mode bits; the first that is not goes into bad. */
+bool sb_nodes_usable(const char *const *patterns, size_t n, unsigned uid, unsigned gid,
+                     char *bad, size_t len);
+
 /* Whether this build has the seccomp filter (libseccomp found at build time). */
 bool sb_filter_built(void);
 

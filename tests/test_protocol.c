@@ -486,3 +486,24 @@ Test(process, sigint_interrupts_and_keeps_the_verdicts, .timeout = 60)
     cr_expect_lt(secs, 10.0, "%.1f s", secs);
     rn_free(&run);
 }
+
+/* The GPU-node check that decides whether root is dropped, on nodes every machine has: /dev/null
+ * is read-write for all; a root-only node is not, except for root (its owner). */
+Test(process, device_nodes_are_checked_for_the_target_uid)
+{
+    char bad[200] = "";
+    const char *open_ones[] = {"/dev/null", "/dev/zero", "/dev/no-such-node*"};
+    cr_expect(sb_nodes_usable(open_ones, 3, 65534, 65534, bad, sizeof(bad)), "%s", bad);
+    const char *candidates[] = {"/dev/console", "/dev/kvm", "/dev/cpu_dma_latency", "/dev/mem"};
+    const char *closed = NULL;
+    struct stat sb;
+    for (size_t i = 0; i < 4 && !closed; i++)
+        if (stat(candidates[i], &sb) == 0 && S_ISCHR(sb.st_mode) && sb.st_uid == 0 &&
+            (sb.st_mode & 0066) == 0)
+            closed = candidates[i];
+    if (!closed) cr_skip_test("no root-only character device here to check against");
+    const char *pats[] = {"/dev/null", closed};
+    cr_expect(!sb_nodes_usable(pats, 2, 65534, 65534, bad, sizeof(bad)));
+    cr_expect(strncmp(bad, closed, strlen(closed)) == 0 && strstr(bad, "owner 0:"), "%s", bad);
+    cr_expect(sb_nodes_usable(pats, 2, 0, 0, bad, sizeof(bad)), "its owner may: %s", bad);
+}
