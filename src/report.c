@@ -316,13 +316,18 @@ static void rp_json_device(FILE *out, const rs_run *run)
             d->l2_bytes);
 }
 
-/* ,"sandbox":{...} once the solution's process said how it is confined. */
-static void rp_json_sandbox(FILE *out, const rs_run *run)
+/* ,"sandbox":{...} once the solution's process said how it is confined; ,"output":{...} when it
+ * wrote to stdout/stderr (all of it went to the harness's stderr, up to 64 KiB per test). */
+static void rp_json_process(FILE *out, const rs_run *run)
 {
     if (!run || !run->sandbox_known) return;
     fprintf(out, ",\"sandbox\":{\"unprivileged\":%s,\"filter\":%s,\"note\":",
             run->sandbox_dropped ? "true" : "false", run->sandbox_filtered ? "true" : "false");
     rp_json_string(out, run->sandbox);
+    fputc('}', out);
+    if (!run->output_bytes) return;
+    fprintf(out, ",\"output\":{\"bytes\":%zu,\"head\":", run->output_bytes);
+    rp_json_string(out, run->output);
     fputc('}', out);
 }
 
@@ -366,7 +371,7 @@ void rp_json(FILE *out, const rp_report *r)
     rp_json_string(out, r->status_detail ? r->status_detail : "");
     const rs_run *run = r->run;
     rp_json_device(out, run);
-    rp_json_sandbox(out, run);
+    rp_json_process(out, run);
     fputs(",\"tests\":[", out);
     if (run)
         for (size_t i = 0; i < run->n_tests; i++) {
@@ -493,7 +498,7 @@ void rp_sweep_json(FILE *out, const rp_report *r)
     fprintf(out, ",\"status\":\"%s\",\"detail\":", rs_status_name(r->status));
     rp_json_string(out, r->status_detail ? r->status_detail : "");
     rp_json_device(out, run);
-    rp_json_sandbox(out, run);
+    rp_json_process(out, run);
     fputs(",\"timing_note\":", out);
     rp_json_string(out, r->timing_note ? r->timing_note : "");
     fputs(",\"shapes\":[", out);

@@ -173,8 +173,9 @@ static bool rn_drain_output(rn_ctx *x, rn_child *ch)
     }
     size_t n = (size_t)k, before = x->out_bytes;
     rs_run *run = x->run;
+    /* kept as text (printable ASCII, newlines, tabs): it goes into the JSON report */
     for (size_t i = 0, u = strlen(run->output); i < n && u + 1 < sizeof(run->output); i++, u++)
-        run->output[u] = buf[i];
+        run->output[u] = (buf[i] >= 32 && buf[i] < 127) || buf[i] == '\n' || buf[i] == '\t' ? buf[i] : '.';
     run->output_bytes += n;
     for (size_t i = 0, u = strlen(x->out_head); i < n && u + 1 < sizeof(x->out_head); i++, u++)
         x->out_head[u] = buf[i] >= 32 && buf[i] < 127 ? buf[i] : '.';
