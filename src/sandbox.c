@@ -139,12 +139,13 @@ static int sb_filter(char *why, size_t len)
         snprintf(why, len, "seccomp_init failed");
         return -1;
     }
+    /* a syscall of another ABI (int 0x80, x32) ends the whole process, not only its thread */
+    int r = seccomp_attr_set(c, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS);
     const uint32_t no = SCMP_ACT_ERRNO(EPERM);
     const scmp_datum_t me = (scmp_datum_t)getpid();
     const struct scmp_arg_cmp not_me = SCMP_A0(SCMP_CMP_NE, me), none = SCMP_A0(SCMP_CMP_EQ, 0);
     /* the kernel reads ioctl and fcntl commands as 32-bit: compare only those bits */
     const scmp_datum_t lo = 0xffffffffu;
-    int r = 0;
     static const char *const signals[] = {"kill", "tkill", "tgkill", "rt_sigqueueinfo",
                                           "rt_tgsigqueueinfo"};
     for (size_t i = 0; i < sizeof(signals) / sizeof(signals[0]) && !r; i++)

@@ -422,6 +422,9 @@ void wk_main(const rn_plan *plan, unsigned char *arena, size_t arena_bytes, int 
 #ifdef HARNESS_KERNELS
     dlopen(HARNESS_KERNELS, RTLD_NOW | RTLD_LOCAL); /* device.c's later dlopen finds it by name */
 #endif
+    /* stdout is the output pipe now: line-buffered as on a terminal, so a line printed before a
+     * crash still arrives */
+    setvbuf(stdout, NULL, _IOLBF, 0);
     sb_state sb;
     bool confined = sb_enter(&sb);
     wr_msg *m = &x->beat; /* sent before anything of the solution's ran: the parent trusts it */
