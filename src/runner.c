@@ -142,7 +142,8 @@ static void rn_child_end(rn_child *ch, double grace_s, int *wstatus)
             struct pollfd f = {.fd = ch->pidfd, .events = POLLIN};
             if (poll(&f, ch->pidfd >= 0 ? 1 : 0, 50) < 0 && errno != EINTR) break;
         }
-        if (ch->pgid > 0) kill(-ch->pgid, SIGKILL); /* the exited leader still holds the group */
+        /* the exited leader still holds the group; ESRCH when the group is gone already */
+        if (ch->pgid > 0) kill(-ch->pgid, SIGKILL);
         kill(ch->pid, SIGKILL);
         rn_waitpid(ch->pid, &ws);
         close(ch->msg_fd);
@@ -287,11 +288,10 @@ static bool rn_spawn(rn_ctx *x, rn_child *ch, bool oracle)
         ch->pgid = pid;
     }
 #ifdef SYS_pidfd_open
-    ch->pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+    ch->pidfd = (int)syscall(SYS_pidfd_open, pid, 0); /* close-on-exec; -1 before Linux 5.3 */
 #else
     ch->pidfd = -1;
 #endif
-    if (ch->pidfd >= 0) fcntl(ch->pidfd, F_SETFD, FD_CLOEXEC);
     ch->pid = pid;
     ch->cmd_fd = cmd[1];
     ch->msg_fd = msg[0];
@@ -912,11 +912,13 @@ static rn_outcome rn_run_all(const rn_plan *plan, rs_run *run)
     }
     rs_test scratch, *first = plan->n_items ? &run->tests[0] : &scratch;
     memset(&scratch, 0, sizeof(scratch));
+    double t0 = wr_now();
     rn_outcome o = rn_stop_signal ? RN_OK : rn_worker_up(x, first);
     if (o == RN_OK && x->wk.alive && want_oracle && !rn_oracle_up(x) && !rn_stop_signal)
         o = RN_INTERNAL;
     if (o == RN_OK && (x->halt || rn_stop_signal)) { /* the first test's verdict, before it ran */
         rn_mark_stopped(first);
+        first->wall_ms = (wr_now() - t0) * 1e3;
         if (plan->n_items) rn_progress(plan, first, 0);
         if (!plan->n_items && first->status != RS_SUCCESS) { /* nothing to hold it */
             o = RN_INTERNAL;
