@@ -106,7 +106,10 @@ void cl_usage(FILE *out)
         "  8 no CUDA device     9 timeout              10 out-of-memory\n"
         " 11 error (crash, CUDA error, signal)         12 the harness itself failed\n"
         " 13 compiled for the --gpu target, which this machine's GPU cannot run (solve found;\n"
-        "    nothing run)\n",
+        "    nothing run)\n"
+        " 14 output-exceeded: the solution wrote more than 1 MiB to stdout/stderr in one test\n"
+        "    (its output is shown on stderr up to 64 KiB per test)\n"
+        " 15 interrupted: SIGINT or SIGTERM; the tests run so far keep their verdicts\n",
         out);
 }
 

@@ -141,6 +141,8 @@ static int jd_exit_for(rs_status s)
     case RS_COMPILE_ERROR: return HX_COMPILE;
     case RS_ERROR: return HX_ERROR;
     case RS_COMPILED_ONLY: return HX_CANNOT_RUN;
+    case RS_OUTPUT_EXCEEDED: return HX_OUTPUT_EXCEEDED;
+    case RS_INTERRUPTED: return HX_INTERRUPTED;
     }
     return HX_ERROR;
 }
@@ -582,10 +584,11 @@ int jd_judge(const jd_options *o, jd_result *r)
     r->ran = true;
     switch (out) {
     case RN_OK:
-        if (lookup_only) { /* r->detail says why (jd_gpu_plan) */
+        if (lookup_only && rn_overall(&r->run) == RS_SUCCESS) { /* r->detail says why */
             r->status = RS_COMPILED_ONLY;
             return r->exit_code = HX_CANNOT_RUN;
         }
+        if (lookup_only) r->detail[0] = '\0'; /* loading it failed: the test says how */
         r->status = rn_overall(&r->run);
         return r->exit_code = jd_exit_for(r->status);
     case RN_NO_DEVICE:

@@ -25,8 +25,10 @@ enum {
     HX_OOM = 10,        /* out-of-memory */
     HX_ERROR = 11,      /* error: crash, CUDA error, signal */
     HX_INTERNAL = 12,   /* the harness itself failed (nvcc missing, fork failed...) */
-    HX_CANNOT_RUN = 13  /* compiled for the --gpu target, which this machine's GPU cannot run
+    HX_CANNOT_RUN = 13, /* compiled for the --gpu target, which this machine's GPU cannot run
                            (solve found; nothing run) */
+    HX_OUTPUT_EXCEEDED = 14, /* the solution wrote more than RN_OUTPUT_CAP to stdout/stderr */
+    HX_INTERRUPTED = 15 /* SIGINT or SIGTERM: children ended, the partial report printed */
 };
 
 /* The largest solution file read (checked by stat, before reading): exit 3 above it. */

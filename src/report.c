@@ -161,6 +161,7 @@ void rp_text(FILE *out, const rp_report *r)
         rp_device_line(out, &run->device);
         fputc('\n', out);
     }
+    if (run && run->sandbox[0]) fprintf(out, "sandbox   %s\n", run->sandbox); /* what did not hold */
     if (run && run->outcome == RN_OK) {
         static const char *const heads[PB_N_SETS] = {"Judge tests", "Judge tests",
                                                      "Extra tests (the harness's own)",
@@ -316,6 +317,21 @@ static void rp_json_device(FILE *out, const rs_run *run)
             d->l2_bytes);
 }
 
+/* ,"sandbox":{...} once the solution's process said how it is confined; ,"output":{...} when it
+ * wrote to stdout/stderr (all of it went to the harness's stderr, up to 64 KiB per test). */
+static void rp_json_process(FILE *out, const rs_run *run)
+{
+    if (!run || !run->sandbox_known) return;
+    fprintf(out, ",\"sandbox\":{\"unprivileged\":%s,\"filter\":%s,\"note\":",
+            run->sandbox_dropped ? "true" : "false", run->sandbox_filtered ? "true" : "false");
+    rp_json_string(out, run->sandbox);
+    fputc('}', out);
+    if (!run->output_bytes) return;
+    fprintf(out, ",\"output\":{\"bytes\":%zu,\"head\":", run->output_bytes);
+    rp_json_string(out, run->output);
+    fputc('}', out);
+}
+
 /* "problem":..,"solution":..,"arch":.. : what every JSON report starts with. */
 static void rp_json_ids(FILE *out, const rp_report *r)
 {
@@ -374,6 +390,7 @@ void rp_json(FILE *out, const rp_report *r)
     rp_json_string(out, r->status_detail ? r->status_detail : "");
     const rs_run *run = r->run;
     rp_json_device(out, run);
+    rp_json_process(out, run);
     fputs(",\"tests\":[", out);
     if (run)
         for (size_t i = 0; i < run->n_tests; i++) {
@@ -434,6 +451,7 @@ void rp_sweep_text(FILE *out, const rp_report *r)
         rp_device_line(out, &run->device);
         fputc('\n', out);
     }
+    if (run && run->sandbox[0]) fprintf(out, "sandbox %s\n", run->sandbox);
     if (run && run->outcome == RN_OK) {
         if (r->timing_note)
             fprintf(out, "timed   per shape, %s; %s timed beside it, call by call in alternation\n",
@@ -500,6 +518,7 @@ void rp_sweep_json(FILE *out, const rp_report *r)
     fprintf(out, ",\"status\":\"%s\",\"detail\":", rs_status_name(r->status));
     rp_json_string(out, r->status_detail ? r->status_detail : "");
     rp_json_device(out, run);
+    rp_json_process(out, run);
     fputs(",\"timing_note\":", out);
     rp_json_string(out, r->timing_note ? r->timing_note : "");
     fputs(",\"shapes\":[", out);

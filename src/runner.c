@@ -3,7 +3,9 @@
 #include "runner.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +13,7 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/random.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -22,17 +25,38 @@ double rs_reported_ms(const rs_timing *t) { return t->escaped ? t->host_median_m
 
 const char *rs_status_name(rs_status s)
 {
-    static const char *const names[] = {"success", "test-case-failed", "timeout", "out-of-memory",
-                                        "error",   "compile-error",    "not-run",
-                                        "compiled-only"};
+    static const char *const names[] = {"success",       "test-case-failed", "timeout",
+                                        "out-of-memory", "error",            "compile-error",
+                                        "not-run",       "compiled-only",    "output-exceeded",
+                                        "interrupted"};
     return (unsigned)s < sizeof(names) / sizeof(names[0]) ? names[s] : "?";
+}
+
+/* The one mutable global, as a signal handler needs it: the SIGINT or SIGTERM that reached the
+ * harness (0: none). Set once, never cleared: an interrupted process runs no more tests. */
+static volatile sig_atomic_t rn_stop_signal;
+
+static void rn_on_stop(int sig)
+{
+    if (rn_stop_signal) { /* the second one: the default action, at once */
+        signal(sig, SIG_DFL);
+        raise(sig);
+        return;
+    }
+    rn_stop_signal = sig;
 }
 
 typedef struct {
     pid_t pid;
+    pid_t pgid;      /* its own process group (the solution's child), 0: none of its own */
+    int pidfd;       /* readable once it exited (-1: none: waitid every slice instead) */
     int cmd_fd, msg_fd;
+    int out_fd;      /* the solution's stdout and stderr (-1: none, or at end of file) */
     bool alive;
 } rn_child;
+
+/* What a wait for a child's record ended with. */
+enum { RN_W_GOT = 1, RN_W_GONE = 0, RN_W_LATE = -1, RN_W_STOP = -2, RN_W_FLOOD = -3 };
 
 typedef struct {
     const rn_plan *plan;
@@ -48,19 +72,23 @@ typedef struct {
     float *outf;              /* the output read back, as floats */
     size_t outf_n;
     double *samples;          /* a private copy of the timing samples */
+    size_t out_bytes;         /* the solution's output in this test */
+    char out_head[96];        /* its first bytes, for the output-exceeded verdict */
+    bool halt;                /* the solution could not be loaded: the other tests are not run */
 } rn_ctx;
 
-static void rn_describe_exit(int wstatus, char *buf, size_t len)
+/* when: "in the middle of the test", "while loading the solution"... */
+static void rn_describe_exit(int wstatus, const char *when, char *buf, size_t len)
 {
     if (WIFSIGNALED(wstatus)) {
         int sig = WTERMSIG(wstatus);
-        snprintf(buf, len, "the solution's process was killed by signal %d (SIG%s: %s)", sig,
-                 sigabbrev_np(sig) ? sigabbrev_np(sig) : "?", strsignal(sig));
+        snprintf(buf, len, "the solution's process was killed by signal %d (SIG%s: %s) %s", sig,
+                 sigabbrev_np(sig) ? sigabbrev_np(sig) : "?", strsignal(sig), when);
     } else if (WIFEXITED(wstatus)) {
-        snprintf(buf, len, "the solution's process exited with status %d in the middle of the test",
-                 WEXITSTATUS(wstatus));
+        snprintf(buf, len, "the solution's process exited with status %d %s",
+                 WEXITSTATUS(wstatus), when);
     } else {
-        snprintf(buf, len, "the solution's process ended abnormally");
+        snprintf(buf, len, "the solution's process ended abnormally %s", when);
     }
 }
 
@@ -88,65 +116,182 @@ static void rn_init_test(const rn_plan *plan, size_t i, rs_test *t)
 
 /* ---- children ---- */
 
-static void rn_child_kill(rn_child *ch, int *wstatus)
+static void rn_waitpid(pid_t pid, int *ws)
+{
+    while (waitpid(pid, ws, 0) < 0 && errno == EINTR) {
+    }
+}
+
+/* Whether the child exited (not reaped: its status stays for rn_child_end). */
+static bool rn_exited(const rn_child *ch)
+{
+    siginfo_t si;
+    memset(&si, 0, sizeof(si));
+    return waitid(P_PID, (id_t)ch->pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 && si.si_pid == ch->pid;
+}
+
+/* End a child and reap it: grace_s for it to leave by itself once its commands' pipe is closed
+ * (0: killed at once); its whole process group is killed before it is reaped, so a grandchild
+ * holding a pipe goes with it. */
+static void rn_child_end(rn_child *ch, double grace_s, int *wstatus)
 {
     int ws = 0;
     if (ch->alive) {
-        kill(ch->pid, SIGKILL);
-        waitpid(ch->pid, &ws, 0);
         close(ch->cmd_fd);
+        for (double until = wr_now() + grace_s; wr_now() < until && !rn_exited(ch);) {
+            struct pollfd f = {.fd = ch->pidfd, .events = POLLIN};
+            if (poll(&f, ch->pidfd >= 0 ? 1 : 0, 50) < 0 && errno != EINTR) break;
+        }
+        /* the exited leader still holds the group; ESRCH when the group is gone already */
+        if (ch->pgid > 0) kill(-ch->pgid, SIGKILL);
+        kill(ch->pid, SIGKILL);
+        rn_waitpid(ch->pid, &ws);
         close(ch->msg_fd);
+        if (ch->out_fd >= 0) close(ch->out_fd);
+        if (ch->pidfd >= 0) close(ch->pidfd);
     }
     ch->alive = false;
+    ch->out_fd = ch->pidfd = -1;
     if (wstatus) *wstatus = ws;
 }
 
-/* The child's exit after it closed its end (or was told to), reaped. */
-static void rn_child_reap(rn_child *ch, int *wstatus)
+static void rn_child_kill(rn_child *ch, int *wstatus) { rn_child_end(ch, 0, wstatus); }
+
+/* The child's exit after it was told to go (or said it would), reaped. */
+static void rn_child_reap(rn_child *ch, int *wstatus) { rn_child_end(ch, 30.0, wstatus); }
+
+/* The solution's output that is waiting: counted, its start kept, shown on stderr up to
+ * RN_OUTPUT_SHOWN. False once the test's output passes RN_OUTPUT_CAP. */
+static bool rn_drain_output(rn_ctx *x, rn_child *ch)
 {
-    int ws = 0;
-    if (ch->alive) {
-        close(ch->cmd_fd);
-        close(ch->msg_fd);
-        waitpid(ch->pid, &ws, 0);
+    char buf[1 << 16];
+    ssize_t k = read(ch->out_fd, buf, sizeof(buf));
+    if (k < 0 && (errno == EINTR || errno == EAGAIN)) return true;
+    if (k <= 0) { /* every writer closed it */
+        close(ch->out_fd);
+        ch->out_fd = -1;
+        return true;
     }
-    ch->alive = false;
-    if (wstatus) *wstatus = ws;
+    size_t n = (size_t)k, before = x->out_bytes;
+    rs_run *run = x->run;
+    /* kept as text (printable ASCII, newlines, tabs): it goes into the JSON report */
+    for (size_t i = 0, u = strlen(run->output); i < n && u + 1 < sizeof(run->output); i++, u++)
+        run->output[u] = (buf[i] >= 32 && buf[i] < 127) || buf[i] == '\n' || buf[i] == '\t' ? buf[i] : '.';
+    run->output_bytes += n;
+    for (size_t i = 0, u = strlen(x->out_head); i < n && u + 1 < sizeof(x->out_head); i++, u++)
+        x->out_head[u] = buf[i] >= 32 && buf[i] < 127 ? buf[i] : '.';
+    x->out_bytes += n;
+    if (!x->plan->output_hidden && before < RN_OUTPUT_SHOWN) {
+        size_t show = n < RN_OUTPUT_SHOWN - before ? n : RN_OUTPUT_SHOWN - before;
+        (void)!write(STDERR_FILENO, buf, show); /* a lost copy on stderr changes no verdict */
+        if (before + n > RN_OUTPUT_SHOWN) {
+            static const char more[] = "\n[harness: the rest of the solution's output in this test "
+                                       "is not shown]\n";
+            (void)!write(STDERR_FILENO, more, sizeof(more) - 1);
+        }
+    }
+    return x->out_bytes <= RN_OUTPUT_CAP;
+}
+
+/* Read exactly n bytes of the child's records by deadline, reading its output meanwhile. The
+ * child's exit counts as the end even while a grandchild holds its pipe open. */
+static int rn_wait(rn_ctx *x, rn_child *ch, void *buf, size_t n, double deadline)
+{
+    char *p = buf;
+    size_t got = 0;
+    while (got < n) {
+        if (rn_stop_signal) return RN_W_STOP;
+        double left = deadline - wr_now();
+        if (left <= 0) return RN_W_LATE;
+        /* slices: a signal between the check above and poll waits at most one */
+        int ms = left > 0.25 ? 250 : (int)(left * 1e3) + 1;
+        struct pollfd f[3] = {{.fd = ch->msg_fd, .events = POLLIN},
+                              {.fd = ch->out_fd, .events = POLLIN},
+                              {.fd = ch->pidfd, .events = POLLIN}};
+        int r = poll(f, 3, ms);
+        if (r < 0 && errno != EINTR) return RN_W_GONE;
+        if (r <= 0) {
+            if (ch->pidfd < 0 && rn_exited(ch)) return RN_W_GONE;
+            continue;
+        }
+        if (f[1].revents && !rn_drain_output(x, ch)) return RN_W_FLOOD;
+        if (f[0].revents) {
+            ssize_t k = read(ch->msg_fd, p + got, n - got);
+            if (k < 0 && errno == EINTR) continue;
+            if (k <= 0) return RN_W_GONE;
+            got += (size_t)k;
+            continue;
+        }
+        if ((f[2].revents || ch->pidfd < 0) && rn_exited(ch)) return RN_W_GONE;
+    }
+    return RN_W_GOT;
+}
+
+static void rn_close_all(int *fds, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (fds[i] >= 0) close(fds[i]);
 }
 
 static bool rn_spawn(rn_ctx *x, rn_child *ch, bool oracle)
 {
-    int cmd[2], msg[2];
-    if (pipe(cmd) != 0) return false;
-    if (pipe(msg) != 0) {
-        close(cmd[0]);
-        close(cmd[1]);
+    int fds[6] = {-1, -1, -1, -1, -1, -1}, *cmd = fds, *msg = fds + 2, *out = fds + 4;
+    if (pipe2(cmd, O_CLOEXEC) != 0 || pipe2(msg, O_CLOEXEC) != 0 ||
+        (!oracle && pipe2(out, O_CLOEXEC) != 0)) {
+        int keep = errno;
+        rn_close_all(fds, 6);
+        errno = keep;
         return false;
     }
     fflush(NULL);
+    pid_t parent = getpid();
     pid_t pid = fork();
     if (pid < 0) {
-        close(cmd[0]);
-        close(cmd[1]);
-        close(msg[0]);
-        close(msg[1]);
+        int keep = errno;
+        rn_close_all(fds, 6);
+        errno = keep;
         return false;
     }
     if (pid == 0) {
         signal(SIGPIPE, SIG_DFL);
-        int keep[2] = {cmd[0], msg[1]};
-        wr_close_other_fds(keep, 2); /* the other child's pipes among them */
         if (oracle) {
+            int keep[2] = {cmd[0], msg[1]};
+            wr_close_other_fds(keep, 2); /* the other child's pipes among them */
             munmap(x->sol, x->sol_bytes);
             or_main(x->plan, x->orc, x->orc_bytes, cmd[0], msg[1]);
-        } else {
-            munmap(x->orc, x->orc_bytes); /* the references and pristine inputs: out of reach */
-            wk_main(x->plan, x->sol, x->sol_bytes, cmd[0], msg[1]);
+            _exit(0);
         }
+        /* a group of its own, to be killed whole; the terminal's signals are the parent's. Gone
+         * with the parent (wk_main sets this again after the uid drop, which clears it). */
+        if (setpgid(0, 0) != 0 || prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent)
+            _exit(3);
+        int null = open("/dev/null", O_RDONLY);
+        if (null < 0 || dup2(null, STDIN_FILENO) < 0 || dup2(out[1], STDOUT_FILENO) < 0 ||
+            dup2(out[1], STDERR_FILENO) < 0)
+            _exit(3);
+        int keep[2] = {cmd[0], msg[1]};
+        wr_close_other_fds(keep, 2);
+        munmap(x->orc, x->orc_bytes); /* the references and pristine inputs: out of reach */
+        wk_main(x->plan, x->sol, x->sol_bytes, cmd[0], msg[1]);
         _exit(0);
     }
     close(cmd[0]);
     close(msg[1]);
+    ch->pgid = 0;
+    ch->out_fd = -1;
+    if (!oracle) {
+        close(out[1]);
+        ch->out_fd = out[0];
+        /* both sides set the group, so it exists whichever runs first (an error here means the
+         * child set it already, or died: killing a group that is not there does nothing) */
+        (void)setpgid(pid, pid);
+        ch->pgid = pid;
+    }
+#ifdef SYS_pidfd_open
+    ch->pidfd = (int)syscall(SYS_pidfd_open, pid, 0); /* close-on-exec; -1 before Linux 5.3 */
+#else
+    ch->pidfd = -1;
+#endif
     ch->pid = pid;
     ch->cmd_fd = cmd[1];
     ch->msg_fd = msg[0];
@@ -154,11 +299,11 @@ static bool rn_spawn(rn_ctx *x, rn_child *ch, bool oracle)
     return true;
 }
 
-/* A message as it came (kind checked, text ended). 1, 0 (EOF) or -1 (timed out). */
-static int rn_recv(rn_child *ch, wr_msg *m, double deadline)
+/* A message as it came (kind checked, text ended): an RN_W_ code. */
+static int rn_recv(rn_ctx *x, rn_child *ch, wr_msg *m, double deadline)
 {
-    int r = wr_read(ch->msg_fd, m, sizeof(*m), deadline);
-    if (r == 1) {
+    int r = rn_wait(x, ch, m, sizeof(*m), deadline);
+    if (r == RN_W_GOT) {
         m->detail[sizeof(m->detail) - 1] = '\0';
         m->device.name[sizeof(m->device.name) - 1] = '\0';
         m->device.error[sizeof(m->device.error) - 1] = '\0';
@@ -181,21 +326,44 @@ static bool rn_oracle_up(rn_ctx *x)
 {
     if (x->oracle.alive && x->oracle_ready) return true;
     if (!rn_oracle_start(x)) return false;
-    int r = rn_recv(&x->oracle, &x->m, wr_now() + x->plan->timeout_s + 60.0);
-    if (r == 1 && x->m.kind == WR_READY) {
+    int r = rn_recv(x, &x->oracle, &x->m, wr_now() + x->plan->timeout_s + 60.0);
+    if (r == RN_W_GOT && x->m.kind == WR_READY) {
         if (!x->device_known) x->run->device = x->m.device;
         x->device_known = true;
         x->oracle_ready = true;
         return true;
     }
     snprintf(x->run->detail, sizeof(x->run->detail), "the oracle did not start: %s",
-             r == 1 ? x->m.detail : r < 0 ? "no answer" : "it exited");
+             r == RN_W_GOT    ? x->m.detail
+             : r == RN_W_STOP ? "interrupted"
+             : r == RN_W_GONE ? "it exited"
+                              : "no answer");
     rn_child_kill(&x->oracle, NULL);
     return false;
 }
 
-/* Start the solution's child: it loads the object and makes its context. RN_OK when ready. */
-static rn_outcome rn_worker_up(rn_ctx *x)
+/* A start-up that failed because of the solution (its constructors, or its code loaded while
+ * the context came up): the test's verdict, and no further test runs. */
+static rn_outcome rn_load_verdict(rn_ctx *x, rs_test *t, rs_status st, const char *detail)
+{
+    t->status = st;
+    snprintf(t->detail, sizeof(t->detail), "%s", detail);
+    x->halt = true;
+    return RN_OK;
+}
+
+/* The output-exceeded verdict's text. */
+static void rn_flood_detail(const rn_ctx *x, char *buf, size_t len)
+{
+    snprintf(buf, len, "wrote more than %u MiB to stdout/stderr in this test (killed); its output "
+             "began: \"%s\"", RN_OUTPUT_CAP >> 20, x->out_head);
+}
+
+/* Start the solution's child: it confines itself, loads the object (the solution's constructors
+ * run: within the test's time limit, and what they do is the solution's verdict, given to t) and
+ * makes its context (the limit plus 20 s). RN_OK: ready, or (not alive) solve looked up only, or
+ * t holds a verdict (x->halt set). Another outcome ends the run (run->detail says why). */
+static rn_outcome rn_worker_up(rn_ctx *x, rs_test *t)
 {
     const rn_plan *plan = x->plan;
     rs_run *run = x->run;
@@ -203,42 +371,82 @@ static rn_outcome rn_worker_up(rn_ctx *x)
         snprintf(run->detail, sizeof(run->detail), "cannot start a worker: %s", strerror(errno));
         return RN_INTERNAL;
     }
-    /* start-up (CUDA context, cuBLAS) gets the same limit as a test */
-    double deadline = wr_now() + plan->timeout_s + 20.0;
+    /* 0: the harness's own start (confinement); 1: loading, the solution's constructors;
+     * 2: its CUDA context, the solution's code loaded */
+    int phase = 0;
+    double deadline = wr_now() + plan->timeout_s;
+    char why[400];
     for (;;) {
-        int r = rn_recv(&x->wk, &x->m, deadline);
-        if (r == 1 && x->m.kind == WR_LOADED) {
+        int r = rn_recv(x, &x->wk, &x->m, deadline);
+        wr_msg_kind k = x->m.kind;
+        if (r == RN_W_GOT && phase == 0 && k == WR_SANDBOX) {
+            if (!run->sandbox[0]) snprintf(run->sandbox, sizeof(run->sandbox), "%s", x->m.detail);
+            run->sandbox_known = true;
+            run->sandbox_dropped = x->m.dropped;
+            run->sandbox_filtered = x->m.filtered;
+            phase = 1;
+            continue;
+        }
+        if (r == RN_W_GOT && phase == 1 && k == WR_LOADED) {
             if (plan->lookup_only) { /* solve found is the answer */
                 rn_child_reap(&x->wk, NULL);
                 return RN_OK;
             }
+            phase = 2;
+            deadline = wr_now() + plan->timeout_s + 20.0;
             continue;
         }
-        if (r == 1 && x->m.kind == WR_READY) {
+        if (r == RN_W_GOT && phase == 2 && k == WR_READY) {
             x->wk_fresh = true;
             return RN_OK;
         }
-        if (r == 1 && (x->m.kind == WR_NO_SOLVE || x->m.kind == WR_LOAD_FAILED ||
-                       x->m.kind == WR_NO_DEVICE || x->m.kind == WR_FATAL)) {
+        bool said = r == RN_W_GOT && (((phase == 1) && (k == WR_NO_SOLVE || k == WR_LOAD_FAILED)) ||
+                                      ((phase == 0 || phase == 2) && k == WR_FATAL) ||
+                                      (phase == 2 && k == WR_NO_DEVICE));
+        if (said) {
             snprintf(run->detail, sizeof(run->detail), "%s", x->m.detail);
-            if (x->m.kind == WR_NO_DEVICE) run->device = x->m.device;
+            if (k == WR_NO_DEVICE) run->device = x->m.device;
             rn_child_reap(&x->wk, NULL);
-            return x->m.kind == WR_NO_SOLVE      ? RN_NO_SOLVE
-                   : x->m.kind == WR_LOAD_FAILED ? RN_LOAD_FAILED
-                   : x->m.kind == WR_NO_DEVICE   ? RN_NO_DEVICE
-                                                 : RN_INTERNAL;
+            return k == WR_NO_SOLVE      ? RN_NO_SOLVE
+                   : k == WR_LOAD_FAILED ? RN_LOAD_FAILED
+                   : k == WR_NO_DEVICE   ? RN_NO_DEVICE
+                                         : RN_INTERNAL;
         }
         int ws = 0;
         rn_child_kill(&x->wk, &ws);
-        if (r < 0)
+        if (r == RN_W_STOP) { /* rn_test or rn_run_all marks the test interrupted */
+            x->halt = true;
+            return RN_OK;
+        }
+        const char *when = phase == 1 ? "while loading the solution (its constructors ran)"
+                                      : "while its CUDA context was created (the solution loaded)";
+        if (phase > 0 && r == RN_W_FLOOD) {
+            rn_flood_detail(x, why, sizeof(why));
+            return rn_load_verdict(x, t, RS_OUTPUT_EXCEEDED, why);
+        }
+        if (phase > 0 && r == RN_W_GOT) {
+            snprintf(why, sizeof(why), "the solution's process sent a record that cannot be right "
+                     "%s (kind %d)", when, (int)k);
+            return rn_load_verdict(x, t, RS_ERROR, why);
+        }
+        if (phase > 0 && r == RN_W_GONE) {
+            rn_describe_exit(ws, when, why, sizeof(why));
+            return rn_load_verdict(x, t, RS_ERROR, why);
+        }
+        if (phase == 1 && r == RN_W_LATE) {
+            snprintf(why, sizeof(why), "loading the solution (its constructors) did not finish "
+                     "within the %.0f s limit (killed)", plan->timeout_s);
+            return rn_load_verdict(x, t, RS_TIMEOUT, why);
+        }
+        if (r == RN_W_LATE)
             snprintf(run->detail, sizeof(run->detail), "the worker did not start within %.0f s",
-                     plan->timeout_s + 20.0);
-        else if (r == 0)
-            rn_describe_exit(ws, run->detail, sizeof(run->detail));
+                     phase == 2 ? plan->timeout_s + 20.0 : plan->timeout_s);
+        else if (r == RN_W_GONE)
+            rn_describe_exit(ws, "before it loaded the solution", run->detail, sizeof(run->detail));
         else
             snprintf(run->detail, sizeof(run->detail),
                      "the solution's process sent a record that cannot be right at start-up "
-                     "(kind %d)", (int)x->m.kind);
+                     "(kind %d)", (int)k);
         return RN_INTERNAL;
     }
 }
@@ -274,8 +482,8 @@ static bool rn_ask_worker(rn_ctx *x, wr_cmd_kind kind, int index, rs_test *t, do
     if (!wr_write(x->wk.cmd_fd, &c, sizeof(c))) deadline = t0; /* gone: read its exit below */
     int r = 0;
     for (;;) {
-        r = rn_recv(&x->wk, &x->m, deadline);
-        if (r != 1) break;
+        r = rn_recv(x, &x->wk, &x->m, deadline);
+        if (r != RN_W_GOT) break;
         const wr_msg *m = &x->m;
         bool ours = m->index == index && m->nonce == c.nonce && m->cmd == kind;
         if (ours && m->kind == WR_BEAT && kind == WR_CMD_TIME) { /* each call gets the limit */
@@ -299,7 +507,11 @@ static bool rn_ask_worker(rn_ctx *x, wr_cmd_kind kind, int index, rs_test *t, do
     }
     int ws = 0;
     rn_child_kill(&x->wk, &ws);
-    if (r < 0) {
+    if (r == RN_W_STOP) return false; /* rn_test marks it interrupted */
+    if (r == RN_W_FLOOD) {
+        t->status = RS_OUTPUT_EXCEEDED;
+        rn_flood_detail(x, t->detail, sizeof(t->detail));
+    } else if (r == RN_W_LATE) {
         t->status = RS_TIMEOUT;
         if (extra > 0)
             snprintf(t->detail, sizeof(t->detail),
@@ -311,7 +523,7 @@ static bool rn_ask_worker(rn_ctx *x, wr_cmd_kind kind, int index, rs_test *t, do
                      plan->timeout_s);
     } else {
         t->status = RS_ERROR;
-        rn_describe_exit(ws, t->detail, sizeof(t->detail));
+        rn_describe_exit(ws, "in the middle of the test", t->detail, sizeof(t->detail));
     }
     return false;
 }
@@ -326,9 +538,9 @@ static bool rn_ask_oracle(rn_ctx *x, int index, rs_test *t)
     }
     wr_cmd c = {WR_CMD_REF, index, ++x->nonce};
     int r = wr_write(x->oracle.cmd_fd, &c, sizeof(c))
-                ? rn_recv(&x->oracle, &x->m, wr_now() + x->plan->timeout_s * 3 + 120.0)
-                : 0;
-    if (r == 1 && x->m.kind == WR_DONE && x->m.index == index && x->m.nonce == c.nonce) {
+                ? rn_recv(x, &x->oracle, &x->m, wr_now() + x->plan->timeout_s * 3 + 120.0)
+                : RN_W_GONE;
+    if (r == RN_W_GOT && x->m.kind == WR_DONE && x->m.index == index && x->m.nonce == c.nonce) {
         if (x->m.sticky) rn_child_reap(&x->oracle, NULL);
         if (x->m.err == 0) return true;
         t->status = x->m.err > 0 && dv_error_is_oom(x->m.err) ? RS_OOM : RS_ERROR;
@@ -338,7 +550,7 @@ static bool rn_ask_oracle(rn_ctx *x, int index, rs_test *t)
     rn_child_kill(&x->oracle, NULL);
     t->status = RS_ERROR;
     snprintf(t->detail, sizeof(t->detail), "harness: the oracle %s computing the reference",
-             r < 0 ? "timed out" : "died");
+             r == RN_W_LATE ? "timed out" : r == RN_W_STOP ? "was interrupted" : "died");
     return false;
 }
 
@@ -496,6 +708,17 @@ static bool rn_timing(rn_ctx *x, const wr_layout *l, size_t i, const wr_msg *m, 
     return true;
 }
 
+/* A signal to stop came during the test: whatever it was becoming, it is interrupted (its
+ * processes were killed by the harness, not by what they did). */
+static void rn_mark_stopped(rs_test *t)
+{
+    if (!rn_stop_signal) return;
+    int sig = rn_stop_signal;
+    t->status = RS_INTERRUPTED;
+    snprintf(t->detail, sizeof(t->detail), "the harness got SIG%s during this test: stopped, the "
+             "later tests not run", sigabbrev_np(sig) ? sigabbrev_np(sig) : "?");
+}
+
 /* One test, start to verdict. RN_OK, or the outcome that ends the run (a child that cannot be
  * started again). */
 static rn_outcome rn_test(rn_ctx *x, size_t i)
@@ -512,9 +735,12 @@ static rn_outcome rn_test(rn_ctx *x, size_t i)
         snprintf(t->detail, sizeof(t->detail), "harness: the case's buffer extents are invalid");
         return RN_OK;
     }
+    x->out_bytes = 0; /* the output cap is per test */
+    x->out_head[0] = '\0';
     if (!x->wk.alive) {
-        rn_outcome o = rn_worker_up(x);
+        rn_outcome o = rn_worker_up(x, t);
         if (o != RN_OK) return o;
+        if (!x->wk.alive) goto out; /* t holds why */
     }
     if (!rn_inputs(x, i, &l, seed, t)) goto out;
     if (it->c.expected) { /* the official expected output must agree with the reference */
@@ -577,6 +803,7 @@ static rn_outcome rn_test(rn_ctx *x, size_t i)
     }
     rn_check(x, &l, t, "second input set in the same buffers (cached result?): ");
 out:
+    rn_mark_stopped(t);
     t->wall_ms = (wr_now() - t0) * 1e3;
     rn_progress(plan, t, i);
     return RN_OK;
@@ -606,17 +833,19 @@ static bool rn_arenas(rn_ctx *x)
     return x->sol != MAP_FAILED && x->orc != MAP_FAILED && x->outf && x->samples;
 }
 
+/* The children told to quit and reaped (killed at once after a signal to stop). */
 static void rn_release(rn_ctx *x)
 {
-    if (x->wk.alive) {
+    rn_child *ch[2] = {&x->wk, &x->oracle};
+    for (int i = 0; i < 2; i++) {
+        if (!ch[i]->alive) continue;
+        if (rn_stop_signal) {
+            rn_child_kill(ch[i], NULL);
+            continue;
+        }
         wr_cmd q = {WR_CMD_QUIT, -1, 0};
-        wr_write(x->wk.cmd_fd, &q, sizeof(q));
-        rn_child_reap(&x->wk, NULL);
-    }
-    if (x->oracle.alive) {
-        wr_cmd q = {WR_CMD_QUIT, -1, 0};
-        wr_write(x->oracle.cmd_fd, &q, sizeof(q));
-        rn_child_reap(&x->oracle, NULL);
+        wr_write(ch[i]->cmd_fd, &q, sizeof(q));
+        rn_child_reap(ch[i], NULL);
     }
     if (x->sol && x->sol != MAP_FAILED) munmap(x->sol, x->sol_bytes);
     if (x->orc && x->orc != MAP_FAILED) munmap(x->orc, x->orc_bytes);
@@ -633,10 +862,18 @@ rn_outcome rn_run(const rn_plan *plan, rs_run *run)
     prctl(PR_SET_DUMPABLE, 0);
     /* a command written to a child that died must be an EPIPE to read its exit from, not this
      * process's death */
-    struct sigaction ign = {.sa_handler = SIG_IGN}, old_pipe;
+    struct sigaction ign = {.sa_handler = SIG_IGN}, old_pipe, old_int, old_term;
     sigemptyset(&ign.sa_mask);
     sigaction(SIGPIPE, &ign, &old_pipe);
+    /* Ctrl-C or a SIGTERM: the children ended, the tests run so far keep their verdicts (the
+     * waits poll the flag; SA_RESTART keeps every other call going) */
+    struct sigaction stop = {.sa_handler = rn_on_stop, .sa_flags = SA_RESTART};
+    sigemptyset(&stop.sa_mask);
+    sigaction(SIGINT, &stop, &old_int);
+    sigaction(SIGTERM, &stop, &old_term);
     rn_outcome o = rn_run_all(plan, run);
+    sigaction(SIGTERM, &old_term, NULL);
+    sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGPIPE, &old_pipe, NULL);
     return o;
 }
@@ -666,16 +903,31 @@ static rn_outcome rn_run_all(const rn_plan *plan, rs_run *run)
         free(x);
         return run->outcome;
     }
-    bool want_oracle = !plan->lookup_only && plan->n_items > 0;
+    bool want_oracle = !plan->lookup_only && plan->n_items > 0 && !rn_stop_signal;
     if (want_oracle && !rn_oracle_start(x)) { /* both contexts come up at once */
         run->outcome = RN_INTERNAL;
         rn_release(x);
         free(x);
         return run->outcome;
     }
-    rn_outcome o = rn_worker_up(x);
-    if (o == RN_OK && want_oracle && !rn_oracle_up(x)) o = RN_INTERNAL;
-    for (size_t i = 0; o == RN_OK && !plan->lookup_only && i < plan->n_items; i++)
+    rs_test scratch, *first = plan->n_items ? &run->tests[0] : &scratch;
+    memset(&scratch, 0, sizeof(scratch));
+    double t0 = wr_now();
+    rn_outcome o = rn_stop_signal ? RN_OK : rn_worker_up(x, first);
+    if (o == RN_OK && x->wk.alive && want_oracle && !rn_oracle_up(x) && !rn_stop_signal)
+        o = RN_INTERNAL;
+    if (o == RN_OK && (x->halt || rn_stop_signal)) { /* the first test's verdict, before it ran */
+        rn_mark_stopped(first);
+        first->wall_ms = (wr_now() - t0) * 1e3;
+        if (plan->n_items) rn_progress(plan, first, 0);
+        if (!plan->n_items && first->status != RS_SUCCESS) { /* nothing to hold it */
+            o = RN_INTERNAL;
+            snprintf(run->detail, sizeof(run->detail), "%s", first->detail);
+        }
+    }
+    for (size_t i = 0; o == RN_OK && !x->halt && !rn_stop_signal && !plan->lookup_only &&
+                       i < plan->n_items;
+         i++)
         o = rn_test(x, i);
     run->outcome = o;
     rn_release(x);
@@ -728,6 +980,8 @@ bool rn_probe(dv_info *info, double timeout_s)
 
 rs_status rn_overall(const rs_run *run)
 {
+    for (size_t i = 0; i < run->n_tests; i++)
+        if (run->tests[i].status == RS_INTERRUPTED) return RS_INTERRUPTED;
     for (size_t i = 0; i < run->n_tests; i++)
         if (run->tests[i].status != RS_SUCCESS && run->tests[i].status != RS_NOT_RUN)
             return run->tests[i].status;

@@ -29,8 +29,16 @@ typedef enum {
     RS_ERROR,
     RS_COMPILE_ERROR,
     RS_NOT_RUN,
-    RS_COMPILED_ONLY  /* --gpu: the target's code cannot run on this GPU; solve was found */
+    RS_COMPILED_ONLY, /* --gpu: the target's code cannot run on this GPU; solve was found */
+    RS_OUTPUT_EXCEEDED, /* output-exceeded: more than RN_OUTPUT_CAP bytes on stdout/stderr */
+    RS_INTERRUPTED    /* SIGINT or SIGTERM reached the harness during the test */
 } rs_status;
+
+/* The solution's stdout and stderr go through a pipe the parent reads: past this many bytes in
+ * one test (its start-up counts with it) the process is killed and the test is output-exceeded.
+ * The first RN_OUTPUT_SHOWN bytes of each test are copied to the harness's stderr as they come. */
+#define RN_OUTPUT_CAP (1u << 20)
+#define RN_OUTPUT_SHOWN (64u << 10)
 
 const char *rs_status_name(rs_status s);
 
@@ -64,6 +72,7 @@ typedef struct {
                                   a PTX-only build is compiled by the driver on its first launch
                                   (run 91: ~20 s for int4 03, killed at --timeout 6 every time,
                                   so never cached) */
+    bool output_hidden;  /* the solution's output is not copied to stderr (the tests) */
 } rn_plan;
 
 typedef struct {
@@ -118,6 +127,11 @@ typedef struct {
     dv_info device;          /* as the oracle found it (no solution code ran there) */
     rs_test *tests;          /* n_items entries, in plan order */
     size_t n_tests;
+    char sandbox[400];       /* what of the solution's confinement does not hold ("" all does) */
+    bool sandbox_known;      /* the solution's process said the three below */
+    bool sandbox_dropped, sandbox_filtered; /* it ran as an unprivileged uid; under the filter */
+    char output[256];        /* the first bytes the solution wrote to stdout/stderr */
+    size_t output_bytes;     /* all it wrote, over the run */
 } rs_run;
 
 /* The time a report shows: the events' median, or the host clock's when work escaped the
@@ -131,7 +145,8 @@ void rn_free(rs_run *run);
 /* Ask a child for the device (the parent must not initialise CUDA). */
 bool rn_probe(dv_info *info, double timeout_s);
 
-/* The worst verdict over the tests in the given sets (RS_NOT_RUN counts as success). */
+/* The first failing verdict over the tests (RS_NOT_RUN counts as success); interrupted when
+ * any test was. */
 rs_status rn_overall(const rs_run *run);
 
 #endif

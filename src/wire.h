@@ -77,7 +77,9 @@ typedef enum {
     WR_READY,          /* context up (and cuBLAS): commands may follow */
     WR_FATAL,          /* the child cannot go on (harness-side failure) */
     WR_BEAT,           /* alive: the command is still running (timing) */
-    WR_DONE            /* the command finished: the facts below */
+    WR_DONE,           /* the command finished: the facts below */
+    WR_SANDBOX         /* first of all, before the solution is loaded: its confinement (detail:
+                          what does not hold; dropped, filtered) */
 } wr_msg_kind;
 
 /* Where a step failed on the device: which CUDA call returned err. */
@@ -104,6 +106,8 @@ typedef struct {
     int n_sol, n_base;  /* WR_CMD_TIME: samples written */
     int warmup;
     double loop_ms;     /* WR_CMD_TIME: the child's own clock around the whole loop */
+    bool dropped;       /* WR_SANDBOX: runs as an unprivileged uid */
+    bool filtered;      /* WR_SANDBOX: under the seccomp filter */
     char detail[256];   /* free text (a cuBLAS refusal, dlerror); always shown as quoted text */
     dv_info device;     /* WR_READY */
 } wr_msg;
@@ -117,7 +121,9 @@ int wr_read(int fd, void *buf, size_t n, double deadline);
 /* Close every descriptor from 3 up but those in keep (a child's first act). */
 void wr_close_other_fds(const int *keep, int n_keep);
 
-/* The children's entry points: the plan and the arena are the parent's, inherited at fork. */
+/* The children's entry points: the plan and the arena are the parent's, inherited at fork. The
+ * solution's child runs in its own process group, its stdin /dev/null, its stdout and stderr the
+ * output pipe; wk_main confines it (sandbox.h) before it loads the solution. */
 void wk_main(const rn_plan *plan, unsigned char *arena, size_t arena_bytes, int cmd_fd,
              int msg_fd);
 void or_main(const rn_plan *plan, unsigned char *arena, size_t arena_bytes, int cmd_fd,

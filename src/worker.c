@@ -9,11 +9,17 @@
  * parent computes the statistics and checks them against its own clock.
  */
 #include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
+#include "sandbox.h"
 #include "stats.h"
 #include "wire.h"
 
@@ -349,6 +355,49 @@ static void wk_time(wk_ctx *x)
     if ((e = wk_readback(x))) wk_fail(x, e, WR_AT_READBACK);
 }
 
+/* The object as the harness's user could open it, loaded after the uid drop: an unprivileged uid
+ * may not reach the cache's folder, so a dropped child loads a private copy (a memfd). 0, or
+ * the open's errno. */
+static int wk_open(const char *path, int *fd)
+{
+    *fd = open(path, O_RDONLY | O_CLOEXEC);
+    return *fd < 0 ? errno : 0;
+}
+
+static void *wk_load(const char *path, int fd, bool copy, char *why, size_t len)
+{
+    if (!copy) {
+        void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+        if (!h) snprintf(why, len, "%s", dlerror());
+        return h;
+    }
+    int mfd = memfd_create("solution.so", 0);
+    if (mfd < 0) {
+        snprintf(why, len, "%s: memfd_create: %s", path, strerror(errno));
+        return NULL;
+    }
+    char buf[1 << 16];
+    ssize_t k;
+    bool ok = true;
+    while (ok && (k = read(fd, buf, sizeof(buf))) != 0) {
+        if (k < 0 && errno == EINTR) continue;
+        ok = k > 0 && wr_write(mfd, buf, (size_t)k);
+    }
+    void *h = NULL;
+    if (!ok) {
+        snprintf(why, len, "%s: copying it: %s", path, strerror(errno));
+    } else {
+        char self[64];
+        snprintf(self, sizeof(self), "/proc/self/fd/%d", mfd);
+        h = dlopen(self, RTLD_NOW | RTLD_LOCAL);
+        if (!h) snprintf(why, len, "%s: %s", path, dlerror());
+    }
+    /* kept open when loaded: the dynamic loader knows objects by name, and a second object in a
+     * reused descriptor number would be taken for this one */
+    if (!h) close(mfd);
+    return h;
+}
+
 void wk_main(const rn_plan *plan, unsigned char *arena, size_t arena_bytes, int cmd_fd,
              int msg_fd)
 {
@@ -359,17 +408,45 @@ void wk_main(const rn_plan *plan, unsigned char *arena, size_t arena_bytes, int 
     x->arena_bytes = arena_bytes;
     x->msg_fd = msg_fd;
     x->index = -1;
-    /* The solution's prints must not mix with the report (or the JSON) on stdout. */
-    dup2(STDERR_FILENO, STDOUT_FILENO);
+    pid_t parent = getppid(); /* checked by rn_spawn, under its first PR_SET_PDEATHSIG */
 
     x->thunk = wk_thunk_for(plan->problem);
     if (!x->thunk) {
         wk_send_kind(x, WR_FATAL, "no call shape for this problem's signature (worker.c)");
         _exit(0);
     }
-    void *so = dlopen(plan->so_path, RTLD_NOW | RTLD_LOCAL);
+    /* what the unprivileged uid may not reach: opened first */
+    char why[300];
+    int fd = -1, vfd = -1, e = wk_open(plan->so_path, &fd);
+    if (!e && plan->vs_path) e = wk_open(plan->vs_path, &vfd);
+#ifdef HARNESS_KERNELS
+    dlopen(HARNESS_KERNELS, RTLD_NOW | RTLD_LOCAL); /* device.c's later dlopen finds it by name */
+#endif
+    /* stdout is the output pipe now: line-buffered as on a terminal, so a line printed before a
+     * crash still arrives */
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    sb_state sb;
+    bool confined = sb_enter(&sb);
+    wr_msg *m = &x->beat; /* sent before anything of the solution's ran: the parent trusts it */
+    memset(m, 0, sizeof(*m));
+    m->kind = confined ? WR_SANDBOX : WR_FATAL;
+    m->index = -1;
+    m->dropped = sb.dropped;
+    m->filtered = sb.filtered;
+    snprintf(m->detail, sizeof(m->detail), "%s", sb.note);
+    wk_send(x, m);
+    if (!confined) _exit(0);
+    /* the harness gone, this process goes too (set after the uid change, which clears it) */
+    if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent) _exit(3);
+    if (e) {
+        snprintf(why, sizeof(why), "cannot open %s: %s", fd < 0 ? plan->so_path : plan->vs_path,
+                 strerror(e));
+        wk_send_kind(x, WR_LOAD_FAILED, why);
+        _exit(0);
+    }
+    void *so = wk_load(plan->so_path, fd, sb.dropped, why, sizeof(why));
     if (!so) {
-        wk_send_kind(x, WR_LOAD_FAILED, dlerror());
+        wk_send_kind(x, WR_LOAD_FAILED, why);
         _exit(0);
     }
     void *sym = dlsym(so, "solve");
@@ -380,16 +457,18 @@ void wk_main(const rn_plan *plan, unsigned char *arena, size_t arena_bytes, int 
     /* POSIX guarantees a dlsym result converts to a function pointer; ISO C has no cast for it. */
     memcpy(&x->solve, &sym, sizeof(sym));
     if (plan->vs_path) {
-        char why[300];
-        void *vs = dlopen(plan->vs_path, RTLD_NOW | RTLD_LOCAL);
+        char vwhy[300];
+        void *vs = wk_load(plan->vs_path, vfd, sb.dropped, vwhy, sizeof(vwhy));
         void *vsym = vs ? dlsym(vs, "solve") : NULL;
         if (!vsym) {
-            snprintf(why, sizeof(why), "--vs: %s", dlerror());
+            snprintf(why, sizeof(why), "--vs: %s", vs ? dlerror() : vwhy);
             wk_send_kind(x, vs ? WR_NO_SOLVE : WR_LOAD_FAILED, why);
             _exit(0);
         }
         memcpy(&x->solve_vs, &vsym, sizeof(vsym));
     }
+    close(fd);
+    if (vfd >= 0) close(vfd);
     wk_send_kind(x, WR_LOADED, NULL);
     if (plan->lookup_only) _exit(0); /* the target's code cannot run here: solve found is all */
     if (!dv_probe(&x->dev)) {

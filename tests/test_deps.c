@@ -1,6 +1,7 @@
 /* tools/ensure_test_deps.sh, what `make test` runs first: found → exit 0; missing and not
  * installable here → one line naming the command, exit 1; as root with apt-get → apt-get update,
- * then install. Each test runs the script with PATH = a folder of stubs (pkg-config, apt-get, id,
+ * then install. libseccomp (optional: the seccomp filter) is installed the same way in a call of
+ * its own, or named in one line, the exit code unchanged. Each test runs the script with PATH = a folder of stubs (pkg-config, apt-get, id,
  * nvcc, cmake), so nothing on this machine is installed or removed. */
 #include <criterion/criterion.h>
 #include <stdbool.h>
@@ -20,7 +21,8 @@ typedef struct {
     const char *uid;   /* what `id -u` says */
     bool pkg_config;   /* a pkg-config stub exists */
     bool criterion;    /* it reports Criterion present from the start */
-    const char *apt;   /* NULL: no apt-get; "ok": it "installs" Criterion; "fail": it exits 100 */
+    const char *apt;   /* NULL: no apt-get; "ok": it "installs" what it is given; "fail": it exits 100 */
+    bool no_seccomp;   /* libseccomp is missing from the start */
 } fake;
 
 static void stub(const char *dir, const char *name, const char *body)
@@ -31,8 +33,8 @@ static void stub(const char *dir, const char *name, const char *body)
     chmod(path, 0755);
 }
 
-/* A folder of stubs in the scratch area; dir gets its path. Criterion is "installed" when the file
- * dir/criterion exists, which the apt-get stub creates. */
+/* A folder of stubs in the scratch area; dir gets its path. Criterion (libseccomp) is "installed"
+ * when the file dir/criterion (dir/libseccomp) exists, which the apt-get stub creates. */
 static void make_fake(const char *test, const fake *f, char *dir, size_t len)
 {
     snprintf(dir, len, "%s/deps-%s-%d", SCRATCH, test, (int)getpid());
@@ -47,19 +49,26 @@ static void make_fake(const char *test, const fake *f, char *dir, size_t len)
         snprintf(body, sizeof(body), "%s/criterion", dir);
         cr_assert(tu_write(body, ""));
     }
+    if (!f->no_seccomp) {
+        snprintf(body, sizeof(body), "%s/libseccomp", dir);
+        cr_assert(tu_write(body, ""));
+    }
     snprintf(body, sizeof(body), "#!/bin/sh\necho %s\n", f->uid);
     stub(dir, "id", body);
     stub(dir, "nvcc", "#!/bin/sh\nexit 0\n");
     stub(dir, "cmake", "#!/bin/sh\nexit 0\n");
     if (f->pkg_config) {
-        snprintf(body, sizeof(body),
-                 "#!/bin/sh\n[ \"$1 $2\" = '--exists criterion' ] && [ -e '%s/criterion' ]\n", dir);
+        snprintf(body, sizeof(body), "#!/bin/sh\n[ \"$1\" = --exists ] && [ -e '%s/'\"$2\" ]\n", dir);
         stub(dir, "pkg-config", body);
     }
     if (f->apt) {
         /* records each call with the environment it saw; "install" provides Criterion or fails */
         char install[600];
-        if (strcmp(f->apt, "ok") == 0) snprintf(install, sizeof(install), ": > '%s/criterion'", dir);
+        if (strcmp(f->apt, "ok") == 0)
+            snprintf(install, sizeof(install),
+                     "for p in \"$@\"; do case \"$p\" in libcriterion-dev) : > '%s/criterion' ;; "
+                     "libseccomp-dev) : > '%s/libseccomp' ;; esac; done",
+                     dir, dir);
         else snprintf(install, sizeof(install), "exit 100");
         snprintf(body, sizeof(body),
                  "#!/bin/sh\necho \"DEBIAN_FRONTEND=$DEBIAN_FRONTEND $*\" >> '%s/apt.log'\n"
@@ -104,7 +113,7 @@ Test(deps, present_dry_run_exits_0_on_this_machine)
 Test(deps, present_under_stubs_exits_0_silently)
 {
     char dir[512];
-    make_fake("present", &(fake){"0", true, true, "ok"}, dir, sizeof(dir));
+    make_fake("present", &(fake){"0", true, true, "ok", false}, dir, sizeof(dir));
     cr_expect_eq(run_script(dir, "", ""), 0, "%s", out);
     cr_expect_str_empty(out);
     char *log = apt_log(dir);
@@ -115,7 +124,7 @@ Test(deps, present_under_stubs_exits_0_silently)
 Test(deps, forbidden_names_the_command_in_one_line)
 {
     char dir[512];
-    make_fake("forbidden", &(fake){"0", true, false, "ok"}, dir, sizeof(dir));
+    make_fake("forbidden", &(fake){"0", true, false, "ok", false}, dir, sizeof(dir));
     cr_expect_eq(run_script(dir, "HARNESS_NO_INSTALL=1", ""), 1, "%s", out);
     cr_expect_str_eq(out, "make test: Criterion is missing; install it with: apt-get install libcriterion-dev\n");
     char *log = apt_log(dir);
@@ -126,7 +135,7 @@ Test(deps, forbidden_names_the_command_in_one_line)
 Test(deps, not_root_says_sudo)
 {
     char dir[512];
-    make_fake("user", &(fake){"1000", true, false, "ok"}, dir, sizeof(dir));
+    make_fake("user", &(fake){"1000", true, false, "ok", false}, dir, sizeof(dir));
     cr_expect_eq(run_script(dir, "", ""), 1, "%s", out);
     cr_expect_str_eq(out, "make test: Criterion is missing; install it with: sudo apt-get install libcriterion-dev\n");
     char *log = apt_log(dir);
@@ -137,7 +146,7 @@ Test(deps, not_root_says_sudo)
 Test(deps, no_apt_get_no_pkg_config_one_line)
 {
     char dir[512];
-    make_fake("bare", &(fake){"0", false, false, NULL}, dir, sizeof(dir));
+    make_fake("bare", &(fake){"0", false, false, NULL, false}, dir, sizeof(dir));
     cr_expect_eq(run_script(dir, "", ""), 1, "%s", out);
     cr_expect_eq(lines(out), 1, "%s", out);
     const char *head = "make test: Criterion (no pkg-config to find it) is missing; install Criterion's";
@@ -148,7 +157,7 @@ Test(deps, no_apt_get_no_pkg_config_one_line)
 Test(deps, dry_run_as_root_says_what_it_would_run)
 {
     char dir[512];
-    make_fake("dry", &(fake){"0", true, false, "ok"}, dir, sizeof(dir));
+    make_fake("dry", &(fake){"0", true, false, "ok", false}, dir, sizeof(dir));
     cr_expect_eq(run_script(dir, "", "--dry-run"), 1, "%s", out);
     cr_expect_eq(lines(out), 1, "%s", out);
     cr_expect(strstr(out, "would install it with: apt-get update && apt-get install -y --no-install-recommends "
@@ -161,7 +170,7 @@ Test(deps, dry_run_as_root_says_what_it_would_run)
 Test(deps, root_with_apt_get_installs)
 {
     char dir[512];
-    make_fake("install", &(fake){"0", false, false, "ok"}, dir, sizeof(dir));
+    make_fake("install", &(fake){"0", false, false, "ok", false}, dir, sizeof(dir));
     /* the pkg-config the install brings: a stub that appears with Criterion (chmod by its full
      * path: the stubs run under the fake PATH too) */
     char chmod_path[256], body[2048];
@@ -185,7 +194,7 @@ Test(deps, root_with_apt_get_installs)
 Test(deps, failed_install_names_the_log)
 {
     char dir[512];
-    make_fake("fail", &(fake){"0", true, false, "fail"}, dir, sizeof(dir));
+    make_fake("fail", &(fake){"0", true, false, "fail", false}, dir, sizeof(dir));
     cr_expect_eq(run_script(dir, "", ""), 2, "%s", out);
     const char *last = strstr(out, "make test: Criterion is missing and apt-get could not install libcriterion-dev");
     cr_expect(last, "%s", out);
@@ -196,6 +205,61 @@ Test(deps, failed_install_names_the_log)
 Test(deps, bad_argument)
 {
     char dir[512];
-    make_fake("arg", &(fake){"0", true, true, NULL}, dir, sizeof(dir));
+    make_fake("arg", &(fake){"0", true, true, NULL, false}, dir, sizeof(dir));
     cr_expect_eq(run_script(dir, "", "--bogus"), 64, "%s", out);
+}
+
+/* libseccomp missing, Criterion there: as root it is installed in a call of its own, exit 0 */
+Test(deps, seccomp_missing_as_root_is_installed)
+{
+    char dir[512];
+    make_fake("seccomp", &(fake){"0", true, true, "ok", .no_seccomp = true}, dir, sizeof(dir));
+    cr_expect_eq(run_script(dir, "", ""), 0, "%s", out);
+    cr_expect_str_eq(out, "make test: installed libseccomp-dev (the solution's seccomp filter)\n");
+    char *log = apt_log(dir);
+    cr_assert_not_null(log);
+    cr_expect_str_eq(log, "DEBIAN_FRONTEND=noninteractive update -qq\n"
+                          "DEBIAN_FRONTEND=noninteractive install -y -qq --no-install-recommends libseccomp-dev\n");
+    free(log);
+}
+
+/* ... and as a user, one line, still exit 0: the harness builds without it */
+Test(deps, seccomp_missing_as_user_is_one_line)
+{
+    char dir[512];
+    make_fake("seccomp-user", &(fake){"1000", true, true, "ok", .no_seccomp = true}, dir, sizeof(dir));
+    cr_expect_eq(run_script(dir, "", ""), 0, "%s", out);
+    cr_expect_str_eq(out, "make test: libseccomp is missing, so the solution's seccomp filter will be off; "
+                          "install it with: sudo apt-get install libseccomp-dev\n");
+    char *log = apt_log(dir);
+    cr_expect_null(log, "apt-get ran: %s", log ? log : "");
+    free(log);
+}
+
+/* its install failing costs nothing but the filter: exit 0, one line naming apt's log */
+Test(deps, seccomp_install_failing_is_a_note)
+{
+    char dir[512];
+    make_fake("seccomp-fail", &(fake){"0", true, true, "fail", .no_seccomp = true}, dir, sizeof(dir));
+    cr_expect_eq(run_script(dir, "", ""), 0, "%s", out);
+    cr_expect_eq(lines(out), 1, "%s", out);
+    cr_expect(strstr(out, "make test: libseccomp-dev could not be installed (its output: ") &&
+                  strstr(out, "the solution's seccomp filter will be off\n"),
+              "%s", out);
+}
+
+/* both missing as root: Criterion first (the required one, its own call), then libseccomp */
+Test(deps, both_missing_as_root_are_installed_apart)
+{
+    char dir[512];
+    make_fake("both", &(fake){"0", true, false, "ok", .no_seccomp = true}, dir, sizeof(dir));
+    cr_expect_eq(run_script(dir, "", ""), 0, "%s", out);
+    cr_expect(strstr(out, "make test: installed libcriterion-dev\n"), "%s", out);
+    cr_expect(strstr(out, "make test: installed libseccomp-dev (the solution's seccomp filter)\n"), "%s", out);
+    char *log = apt_log(dir);
+    cr_assert_not_null(log);
+    cr_expect_str_eq(log, "DEBIAN_FRONTEND=noninteractive update -qq\n"
+                          "DEBIAN_FRONTEND=noninteractive install -y -qq --no-install-recommends libcriterion-dev\n"
+                          "DEBIAN_FRONTEND=noninteractive install -y -qq --no-install-recommends libseccomp-dev\n");
+    free(log);
 }

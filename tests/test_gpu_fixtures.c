@@ -1,10 +1,14 @@
 /* GPU suite: every known-wrong or hostile fixture gets its exact verdict, and the harness still
  * judges a correct solution afterwards. Skipped (exit 77, see util.c) without a CUDA device. */
 #include <criterion/criterion.h>
+#include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "judge.h"
+#include "sandbox.h"
 #include "util.h"
+#include "wire.h"
 
 #define RUN(out, ...) tu_run_harness(out, sizeof(out), (const char *const[]){__VA_ARGS__, NULL})
 #define FX(name) FIXTURES "/" name ".cu"
@@ -245,4 +249,123 @@ Test(fixtures, vs_itself_is_no_difference)
     code = RUN(out, "--vs", FX("noop"), "--size", "256x256x256", FX("correct"));
     cr_expect_eq(code, HX_SUCCESS, "the judged file passed: %s", out);
     cr_expect(strstr(out, "test-case-failed on this case") && strstr(out, "not compared"), "%s", out);
+}
+
+/* ---- the solution's process (the GPU machine runs these as root: the solution's child becomes
+ * an unprivileged uid under the seccomp filter) ---- */
+
+/* The harness under an outer guard: `pre` (e.g. "timeout --preserve-status -s INT 8") wraps it,
+ * and the whole command is SIGKILLed after 180 s whatever the harness's --timeout does. */
+static int guarded(char *out, size_t len, const char *pre, const char *const *args, double *secs)
+{
+    char cmd[4096];
+    size_t u = (size_t)snprintf(cmd, sizeof(cmd), "HARNESS_CACHE='%s/cache' timeout -s KILL 180 %s '%s'",
+                                SCRATCH, pre, HARNESS_BIN);
+    for (int i = 0; args[i] && u < sizeof(cmd); i++)
+        u += (size_t)snprintf(cmd + u, sizeof(cmd) - u, " '%s'", args[i]);
+    snprintf(cmd + u, sizeof(cmd) - u, " 2>&1");
+    double t0 = wr_now();
+    int code = tu_run_shell(out, len, cmd);
+    if (secs) *secs = wr_now() - t0;
+    return code;
+}
+#define GUARDED(out, pre, secs, ...) guarded(out, sizeof(out), pre, (const char *const[]){__VA_ARGS__, NULL}, secs)
+
+Test(fixtures, constructor_abort_is_the_solutions_error)
+{
+    static char out[1 << 17];
+    cr_expect_eq(GUARDED(out, "", NULL, "--tests", "judge", "--no-timing", FX("ctor_abort")), HX_ERROR, "%s", out);
+    cr_expect(strstr(out, "SIGABRT") && strstr(out, "while loading the solution"), "%s", out);
+    cr_expect(strstr(out, "- Not run"), "loaded once, not once per test: %s", out);
+}
+
+/* The load runs under --timeout (3 s), not the 20 s more that the CUDA context gets. */
+Test(fixtures, constructor_hang_times_out_within_the_limit)
+{
+    static char out[1 << 17];
+    double secs;
+    GUARDED(out, "", NULL, "--tests", "example", "--timeout", "3", FX("ctor_hang")); /* compiles */
+    int code = GUARDED(out, "", &secs, "--tests", "example", "--timeout", "3", FX("ctor_hang"));
+    cr_expect_eq(code, HX_TIMEOUT, "%s", out);
+    cr_expect(strstr(out, "loading the solution (its constructors) did not finish within the 3 s limit"),
+              "%s", out);
+    cr_expect_lt(secs, 15.0, "cached: the limit, the oracle's start, no 20 s allowance: %.1f s", secs);
+}
+
+/* A grandchild holding the harness's pipe after solve exits: an error at once, not a timeout. */
+Test(fixtures, grandchild_holding_the_pipe_is_an_error_at_once)
+{
+    static char out[1 << 17];
+    double secs;
+    GUARDED(out, "", NULL, "--tests", "example", "--timeout", "30", FX("fork_exit")); /* compiles */
+    int code = GUARDED(out, "", &secs, "--tests", "example", "--timeout", "30", FX("fork_exit"));
+    cr_expect_eq(code, HX_ERROR, "%s", out);
+    cr_expect(strstr(out, "exited with status 5 in the middle of the test"), "%s", out);
+    cr_expect_lt(secs, 20.0, "seen at the exit, not at the 30 s limit: %.1f s", secs);
+}
+
+/* kill(getppid(), SIGSTOP): refused, the solution goes on and passes (the fixture asks with signal
+ * 0 first; --timeout and the 180 s SIGKILL guard bound the run anyway). */
+Test(fixtures, stopping_the_harness_is_refused)
+{
+    if (!sb_filter_built() && geteuid() != 0)
+        cr_skip_test("built without libseccomp and not root: nothing refuses the signal");
+    static char out[1 << 17];
+    int code = GUARDED(out, "", NULL, "--tests", "example,functional", "--no-timing", "--timeout", "10",
+                       FX("stop_parent"));
+    cr_expect_eq(code, HX_SUCCESS, "exit 21: nothing refused signal 0; 23: SIGSTOP delivered: %s", out);
+}
+
+/* /proc/PPID/mem, PTRACE_SEIZE, process_vm_readv at the harness all fail; as root the solution
+ * runs unprivileged. */
+Test(fixtures, the_harness_memory_is_out_of_reach)
+{
+    static char out[1 << 17];
+    int code = GUARDED(out, "", NULL, "--json", "--tests", "example", "--no-timing", FX("parent_mem"));
+    cr_expect_eq(code, HX_SUCCESS, "exit 31: /proc/PPID/mem opened; 34: ran as root: %s", out);
+    if (geteuid() == 0)
+        cr_expect(strstr(out, "\"sandbox\":{\"unprivileged\":true"), "%s", out);
+}
+
+/* kill(-1, 0), kill(0, 0), tgkill/pidfd at the harness, setsid, setpgid refused (signal 0 only:
+ * never a real signal to -1); its own signals and threads unharmed. */
+Test(fixtures, signals_outside_the_process_are_refused)
+{
+    if (!sb_filter_built()) cr_skip_test("built without libseccomp: no filter to test");
+    static char out[1 << 17];
+    int code = GUARDED(out, "", NULL, "--json", "--tests", "example,functional", "--no-timing",
+                       FX("signals_outside"));
+    cr_expect_eq(code, HX_SUCCESS, "exits 41..48 name the rule: %s", out);
+    cr_expect(strstr(out, "\"filter\":true"), "%s", out);
+}
+
+Test(fixtures, stdout_flood_is_output_exceeded)
+{
+    static char out[1 << 18];
+    int code = GUARDED(out, "", NULL, "--tests", "example", FX("stdout_flood"));
+    cr_expect_eq(code, HX_OUTPUT_EXCEEDED, "%.2000s", out);
+    cr_expect(strstr(out, "more than 1 MiB to stdout/stderr") && strstr(out, "Status: output-exceeded"),
+              "%.2000s", out);
+}
+
+Test(fixtures, prints_are_shown_and_change_nothing)
+{
+    static char out[1 << 17];
+    cr_expect_eq(GUARDED(out, "", NULL, "--tests", "example", FX("prints")), HX_SUCCESS, "%s", out);
+    cr_expect(strstr(out, "fixture prints: solve 2x"), "%s", out);
+}
+
+/* SIGINT while the example hangs: exit 15, the report printed, the later tests not run. */
+Test(fixtures, sigint_prints_the_partial_report_and_exits_interrupted)
+{
+    static char out[1 << 17];
+    GUARDED(out, "", NULL, "--tests", "example", "--timeout", "3", FX("endless_loop")); /* compiles */
+    double secs;
+    int code = GUARDED(out, "timeout --preserve-status -s INT 8", &secs, "--tests", "judge",
+                       "--timeout", "60", FX("endless_loop"));
+    cr_expect_eq(code, HX_INTERRUPTED, "%s", out);
+    cr_expect(strstr(out, "[interrupted]") && strstr(out, "- Not run") &&
+                  strstr(out, "Status: interrupted"),
+              "%s", out);
+    cr_expect_lt(secs, 30.0, "%.1f s", secs);
 }

@@ -3,13 +3,23 @@
  * device_fake.c: host memory between the same guard zones, the CPU reference), judging fake
  * solutions: a correct one passes and is timed beside the baseline; wrong output, a write past
  * C, a changed input, a cached result, an exit, a hang and forged records each get their
- * verdict from the parent; --vs compares two files. No GPU and no nvcc needed. */
+ * verdict from the parent; --vs compares two files. The process suite: constructors that abort,
+ * exit or hang, a grandchild holding the pipe, a solution reaching for the harness (signals,
+ * /proc/PPID/mem, ptrace), an output flood, and SIGINT mid-run. No GPU and no nvcc needed. */
 #include <criterion/criterion.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "problem.h"
 #include "runner.h"
+#include "sandbox.h"
+#include "util.h"
+#include "wire.h"
 
 /* gemm_fp16's example and functional tests, two small extra ones (ragged; beta = 0 with C
  * holding NaN), and the performance recipe at 48×40×32, timed. */
@@ -230,4 +240,284 @@ Test(protocol, start_up_outcomes)
     cr_expect_eq(rn_run(&plan, &run), RN_LOAD_FAILED, "%s", run.detail);
     cr_expect(strstr(run.detail, "/nonexistent/object.so"), "%s", run.detail);
     rn_free(&run);
+}
+
+/* ---- the solution's process: start-up, confinement, output, interruption ---- */
+
+static size_t items_three(rn_item *it)
+{
+    const pb_problem *p = pb_find("gemm_fp16");
+    it[0] = (rn_item){p->cases[PB_SET_EXAMPLE][0], PB_SET_EXAMPLE, false};
+    it[1] = (rn_item){p->cases[PB_SET_FUNCTIONAL][0], PB_SET_FUNCTIONAL, false};
+    it[2] = (rn_item){p->cases[PB_SET_FUNCTIONAL][1], PB_SET_FUNCTIONAL, false};
+    return 3;
+}
+
+static rs_run run_plan(const char *so, double timeout_s, rn_item *it, size_t n, double *secs)
+{
+    rn_plan plan = {.problem = pb_find("gemm_fp16"), .so_path = so, .items = it, .n_items = n,
+                    .timeout_s = timeout_s, .output_hidden = true,
+                    .timing = {.warmup = 1, .min_runs = 3, .max_runs = 10, .max_time_s = 0.05}};
+    rs_run run;
+    double t0 = wr_now();
+    cr_assert_eq(rn_run(&plan, &run), RN_OK, "%s: %s", so, run.detail);
+    if (secs) *secs = wr_now() - t0;
+    return run;
+}
+
+/* A constructor that aborts or exits is the solution's error (not the harness's failure), in the
+ * first test; the object cannot be loaded, so nothing else runs. */
+Test(process, constructor_abort_or_exit_is_the_solutions_error, .timeout = 60)
+{
+    struct {
+        const char *so, *detail;
+    } cases[] = {
+        {FAKE_CTOR_ABORT, "SIGABRT"},
+        {FAKE_CTOR_EXIT, "exited with status 4 while loading the solution"},
+    };
+    for (size_t c = 0; c < 2; c++) {
+        rn_item it[3];
+        size_t n = items_three(it);
+        rs_run run = run_plan(cases[c].so, 10, it, n, NULL);
+        cr_expect_eq(run.tests[0].status, RS_ERROR, "%s: %s", cases[c].so, run.tests[0].detail);
+        cr_expect(strstr(run.tests[0].detail, cases[c].detail), "%s", run.tests[0].detail);
+        cr_expect(strstr(run.tests[0].detail, "loading"), "%s", run.tests[0].detail);
+        cr_expect_eq(run.tests[1].status, RS_NOT_RUN, "not loaded again");
+        cr_expect_eq(rn_overall(&run), RS_ERROR);
+        rn_free(&run);
+    }
+}
+
+/* A constructor that never returns: a timeout within the test's limit, not the harness's 20 s
+ * start-up allowance. */
+Test(process, constructor_hang_times_out_within_the_limit, .timeout = 60)
+{
+    rn_item it[3];
+    size_t n = items_three(it);
+    double secs;
+    rs_run run = run_plan(FAKE_CTOR_HANG, 1.0, it, n, &secs);
+    cr_expect_eq(run.tests[0].status, RS_TIMEOUT, "%s", run.tests[0].detail);
+    cr_expect(strstr(run.tests[0].detail, "loading the solution (its constructors) did not finish "
+                                          "within the 1 s limit"), "%s", run.tests[0].detail);
+    cr_expect_lt(secs, 6.0, "killed at the limit: %.1f s", secs);
+    cr_expect_eq(run.tests[1].status, RS_NOT_RUN);
+    rn_free(&run);
+}
+
+/* Whether process pid is gone (or a zombie waiting for its new parent). */
+static bool gone(int pid)
+{
+    char path[64], *stat;
+    snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+    if (!(stat = tu_slurp(path))) return true;
+    const char *close_paren = strrchr(stat, ')');
+    bool z = close_paren && close_paren[1] == ' ' && close_paren[2] == 'Z';
+    free(stat);
+    return z;
+}
+
+/* solve forks a grandchild that holds the record pipe open, then exits: an error at once (the
+ * exit is seen without the pipe's end of file), and the grandchild dies with the group. */
+Test(process, a_grandchild_holding_the_pipe_does_not_hide_the_exit, .timeout = 60)
+{
+    char dir[] = "/tmp/harness-fake-XXXXXX";
+    cr_assert_not_null(mkdtemp(dir));
+    cr_assert_eq(chmod(dir, 0777), 0, "the solution may run as another uid");
+    cr_assert_eq(setenv("FAKE_NOTE_DIR", dir, 1), 0);
+    rn_item it[3];
+    size_t n = items_three(it);
+    double secs;
+    rs_run run = run_plan(FAKE_FORK_EXIT, 10, it, n, &secs);
+    cr_expect_eq(run.tests[0].status, RS_ERROR, "%s", run.tests[0].detail);
+    cr_expect(strstr(run.tests[0].detail, "exited with status 5 in the middle of the test"), "%s",
+              run.tests[0].detail);
+    cr_expect_lt(secs, 8.0, "three tests, each seen at once, not at the 10 s limit: %.1f s", secs);
+    char path[600];
+    snprintf(path, sizeof(path), "%s/grandchild", dir);
+    char *pid = tu_slurp(path);
+    cr_assert_not_null(pid, "the grandchild ran and wrote its pid");
+    bool dead = false;
+    for (int i = 0; i < 40 && !(dead = gone(atoi(pid))); i++) usleep(50000);
+    cr_expect(dead, "grandchild %d killed with the solution's process group", atoi(pid));
+    free(pid);
+    unlink(path);
+    rmdir(dir);
+    rn_free(&run);
+}
+
+/* kill(getppid(), SIGSTOP) from solve is refused (the filter; as root, the uid drop too), so the
+ * solution goes on and passes. The fake asks with signal 0 first and stops only what refused it;
+ * this test's .timeout is the outer guard. Without the filter, as a user, the harness can be
+ * stopped: skipped. */
+Test(process, stopping_the_harness_is_refused, .timeout = 60)
+{
+    if (!sb_filter_built() && geteuid() != 0)
+        cr_skip_test("built without libseccomp and not root: nothing refuses the signal");
+    rn_item it[3];
+    size_t n = items_three(it);
+    rs_run run = run_plan(FAKE_STOP_PARENT, 10, it, n, NULL);
+    for (size_t i = 0; i < n; i++)
+        cr_expect_eq(run.tests[i].status, RS_SUCCESS, "%s: %s", run.tests[i].name,
+                     run.tests[i].detail);
+    rn_free(&run);
+}
+
+/* /proc/PPID/mem read-write, PTRACE_SEIZE and process_vm_readv at the harness all fail: as root
+ * the solution runs as an unprivileged uid; as a user the parent is not dumpable. */
+Test(process, the_harness_memory_is_out_of_reach, .timeout = 60)
+{
+    rn_item it[3];
+    size_t n = items_three(it);
+    rs_run run = run_plan(FAKE_PARENT_MEM, 10, it, n, NULL);
+    for (size_t i = 0; i < n; i++)
+        cr_expect_eq(run.tests[i].status, RS_SUCCESS, "%s: %s", run.tests[i].name,
+                     run.tests[i].detail);
+    if (geteuid() == 0) {
+        cr_expect(run.sandbox_dropped, "as root the solution runs unprivileged: %s", run.sandbox);
+    } else {
+        cr_log_info("not root: the uid drop is not exercised (the parent's PR_SET_DUMPABLE is)");
+    }
+    rn_free(&run);
+}
+
+/* The filter's signal rules, asked with signal 0 only: kill(-1), kill(0), tgkill at the parent,
+ * pidfd_open, setsid, setpgid refused; a signal to itself and to its own thread allowed. */
+Test(process, the_filter_refuses_signals_outside_the_process, .timeout = 60)
+{
+    if (!sb_filter_built()) cr_skip_test("built without libseccomp: no filter to test");
+    rn_item it[3];
+    size_t n = items_three(it);
+    rs_run run = run_plan(FAKE_KILL_ALL, 10, it, n, NULL);
+    cr_expect(run.sandbox_filtered, "%s", run.sandbox);
+    for (size_t i = 0; i < n; i++)
+        cr_expect_eq(run.tests[i].status, RS_SUCCESS, "%s: %s", run.tests[i].name,
+                     run.tests[i].detail);
+    if (geteuid() == 0) cr_expect_str_empty(run.sandbox, "everything holds: %s", run.sandbox);
+    rn_free(&run);
+}
+
+/* 100 MB on stdout: killed past the cap, output-exceeded, each test in a fresh process. */
+Test(process, an_output_flood_is_output_exceeded, .timeout = 60)
+{
+    rn_item it[3];
+    size_t n = items_three(it);
+    double secs;
+    rs_run run = run_plan(FAKE_FLOOD, 10, it, n, &secs);
+    for (size_t i = 0; i < n; i++) {
+        cr_expect_eq(run.tests[i].status, RS_OUTPUT_EXCEEDED, "%s: %s", run.tests[i].name,
+                     run.tests[i].detail);
+        cr_expect(strstr(run.tests[i].detail, "more than 1 MiB to stdout/stderr") &&
+                      strstr(run.tests[i].detail, "began: \"flood xxx"),
+                  "%s", run.tests[i].detail);
+    }
+    cr_expect_str_eq(rs_status_name(RS_OUTPUT_EXCEEDED), "output-exceeded");
+    cr_expect_lt(secs, 10.0, "%.1f s", secs);
+    rn_free(&run);
+}
+
+/* A solution's prints reach the run and change nothing. */
+Test(process, printed_output_is_kept)
+{
+    rn_item it[3];
+    size_t n = items_three(it);
+    rs_run run = run_plan(FAKE_PRINTS, 10, it, n, NULL);
+    for (size_t i = 0; i < n; i++)
+        cr_expect_eq(run.tests[i].status, RS_SUCCESS, "%s: %s", run.tests[i].name,
+                     run.tests[i].detail);
+    cr_expect(strncmp(run.output, "solve 2x2x3 uid ", 16) == 0, "%s", run.output);
+    cr_expect_gt(run.output_bytes, 3 * strlen("solve 2x2x3 uid 0 gid 0\n"), "%zu", run.output_bytes);
+    if (geteuid() == 0)
+        cr_expect(strstr(run.output, "uid 65534 gid 65534"), "root: nobody/nogroup: %s", run.output);
+    rn_free(&run);
+}
+
+/* HARNESS_SOLUTION_UID: another uid:gid; 0 keeps root (and the report says so); a malformed
+ * value stops the run as the harness's failure. Only root can change uid. */
+Test(process, the_solution_uid_is_configurable, .timeout = 60)
+{
+    if (geteuid() != 0) cr_skip_test("not root: the solution runs as this user, nothing to drop");
+    rn_item it[3];
+    size_t n = items_three(it);
+    cr_assert_eq(setenv("HARNESS_SOLUTION_UID", "4321:4322", 1), 0);
+    rs_run run = run_plan(FAKE_PRINTS, 10, it, n, NULL);
+    cr_expect_eq(run.tests[0].status, RS_SUCCESS, "%s", run.tests[0].detail);
+    cr_expect(strstr(run.output, "uid 4321 gid 4322"), "%s", run.output);
+    cr_expect(run.sandbox_dropped);
+    rn_free(&run);
+    cr_assert_eq(setenv("HARNESS_SOLUTION_UID", "0", 1), 0);
+    run = run_plan(FAKE_PRINTS, 10, it, n, NULL);
+    cr_expect_eq(run.tests[0].status, RS_SUCCESS, "%s", run.tests[0].detail);
+    cr_expect(strstr(run.output, "uid 0 gid 0"), "%s", run.output);
+    cr_expect(!run.sandbox_dropped && strstr(run.sandbox, "the solution runs as root"), "%s",
+              run.sandbox);
+    rn_free(&run);
+    cr_assert_eq(setenv("HARNESS_SOLUTION_UID", "nobody", 1), 0);
+    rn_plan plan = {.problem = pb_find("gemm_fp16"), .so_path = FAKE_PRINTS, .items = it,
+                    .n_items = n, .timeout_s = 10, .output_hidden = true, .timing = {.max_runs = 10}};
+    cr_expect_eq(rn_run(&plan, &run), RN_INTERNAL);
+    cr_expect(strstr(run.detail, "HARNESS_SOLUTION_UID: expected UID or UID:GID, got 'nobody'"), "%s",
+              run.detail);
+    rn_free(&run);
+    unsetenv("HARNESS_SOLUTION_UID");
+}
+
+/* SIGINT to this process once the second call hangs ($FAKE_NOTE_DIR/hanging exists), or after
+ * 20 s whatever happened. */
+static void *interrupt_later(void *arg)
+{
+    char path[600];
+    snprintf(path, sizeof(path), "%s/hanging", (const char *)arg);
+    for (int i = 0; i < 400 && access(path, F_OK) != 0; i++) usleep(50000);
+    usleep(100000);
+    kill(getpid(), SIGINT);
+    return NULL;
+}
+
+/* SIGINT during the second test: the first keeps its verdict, the second is interrupted, the
+ * third is not run, promptly (the limit is 30 s). */
+Test(process, sigint_interrupts_and_keeps_the_verdicts, .timeout = 60)
+{
+    static char dir[] = "/tmp/harness-fake-XXXXXX";
+    cr_assert_not_null(mkdtemp(dir));
+    cr_assert_eq(chmod(dir, 0777), 0, "the solution may run as another uid");
+    cr_assert_eq(setenv("FAKE_NOTE_DIR", dir, 1), 0);
+    rn_item it[3];
+    size_t n = items_three(it);
+    pthread_t t;
+    cr_assert_eq(pthread_create(&t, NULL, interrupt_later, dir), 0);
+    double secs;
+    rs_run run = run_plan(FAKE_HANG_SECOND, 30, it, n, &secs);
+    pthread_join(t, NULL);
+    cr_expect_eq(run.tests[0].status, RS_SUCCESS, "%s", run.tests[0].detail);
+    cr_expect_eq(run.tests[1].status, RS_INTERRUPTED, "%s", run.tests[1].detail);
+    cr_expect(strstr(run.tests[1].detail, "SIGINT"), "%s", run.tests[1].detail);
+    cr_expect_eq(run.tests[2].status, RS_NOT_RUN);
+    cr_expect_eq(rn_overall(&run), RS_INTERRUPTED);
+    cr_expect_lt(secs, 20.0, "%.1f s", secs);
+    char path[600];
+    snprintf(path, sizeof(path), "%s/hanging", dir);
+    unlink(path);
+    rmdir(dir);
+    rn_free(&run);
+}
+
+/* The GPU-node check that decides whether root is dropped, on nodes every machine has: /dev/null
+ * is read-write for all; a root-only node is not, except for root (its owner). */
+Test(process, device_nodes_are_checked_for_the_target_uid)
+{
+    char bad[200] = "";
+    const char *open_ones[] = {"/dev/null", "/dev/zero", "/dev/no-such-node*"};
+    cr_expect(sb_nodes_usable(open_ones, 3, 65534, 65534, bad, sizeof(bad)), "%s", bad);
+    const char *candidates[] = {"/dev/console", "/dev/kvm", "/dev/cpu_dma_latency", "/dev/mem"};
+    const char *closed = NULL;
+    struct stat sb;
+    for (size_t i = 0; i < 4 && !closed; i++)
+        if (stat(candidates[i], &sb) == 0 && S_ISCHR(sb.st_mode) && sb.st_uid == 0 &&
+            (sb.st_mode & 0066) == 0)
+            closed = candidates[i];
+    if (!closed) cr_skip_test("no root-only character device here to check against");
+    const char *pats[] = {"/dev/null", closed};
+    cr_expect(!sb_nodes_usable(pats, 2, 65534, 65534, bad, sizeof(bad)));
+    cr_expect(strncmp(bad, closed, strlen(closed)) == 0 && strstr(bad, "owner 0:"), "%s", bad);
+    cr_expect(sb_nodes_usable(pats, 2, 0, 0, bad, sizeof(bad)), "its owner may: %s", bad);
 }

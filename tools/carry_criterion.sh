@@ -4,6 +4,9 @@
 # GPU machine without Criterion can build and run the suites: tools/gpu_session.sh puts
 # .deps/lib/pkgconfig on PKG_CONFIG_PATH and .deps/lib on LD_LIBRARY_PATH. Carry `.deps` with the
 # device call (.git/info/exclude keeps it out of git). Needs libcriterion-dev installed here.
+# libseccomp too, when libseccomp-dev is installed here (headers, libseccomp.a, which CMake links
+# in preference so the harness binary needs nothing at run time, the .so, a relocated
+# libseccomp.pc): the GPU machine's build then has the solution's seccomp filter.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 lib=/usr/lib/x86_64-linux-gnu
@@ -24,5 +27,23 @@ Version: $(pkg-config --modversion criterion)
 Libs: -L\${libdir} -lcriterion
 Cflags: -I\${includedir}
 PC
+if [ -f "$lib/pkgconfig/libseccomp.pc" ]; then
+    cp /usr/include/seccomp.h .deps/include/
+    [ -f /usr/include/seccomp-syscalls.h ] && cp /usr/include/seccomp-syscalls.h .deps/include/
+    cp -P "$lib"/libseccomp.so* .deps/lib/
+    [ -f "$lib/libseccomp.a" ] && cp "$lib/libseccomp.a" .deps/lib/
+    cat > .deps/lib/pkgconfig/libseccomp.pc <<PC
+prefix=\${pcfiledir}/../..
+includedir=\${prefix}/include
+libdir=\${prefix}/lib
+Name: libseccomp
+Description: libseccomp, carried for the GPU machine
+Version: $(pkg-config --modversion libseccomp)
+Libs: -L\${libdir} -lseccomp
+Cflags: -I\${includedir}
+PC
+else
+    echo "carry_criterion.sh: libseccomp-dev is not installed here: the GPU build will have no seccomp filter" >&2
+fi
 grep -qx '/.deps/' .git/info/exclude 2>/dev/null || echo '/.deps/' >> .git/info/exclude
 du -sh .deps

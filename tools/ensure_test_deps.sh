@@ -9,6 +9,10 @@
 # libcriterion-dev, pkg-config, cmake as needed (noninteractive, quiet; apt's output goes to a log
 # that is named when it fails). Otherwise it prints one line naming the command to run. The CUDA
 # toolkit it never installs.
+# libseccomp (`pkg-config --exists libseccomp`: the solution's seccomp filter, src/sandbox.c) is
+# optional: installed the same way (libseccomp-dev, its own apt-get call) where Criterion could
+# be, otherwise one line says the filter will be off and how to install it; neither case changes
+# the exit code.
 #
 # usage: tools/ensure_test_deps.sh [--dry-run]     --dry-run: check and say, install nothing
 # environment: HARNESS_NO_INSTALL=1 forbids installing
@@ -62,18 +66,53 @@ if ! command -v cmake >/dev/null 2>&1; then
     what+=("CMake")
     pkgs+=(cmake)
 fi
-[ ${#pkgs[@]} -eq 0 ] && exit 0
-
-if [ ${#what[@]} -eq 2 ]; then
-    missing="${what[0]} and ${what[1]} are missing" it=them
-else
-    missing="${what[0]} is missing" it=it
+# the optional one: looked for now when pkg-config is here, after an install otherwise
+want_seccomp=0
+if ! command -v pkg-config >/dev/null 2>&1 || ! pkg-config --exists libseccomp; then
+    want_seccomp=1
 fi
 uid="$(id -u 2>/dev/null || echo unknown)"
 sudo=""
 [ "$uid" = 0 ] || sudo="sudo "
 have_apt=0
 command -v apt-get >/dev/null 2>&1 && have_apt=1
+forbid=0
+[ -n "${HARNESS_NO_INSTALL:-}" ] && [ "${HARNESS_NO_INSTALL}" != 0 ] && forbid=1
+may_install=0
+[ "$uid" = 0 ] && [ "$have_apt" = 1 ] && [ "$forbid" = 0 ] && [ "$dry" = 0 ] && may_install=1
+
+# libseccomp-dev, when it is missing: installed where allowed, else one line; exit code unchanged
+seccomp() {
+    command -v pkg-config >/dev/null 2>&1 && pkg-config --exists libseccomp && return 0
+    local how="${sudo}apt-get install libseccomp-dev"
+    [ "$have_apt" = 1 ] || how="libseccomp's development files (Debian/Ubuntu: ${sudo}apt-get install libseccomp-dev)"
+    if [ "$may_install" = 1 ]; then
+        local slog
+        slog="$(mktemp "${TMPDIR:-/tmp}/harness-apt.XXXXXX")" || slog=/dev/null
+        export DEBIAN_FRONTEND=noninteractive
+        [ "${1:-}" = updated ] || apt-get update -qq >>"$slog" 2>&1 || echo "(apt-get update failed)" >>"$slog"
+        if apt-get install -y -qq --no-install-recommends libseccomp-dev >>"$slog" 2>&1 &&
+            command -v pkg-config >/dev/null 2>&1 && pkg-config --exists libseccomp; then
+            [ "$slog" = /dev/null ] || rm -f "$slog"
+            echo "$me: installed libseccomp-dev (the solution's seccomp filter)" >&2
+            return 0
+        fi
+        echo "$me: libseccomp-dev could not be installed (its output: $slog): the solution's seccomp filter will be off" >&2
+        return 0
+    fi
+    echo "$me: libseccomp is missing, so the solution's seccomp filter will be off; install it with: $how" >&2
+}
+
+if [ ${#pkgs[@]} -eq 0 ]; then
+    [ "$want_seccomp" = 1 ] && seccomp
+    exit 0
+fi
+
+if [ ${#what[@]} -eq 2 ]; then
+    missing="${what[0]} and ${what[1]} are missing" it=them
+else
+    missing="${what[0]} is missing" it=it
+fi
 if [ "$have_apt" = 1 ]; then
     cmd="${sudo}apt-get install ${pkgs[*]}"
 elif command -v dnf >/dev/null 2>&1; then
@@ -96,8 +135,6 @@ else
 fi
 
 # installing is for root with apt-get, when not forbidden
-forbid=0
-[ -n "${HARNESS_NO_INSTALL:-}" ] && [ "${HARNESS_NO_INSTALL}" != 0 ] && forbid=1
 if [ "$uid" != 0 ] || [ "$have_apt" = 0 ] || [ "$forbid" = 1 ]; then
     echo "$me: $missing; $how" >&2
     exit 1
@@ -123,4 +160,5 @@ if ! command -v pkg-config >/dev/null 2>&1 || ! pkg-config --exists criterion ||
 fi
 [ "$log" = /dev/null ] || rm -f "$log"
 echo "$me: installed ${pkgs[*]}" >&2
+[ "$want_seccomp" = 1 ] && seccomp updated
 exit 0
