@@ -201,7 +201,15 @@ static int jd_sweep_options(const jd_options *o, const pb_problem *p, jd_options
 {
     const pb_size *sh = p->sweep;
     size_t n = p->n_sweep;
-    if (o->shapes) {
+    if (o->random.n > 0) {
+        n = (size_t)o->random.n;
+        r->shapes = calloc(n, sizeof(*r->shapes));
+        if (!r->shapes || !sh_random_shapes(p, &o->random, r->shapes)) {
+            snprintf(r->detail, sizeof(r->detail), "--sweep random: no shapes for %s", p->name);
+            return HX_INTERNAL;
+        }
+        sh = r->shapes;
+    } else if (o->shapes) {
         r->shapes = calloc(PB_MAX_SHAPES, sizeof(*r->shapes));
         char names[64];
         pb_size_names(p, names, sizeof(names));

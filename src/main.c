@@ -20,7 +20,7 @@ static void hm_usage(FILE *out)
 {
     fputs(
         "usage: harness [options] SOLUTION.cu\n"
-        "       harness --sweep | --shapes LIST [options] SOLUTION.cu\n"
+        "       harness --sweep [random[:N[:SEED]]] | --shapes LIST [options] SOLUTION.cu\n"
         "       harness --vs OTHER.cu [options] SOLUTION.cu\n"
         "       harness leaderboard [--problem P] [--sizes 1024,4096] [--json FILE]\n"
         "       harness leaderboard --sweep [--problem P] [--stages 09,10,11,12]\n"
@@ -44,6 +44,9 @@ static void hm_usage(FILE *out)
         "      --sweep          only the performance case's recipe, at every shape of the problem's\n"
         "                       sweep list: each checked, then timed beside cuBLAS (as --baseline);\n"
         "                       one table, a row per shape (not with --size, --tests, --no-timing)\n"
+        "      --sweep random[:N[:SEED]]   --sweep over N shapes (default 64, at most 256)\n"
+        "                       drawn from SEED (default 1) inside the constraints: log-uniform,\n"
+        "                       1/4 odd, 1/4 off a multiple of 8; the same list on any machine\n"
         "      --shapes LIST    --sweep over these shapes: comma list of MxNxK or N (N³)\n"
         "      --seed N         change every case's random inputs\n"
         "      --baseline       time cuBLAS on the same case, alternating with the solution\n"
@@ -244,7 +247,7 @@ int main(int argc, char **argv)
         {"sass", no_argument, 0, O_SASS},         {"sanitize", optional_argument, 0, O_SANITIZE},
         {"profile", no_argument, 0, O_PROFILE},
         /* the sweep (judge.c, report.c) */
-        {"sweep", no_argument, 0, O_SWEEP},       {"shapes", required_argument, 0, O_SHAPES},
+        {"sweep", optional_argument, 0, O_SWEEP}, {"shapes", required_argument, 0, O_SHAPES},
         {"vs", required_argument, 0, O_VS},
         {"gpu", required_argument, 0, O_GPU}, /* the judge's GPUs (gpus.c) */
         {0, 0, 0, 0}};
@@ -337,7 +340,17 @@ int main(int argc, char **argv)
             inspect.modes |= IN_SANITIZE;
             inspect.san_tool = optarg;
             break;
-        case O_SWEEP: o.sweep = true; break;
+        case O_SWEEP: /* --sweep, --sweep=random:N:SEED or --sweep random:N:SEED */
+            if (!optarg && optind < argc && sh_is_random(argv[optind])) optarg = argv[optind++];
+            if (optarg) {
+                char why[200];
+                if (!sh_parse_random(optarg, &o.random, why, sizeof(why))) {
+                    fprintf(stderr, "harness: %s\n", why);
+                    return HX_USAGE;
+                }
+            }
+            o.sweep = true;
+            break;
         case O_VS: o.vs = optarg; break;
         case O_SHAPES:
             o.shapes = optarg; /* parsed for the problem (its number of sizes) by the judge */
@@ -361,6 +374,11 @@ int main(int argc, char **argv)
         fprintf(stderr, "harness: --sweep and --shapes time the performance recipe at each shape: "
                         "not with --size, --tests, --judge-only, --perf-only, --no-timing or an "
                         "inspection mode (see --help)\n");
+        return HX_USAGE;
+    }
+    if (o.random.n > 0 && o.shapes) {
+        fprintf(stderr, "harness: --sweep random and --shapes both choose the shapes: give one "
+                        "(see --help)\n");
         return HX_USAGE;
     }
     if (o.vs && (o.topts.baseline || !o.timing || inspect.modes || gpu_all)) {
@@ -408,6 +426,7 @@ int main(int argc, char **argv)
     rep.gpu = r.gpu[0] ? r.gpu : NULL;
     rep.ran_as = r.ran_as[0] ? r.ran_as : NULL;
     rep.vs = o.vs;
+    rep.random = o.random.n > 0 ? &o.random : NULL;
     void (*print_json)(FILE *, const rp_report *) = o.sweep ? rp_sweep_json : rp_json;
     void (*print_text)(FILE *, const rp_report *) = o.sweep ? rp_sweep_text : rp_text;
     if (code == HX_BAD_FILE || code == HX_USAGE || code == HX_BAD_SIZE || code == HX_SIGNATURE ||

@@ -419,6 +419,11 @@ void rp_sweep_text(FILE *out, const rp_report *r)
         if (r->timing_note)
             fprintf(out, "timed   per shape, %s; %s timed beside it, call by call in alternation\n",
                     r->timing_note, r->vs ? r->vs : "cuBLAS");
+        if (r->random) {
+            char what[200];
+            sh_describe(r->random, what, sizeof(what));
+            fprintf(out, "shapes  %s\n", what);
+        }
         char names[64], head[80];
         pb_size_names(r->problem, names, sizeof(names));
         snprintf(head, sizeof(head), "shape (%s)", names);
@@ -482,6 +487,9 @@ void rp_sweep_json(FILE *out, const rp_report *r)
     rp_json_device(out, run);
     fputs(",\"timing_note\":", out);
     rp_json_string(out, r->timing_note ? r->timing_note : "");
+    if (r->random)
+        fprintf(out, ",\"random\":{\"n\":%d,\"seed\":%llu}", r->random->n,
+                (unsigned long long)r->random->seed);
     fputs(",\"shapes\":[", out);
     for (size_t i = 0; run && run->outcome == RN_OK && i < run->n_tests; i++) {
         const rs_test *t = &run->tests[i];

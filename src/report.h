@@ -8,6 +8,7 @@
 #include "gpus.h"
 #include "loader.h"
 #include "runner.h"
+#include "shapes.h"
 
 typedef struct {
     const char *solution;      /* the path as given */
@@ -22,6 +23,7 @@ typedef struct {
     const char *gpu;           /* --gpu's name, NULL without it */
     const char *ran_as;        /* --gpu: what ran, where (the times are this GPU's) */
     const char *vs;            /* --vs: the other file (its times are in the baseline's place) */
+    const sh_random *random;   /* --sweep random: its N and seed, NULL otherwise */
 } rp_report;
 
 void rp_text(FILE *out, const rp_report *r);

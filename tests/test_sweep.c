@@ -104,6 +104,157 @@ Test(sweep_list, size_list_parser)
         cr_expect(!pb_parse_size_list(p, bad[i], s, 4, &n), "'%s' parsed", bad[i]);
 }
 
+/* --- the random sweep (shapes.c) ------------------------------------------------------------- */
+
+static bool same_shape(pb_size a, pb_size b, int n)
+{
+    for (int j = 0; j < n; j++)
+        if (a.v[j] != b.v[j]) return false;
+    return true;
+}
+
+Test(sweep_random, parses_every_spelling_and_refuses_the_rest)
+{
+    sh_random r;
+    char why[200];
+    cr_assert(sh_parse_random("random", &r, why, sizeof(why)), "%s", why);
+    cr_expect(r.n == SH_DEFAULT_N && r.n == 64 && r.seed == SH_DEFAULT_SEED && r.seed == 1);
+    cr_assert(sh_parse_random("random:8", &r, why, sizeof(why)), "%s", why);
+    cr_expect(r.n == 8 && r.seed == 1);
+    cr_assert(sh_parse_random("random:256:18446744073709551615", &r, why, sizeof(why)), "%s", why);
+    cr_expect(r.n == 256 && r.seed == UINT64_MAX);
+    cr_assert(sh_parse_random("random:1:0", &r, why, sizeof(why)), "%s", why);
+    cr_expect(r.n == 1 && r.seed == 0);
+    const char *bad[] = {"", "rand", "randomx", "random:", "random:0", "random:257", "random:-1",
+                         "random:+8", "random: 8", "random:8:", "random:8:x", "random:8:1:2",
+                         "random:8:-1", "random:8:18446744073709551616", "random::1", "Random:8"};
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        r = (sh_random){77, 77};
+        cr_expect(!sh_parse_random(bad[i], &r, why, sizeof(why)), "'%s' parsed", bad[i]);
+        cr_expect(r.n == 77 && r.seed == 77, "'%s' changed the result", bad[i]);
+        cr_expect(strstr(why, "expected random, random:N or random:N:SEED (N in 1..256"), "%s", why);
+    }
+    cr_expect(sh_is_random("random") && sh_is_random("random:3") && !sh_is_random("random.cu") &&
+              !sh_is_random("x.cu") && !sh_is_random(NULL));
+}
+
+/* The same seed, the same list; the first shapes pinned, so a change to the generator (its
+ * draws, their order, the arithmetic) cannot pass unnoticed. */
+Test(sweep_random, a_seed_names_one_list)
+{
+    const pb_problem *p = pb_find("gemm_fp16");
+    pb_size a[64], b[64], c[64];
+    sh_random r = {64, 1}, other = {64, 2};
+    cr_assert(sh_random_shapes(p, &r, a) && sh_random_shapes(p, &r, b) && sh_random_shapes(p, &other, c));
+    int same = 0;
+    for (int i = 0; i < 64; i++) {
+        cr_expect(same_shape(a[i], b[i], 3), "shape %d differs between two draws", i);
+        same += same_shape(a[i], c[i], 3);
+    }
+    cr_expect_lt(same, 4, "seeds 1 and 2 give %d equal shapes of 64", same);
+    static const int want[][3] = {{1000, 192, 1100}, {288, 1306, 458}, {302, 42, 1472},
+                                  {2160, 25, 30}, {20, 840, 4047}};
+    for (int i = 0; i < 5; i++)
+        cr_expect(a[i].v[0] == want[i][0] && a[i].v[1] == want[i][1] && a[i].v[2] == want[i][2],
+                  "shape %d is %dx%dx%d, want %dx%dx%d", i, a[i].v[0], a[i].v[1], a[i].v[2],
+                  want[i][0], want[i][1], want[i][2]);
+    /* a shorter list is the longer one's start */
+    pb_size s8[8];
+    sh_random r8 = {8, 1};
+    cr_assert(sh_random_shapes(p, &r8, s8));
+    for (int i = 0; i < 8; i++) cr_expect(same_shape(s8[i], a[i], 3), "shape %d", i);
+    /* int4: the same draws, K a multiple of group_size (the recipe's 128) */
+    const pb_problem *q = pb_find("int4_matmul");
+    pb_size i4[3];
+    sh_random r3 = {3, 1};
+    cr_assert(sh_random_shapes(q, &r3, i4));
+    cr_expect(i4[0].v[0] == 832 && i4[0].v[1] == 56 && i4[0].v[2] == 1024, "%dx%dx%d", i4[0].v[0],
+              i4[0].v[1], i4[0].v[2]);
+}
+
+Test(sweep_random, every_shape_is_inside_every_problems_constraints)
+{
+    static pb_size s[SH_MAX_N];
+    for (size_t i = 0; i < pb_count(); i++) {
+        const pb_problem *p = pb_at(i);
+        int ns = pb_n_sizes(p), bad = 0;
+        for (uint64_t seed = 0; seed < 60; seed++) {
+            sh_random r = {SH_MAX_N, seed * 0x9E3779B97F4A7C15ull};
+            cr_assert(sh_random_shapes(p, &r, s), "%s, seed %llu: no shapes", p->name,
+                      (unsigned long long)r.seed);
+            for (int k = 0; k < SH_MAX_N; k++) {
+                pb_case c = pb_perf_case(p, s[k], (size_t)k, "");
+                char why[300];
+                if (!pb_values_ok(p, c.v, why, sizeof(why)) && bad++ < 5)
+                    cr_expect(false, "%s seed %llu shape %d: %s", p->name,
+                              (unsigned long long)r.seed, k, why);
+                for (int j = 0; j < ns; j++) {
+                    const pb_param *q = pb_scalar(p, pb_size_scalar(p, j));
+                    if ((s[k].v[j] < q->lo || s[k].v[j] > q->hi) && bad++ < 5)
+                        cr_expect(false, "%s: %s = %d", p->name, q->name, s[k].v[j]);
+                }
+                /* the recipe's other scalars, untouched */
+                const pb_case *perf = &p->cases[PB_SET_PERFORMANCE][0];
+                for (int v = 0; v < pb_n_scalars(p); v++)
+                    if (!pb_scalar(p, v)->size && c.v[v] != perf->v[v] && bad++ < 5)
+                        cr_expect(false, "%s: %s changed", p->name, pb_scalar(p, v)->name);
+            }
+        }
+        cr_expect_eq(bad, 0, "%s: %d shapes out of bounds", p->name, bad);
+    }
+    sh_random zero = {0, 1}, big = {SH_MAX_N + 1, 1};
+    cr_expect(!sh_random_shapes(pb_find("sgemm"), &zero, s) && !sh_random_shapes(pb_find("sgemm"), &big, s));
+}
+
+/* Shares of each extent class over many draws: 1/4 odd, 1/4 off-8, 1/2 multiples of 8, for every
+ * size no check constrains; and int4's K always a multiple of 128. */
+Test(sweep_random, odd_and_off8_shares)
+{
+    static pb_size s[SH_MAX_N];
+    const char *names[] = {"gemm_fp16", "sgemm", "matmul_fp32", "batched_matmul_fp16", "int8_matmul",
+                           "int4_matmul"};
+    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+        const pb_problem *p = pb_find(names[i]);
+        bool int4 = strcmp(names[i], "int4_matmul") == 0;
+        int ns = pb_n_sizes(p), sized = int4 ? 2 : ns; /* int4: M and N (K below) */
+        long cnt[3] = {0, 0, 0}, total = 0;
+        for (uint64_t seed = 0; seed < 40; seed++) {
+            sh_random r = {SH_MAX_N, seed};
+            cr_assert(sh_random_shapes(p, &r, s));
+            for (int k = 0; k < SH_MAX_N; k++) {
+                for (int j = 0; j < sized; j++, total++) cnt[sh_class_of(s[k].v[j])]++;
+                if (int4) cr_expect_eq(s[k].v[2] % 128, 0, "int4 K = %d", s[k].v[2]);
+            }
+        }
+        double odd = (double)cnt[SH_ODD] / total, off8 = (double)cnt[SH_OFF8] / total,
+               mul8 = (double)cnt[SH_MUL8] / total;
+        cr_expect(odd > 0.23 && odd < 0.27, "%s: odd share %.3f", names[i], odd);
+        cr_expect(off8 > 0.23 && off8 < 0.27, "%s: off-8 share %.3f", names[i], off8);
+        cr_expect(mul8 > 0.47 && mul8 < 0.53, "%s: multiple-of-8 share %.3f", names[i], mul8);
+    }
+    cr_expect(sh_class_of(1) == SH_ODD && sh_class_of(4095) == SH_ODD && sh_class_of(2) == SH_OFF8 &&
+              sh_class_of(4094) == SH_OFF8 && sh_class_of(8) == SH_MUL8 && sh_class_of(4096) == SH_MUL8);
+}
+
+/* Log-uniform: about as many shapes in [16, 128) as in [512, 4096) (3 octaves each). */
+Test(sweep_random, sizes_spread_log_uniform)
+{
+    static pb_size s[SH_MAX_N];
+    const pb_problem *p = pb_find("gemm_fp16");
+    long low = 0, high = 0;
+    for (uint64_t seed = 0; seed < 20; seed++) {
+        sh_random r = {SH_MAX_N, seed};
+        cr_assert(sh_random_shapes(p, &r, s));
+        for (int k = 0; k < SH_MAX_N; k++)
+            for (int j = 0; j < 3; j++) {
+                low += s[k].v[j] < 128;
+                high += s[k].v[j] >= 512;
+            }
+    }
+    double q = (double)low / (double)high;
+    cr_expect(q > 0.9 && q < 1.1, "%ld small, %ld large", low, high);
+}
+
 /* --- the command line ------------------------------------------------------------------------ */
 
 Test(sweep_cli, help_documents_it)
@@ -121,6 +272,33 @@ Test(sweep_cli, bad_shapes_are_usage_errors)
         cr_expect_eq(RUN("--shapes", bad[i], CORRECT), HX_USAGE, "'%s': %s", bad[i], out);
         cr_expect(strstr(out, "--shapes: expected a comma list"), "%s", out);
     }
+}
+
+Test(sweep_cli, bad_random_spellings_are_usage_errors)
+{
+    const char *const bad[][3] = {
+        {"--sweep=random:0", "-q", "-q"},    {"--sweep", "random:257", "-q"},
+        {"--sweep=bogus", "-q", "-q"},       {"--sweep", "random:8:x", "-q"},
+        {"--sweep=random:", "-q", "-q"},     {"--sweep", "random:4:1:1", "-q"}};
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        cr_expect_eq(RUN(bad[i][0], bad[i][1], bad[i][2], CORRECT), HX_USAGE, "%s %s: %s", bad[i][0],
+                     bad[i][1], out);
+        cr_expect(strstr(out, "--sweep: expected random, random:N or random:N:SEED"), "%s", out);
+        cr_expect_eq(count(out, "\n"), 1, "one line: %s", out);
+    }
+    cr_expect_eq(RUN("--sweep", "random:8", "--shapes", "64", CORRECT), HX_USAGE, "%s", out);
+    cr_expect(strstr(out, "--sweep random and --shapes both choose the shapes"), "%s", out);
+    cr_expect_eq(RUN("--sweep", "random", "--size", "64x64x64", CORRECT), HX_USAGE, "%s", out);
+    cr_expect(strstr(out, "not with --size, --tests"), "%s", out);
+}
+
+/* "--sweep random:4:7 FILE" takes random:4:7 as the option's value, not as a second file. */
+Test(sweep_cli, random_value_with_a_space, .timeout = 180)
+{
+    char why[256];
+    int code = RUN("--arch", "sm_80", "--sweep", "random:4:7", "-q", CORRECT);
+    cr_expect_neq(code, HX_USAGE, "%s", out);
+    if (!tu_have_gpu(why, sizeof(why))) cr_expect_eq(code, HX_NO_DEVICE, "%s", out);
 }
 
 Test(sweep_cli, shape_outside_constraints_is_exit_4_in_one_line)
@@ -404,6 +582,24 @@ Test(sweep_print, json)
                           "\"detail\":\"12 of 69632 elements off\",\"runtime_ms\":null,\"tflops\":null,"
                           "\"cublas_ms\":null,\"cublas_tflops\":null,\"ratio\":null"), "%s", buf);
     cr_expect(strstr(buf, "],\"passed\":2,\"total\":3,\"geomean_ratio\":1}\n"), "%s", buf);
+    free(buf);
+}
+
+Test(sweep_print, random_header)
+{
+    rp_report r = synthetic_report();
+    sh_random rnd = {3, 42};
+    r.random = &rnd;
+    char *buf = printed(rp_sweep_text, &r);
+    cr_expect(strstr(buf, "shapes  3 random shapes, seed 42 (log-uniform per size; 1/4 odd, 1/4 even "
+                          "off a multiple of 8, 1/2 multiples of 8)\n"), "%s", buf);
+    free(buf);
+    buf = printed(rp_sweep_json, &r);
+    cr_expect(strstr(buf, "\"random\":{\"n\":3,\"seed\":42},\"shapes\":["), "%s", buf);
+    free(buf);
+    r.random = NULL;
+    buf = printed(rp_sweep_json, &r);
+    cr_expect(!strstr(buf, "\"random\""), "%s", buf);
     free(buf);
 }
 
