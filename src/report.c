@@ -380,14 +380,19 @@ static double rp_tflops(const rp_report *r, const rs_test *t, double ms)
 
 typedef struct {
     int n, passed, ratios;
-    double geomean; /* of the ratios; 0 when no shape has one */
+    double geomean;    /* of the ratios; 0 when no shape has one */
+    st_ratio_dist d;   /* their spread */
+    size_t worst_test; /* the test of the worst ratio */
 } rp_sweep_totals;
 
 static rp_sweep_totals rp_sweep_sum(const rs_run *run)
 {
-    rp_sweep_totals s = {0, 0, 0, 0};
+    rp_sweep_totals s;
+    memset(&s, 0, sizeof(s));
     if (!run || run->outcome != RN_OK) return s;
-    double *v = calloc(run->n_tests ? run->n_tests : 1, sizeof(double));
+    size_t nt = run->n_tests ? run->n_tests : 1;
+    double *v = calloc(nt, sizeof(double));
+    size_t *at = calloc(nt, sizeof(size_t));
     for (size_t i = 0; i < run->n_tests; i++) {
         const rs_test *t = &run->tests[i];
         s.n++;
@@ -395,10 +400,18 @@ static rp_sweep_totals rp_sweep_sum(const rs_run *run)
         double q = rp_sweep_ratio(t);
         /* a shape timed but then failing its check (the timed calls' output, new inputs) counts
          * as failed, never towards the mean: a fast wrong answer must not improve it */
-        if (t->status == RS_SUCCESS && q > 0 && v) v[s.ratios++] = q;
+        if (t->status == RS_SUCCESS && q > 0 && v && at) {
+            at[s.ratios] = i;
+            v[s.ratios++] = q;
+        }
     }
-    s.geomean = v ? st_geomean(v, (size_t)s.ratios) : 0;
+    if (v && at) {
+        s.d = st_ratio_distribution(v, (size_t)s.ratios);
+        s.geomean = s.d.geomean;
+        s.worst_test = s.ratios ? at[s.d.worst_i] : 0;
+    }
     free(v);
+    free(at);
     return s;
 }
 
@@ -464,6 +477,13 @@ void rp_sweep_text(FILE *out, const rp_report *r)
                     r->vs ? r->vs : "cuBLAS",
                     s.ratios);
         fputc('\n', out);
+        if (s.ratios) {
+            char worst[48];
+            pb_format_size(r->problem, run->tests[s.worst_test].v, worst, sizeof(worst));
+            fprintf(out, "ratios: worst %.2f× at %s; %.0f%% of shapes at or under 1.00×; 90th "
+                         "percentile %.2f×\n",
+                    s.d.worst, worst, 100.0 * s.d.share_le1, s.d.p90);
+        }
     }
     fprintf(out, "Status: %s\n", rs_status_name(r->status));
     if (r->status_detail && *r->status_detail) fprintf(out, "  %s\n", r->status_detail);
@@ -517,5 +537,16 @@ void rp_sweep_json(FILE *out, const rp_report *r)
     rp_sweep_totals s = rp_sweep_sum(run);
     fprintf(out, "],\"passed\":%d,\"total\":%d", s.passed, s.n);
     rp_json_ms(out, "geomean_ratio", s.ratios > 0, s.geomean);
+    rp_json_ms(out, "worst_ratio", s.ratios > 0, s.d.worst);
+    fputs(",\"worst_shape\":", out);
+    if (s.ratios) {
+        char worst[48];
+        pb_format_size(r->problem, run->tests[s.worst_test].v, worst, sizeof(worst));
+        rp_json_string(out, worst);
+    } else {
+        fputs("null", out);
+    }
+    rp_json_ms(out, "share_at_or_under_1", s.ratios > 0, s.d.share_le1);
+    rp_json_ms(out, "p90_ratio", s.ratios > 0, s.d.p90);
     fputs("}\n", out);
 }

@@ -549,7 +549,8 @@ Test(sweep_print, text)
     cr_expect(strstr(buf, "17x4096x4096              -        -          -       -  test-case-failed\n"), "%s", buf);
     cr_expect(strstr(buf, "64x64x64             0.0200      0.0     0.0100   2.00×  success\n"), "%s", buf);
     cr_expect(strstr(buf, "  17x4096x4096: 12 of 69632 elements off\n"), "%s", buf);
-    cr_expect(strstr(buf, "2 of 3 shapes passed; geometric-mean ratio 1.00× cuBLAS's time (over 2 passed, timed shapes)\n"), "%s", buf);
+    cr_expect(strstr(buf, "2 of 3 shapes passed; geometric-mean ratio 1.00× cuBLAS's time (over 2 passed, timed shapes)\n"
+                          "ratios: worst 2.00× at 64x64x64; 50% of shapes at or under 1.00×; 90th percentile 1.85×\n"), "%s", buf);
     cr_expect(strstr(buf, "Status: test-case-failed\n"), "%s", buf);
     free(buf);
 }
@@ -564,6 +565,18 @@ Test(sweep_print, a_timed_shape_that_fails_is_not_in_the_mean)
     tests[1].timing.base_median_ms = 1.0; /* 0.001×: would pull the mean far down */
     char *buf = printed(rp_sweep_text, &r);
     cr_expect(strstr(buf, "2 of 3 shapes passed; geometric-mean ratio 1.00× cuBLAS's time (over 2 passed, timed shapes)\n"), "%s", buf);
+    cr_expect(strstr(buf, "ratios: worst 2.00× at 64x64x64; 50% of shapes"), "%s", buf);
+    free(buf);
+}
+
+/* The worst ratio names its own shape, wherever it lies in the list. */
+Test(sweep_print, worst_shape_is_named)
+{
+    rp_report r = synthetic_report();
+    tests[0].timing.median_ms = 1.2; /* 3.00×: now the worst, first in the list */
+    char *buf = printed(rp_sweep_text, &r);
+    cr_expect(strstr(buf, "ratios: worst 3.00× at 4096x4095x4096; 0% of shapes at or under 1.00×; "
+                          "90th percentile 2.90×\n"), "%s", buf);
     free(buf);
 }
 
@@ -581,7 +594,8 @@ Test(sweep_print, json)
     cr_expect(strstr(buf, "{\"M\":17,\"N\":4096,\"K\":4096,\"status\":\"test-case-failed\","
                           "\"detail\":\"12 of 69632 elements off\",\"runtime_ms\":null,\"tflops\":null,"
                           "\"cublas_ms\":null,\"cublas_tflops\":null,\"ratio\":null"), "%s", buf);
-    cr_expect(strstr(buf, "],\"passed\":2,\"total\":3,\"geomean_ratio\":1}\n"), "%s", buf);
+    cr_expect(strstr(buf, "],\"passed\":2,\"total\":3,\"geomean_ratio\":1,\"worst_ratio\":2,"
+                          "\"worst_shape\":\"64x64x64\",\"share_at_or_under_1\":0.5,\"p90_ratio\":1.85}\n"), "%s", buf);
     free(buf);
 }
 
@@ -614,6 +628,9 @@ Test(sweep_print, nothing_ran)
     rp_sweep_json(f, &r);
     fclose(f);
     cr_expect(strstr(buf, "Status: compile-error\n  nvcc failed\n"), "%s", buf);
-    cr_expect(strstr(buf, "\"shapes\":[],\"passed\":0,\"total\":0,\"geomean_ratio\":null}"), "%s", buf);
+    cr_expect(strstr(buf, "\"shapes\":[],\"passed\":0,\"total\":0,\"geomean_ratio\":null,"
+                          "\"worst_ratio\":null,\"worst_shape\":null,\"share_at_or_under_1\":null,"
+                          "\"p90_ratio\":null}"), "%s", buf);
+    cr_expect(!strstr(buf, "ratios: worst"), "%s", buf);
     free(buf);
 }
