@@ -49,8 +49,10 @@ static void hm_usage(FILE *out)
         "                       1/4 odd, 1/4 off a multiple of 8; the same list on any machine\n"
         "      --shapes LIST    --sweep over these shapes: comma list of MxNxK or N (N³)\n"
         "      --seed N         change every case's random inputs\n"
-        "      --baseline       time cuBLAS on the same case, alternating with the solution\n"
-        "                       call by call, and print the ratio\n"
+        "      --baseline [cublas|lt]  time cuBLAS on the same case, alternating with the\n"
+        "                       solution call by call, and print the ratio; lt (or cublaslt):\n"
+        "                       cuBLASLt's matmul, the fastest of its top 8 heuristics per shape\n"
+        "                       (not for int8_matmul)\n"
         "      --vs OTHER.cu    judge OTHER.cu on the same timed cases and time the two in\n"
         "                       alternation: each median, the ratio, a 95% interval for it and\n"
         "                       a verdict (faster / slower / no difference beyond the noise);\n"
@@ -139,6 +141,12 @@ static bool hm_size_syntax(const char *s)
 static bool hm_parse_double(const char *s, double lo, double hi, double *out)
 {
     return jd_parse_number(s, lo, hi, out);
+}
+
+/* --baseline's values: which library call is the yardstick. */
+static bool hm_yardstick_word(const char *s)
+{
+    return strcmp(s, "cublas") == 0 || strcmp(s, "lt") == 0 || strcmp(s, "cublaslt") == 0;
 }
 
 static int hm_term_width(void)
@@ -234,7 +242,7 @@ int main(int argc, char **argv)
         {"judge-only", no_argument, 0, O_JUDGE},  {"perf-only", no_argument, 0, O_PERF},
         {"size", required_argument, 0, 's'},      {"alpha", required_argument, 0, O_ALPHA},
         {"beta", required_argument, 0, O_BETA},   {"seed", required_argument, 0, O_SEED},
-        {"baseline", no_argument, 0, O_BASE},     {"flush-l2", no_argument, 0, O_FLUSH},
+        {"baseline", optional_argument, 0, O_BASE}, {"flush-l2", no_argument, 0, O_FLUSH},
         {"no-timing", no_argument, 0, O_NOTIME},  {"min-runs", required_argument, 0, O_MINRUNS},
         {"max-time", required_argument, 0, O_MAXTIME},
         {"timeout", required_argument, 0, O_TIMEOUT},
@@ -292,7 +300,15 @@ int main(int argc, char **argv)
             }
             o.seed = (uint64_t)d;
             break;
-        case O_BASE: o.topts.baseline = true; break;
+        case O_BASE: /* --baseline [cublas | lt | cublaslt], the value also after a space */
+            if (!optarg && optind < argc && hm_yardstick_word(argv[optind])) optarg = argv[optind++];
+            if (optarg && !hm_yardstick_word(optarg)) {
+                fprintf(stderr, "harness: --baseline: expected cublas, lt or cublaslt, got '%s'\n", optarg);
+                return HX_USAGE;
+            }
+            o.topts.baseline = true;
+            o.topts.yardstick = optarg && strcmp(optarg, "cublas") ? RN_YS_LT : RN_YS_CUBLAS;
+            break;
         case O_FLUSH: o.topts.flush_l2 = true; break;
         case O_NOTIME: o.timing = false; break;
         case O_MINRUNS:
@@ -427,6 +443,7 @@ int main(int argc, char **argv)
     rep.ran_as = r.ran_as[0] ? r.ran_as : NULL;
     rep.vs = o.vs;
     rep.random = o.random.n > 0 ? &o.random : NULL;
+    rep.yardstick = o.topts.yardstick;
     void (*print_json)(FILE *, const rp_report *) = o.sweep ? rp_sweep_json : rp_json;
     void (*print_text)(FILE *, const rp_report *) = o.sweep ? rp_sweep_text : rp_text;
     if (code == HX_BAD_FILE || code == HX_USAGE || code == HX_BAD_SIZE || code == HX_SIGNATURE ||

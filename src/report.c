@@ -114,11 +114,16 @@ static void rp_timing(FILE *out, const rp_report *r, const rs_test *t)
     if (tm->vs)
         rp_vs_line(out, r, t);
     else if (tm->base_done)
-        fprintf(out, "  cuBLAS: %.4fms (%.1f TF/s) -> this solution takes %.2f× cuBLAS's time (%.1f%% of its speed)\n",
-                tm->base_median_ms, flops / (tm->base_median_ms * 1e-3) * 1e-12,
-                ms / tm->base_median_ms, 100.0 * tm->base_median_ms / ms);
+        fprintf(out, "  %s: %.4fms (%.1f TF/s) -> this solution takes %.2f× %s's time (%.1f%% of its speed)\n",
+                rp_yardstick_name(r), tm->base_median_ms, flops / (tm->base_median_ms * 1e-3) * 1e-12,
+                ms / tm->base_median_ms, rp_yardstick_name(r), 100.0 * tm->base_median_ms / ms);
     else if (tm->base_error[0])
-        fprintf(out, "  cuBLAS: not timed (%s)\n", tm->base_error);
+        fprintf(out, "  %s: not timed (%s)\n", rp_yardstick_name(r), tm->base_error);
+    if (!tm->vs && r->yardstick == RN_YS_LT && (tm->base_done || tm->lt.chosen)) {
+        char pick[300];
+        rp_lt_describe(&tm->lt, false, pick, sizeof(pick));
+        fprintf(out, "  yardstick: cublasLtMatmul, %s\n", pick);
+    }
     if (tm->escaped)
         fprintf(out, "  warning: host time (%.4fms) far above the events' (%.4fms): work escaped the "
                      "default stream; the host time is reported\n",
@@ -291,13 +296,17 @@ static void rp_json_test(FILE *out, const rp_report *r, const rs_test *t)
             if (tm->vs_interval) rp_json_string(out, rp_vs_word(tm->vs_verdict));
             else fputs("null", out);
             fputc('}', out);
-        } else if (tm->base_done)
+        } else if (tm->base_done) {
             fprintf(out,
-                    ",\"cublas\":{\"median_ms\":%.6f,\"min_ms\":%.6f,\"noise_pct\":%.3f,\"runs\":%d,"
-                    "\"tflops\":%.3f,\"time_ratio\":%.4f}",
-                    tm->base_median_ms, tm->base_min_ms, tm->base_noise_pct, tm->base_runs,
+                    ",\"%s\":{\"median_ms\":%.6f,\"min_ms\":%.6f,\"noise_pct\":%.3f,\"runs\":%d,"
+                    "\"tflops\":%.3f,\"time_ratio\":%.4f",
+                    r->yardstick == RN_YS_LT ? "cublaslt" : "cublas", tm->base_median_ms,
+                    tm->base_min_ms, tm->base_noise_pct, tm->base_runs,
                     pb_flops(r->problem, t->v) / (tm->base_median_ms * 1e-3) * 1e-12,
                     ms / tm->base_median_ms);
+            if (r->yardstick == RN_YS_LT) rp_lt_json(out, &tm->lt);
+            fputc('}', out);
+        }
         fputc('}', out);
     }
     fputc('}', out);
@@ -431,7 +440,11 @@ void rp_sweep_text(FILE *out, const rp_report *r)
     if (run && run->outcome == RN_OK) {
         if (r->timing_note)
             fprintf(out, "timed   per shape, %s; %s timed beside it, call by call in alternation\n",
-                    r->timing_note, r->vs ? r->vs : "cuBLAS");
+                    r->timing_note,
+                    r->vs || r->yardstick != RN_YS_LT
+                        ? rp_yardstick_name(r)
+                        : "cuBLASLt (cublasLtMatmul, the fastest of its heuristic's top 8, tried "
+                          "per shape before timing)");
         if (r->random) {
             char what[200];
             sh_describe(r->random, what, sizeof(what));
@@ -442,7 +455,7 @@ void rp_sweep_text(FILE *out, const rp_report *r)
         snprintf(head, sizeof(head), "shape (%s)", names);
         int w = (int)strlen(head) > 16 ? (int)strlen(head) : 16; /* gemm's: 16 */
         fprintf(out, "\n%-*s %10s %8s %10s %7s  %s\n", w, head, "ms", "TF/s",
-                r->vs ? "other ms" : "cuBLAS ms", "ratio", "status");
+                r->vs ? "other ms" : r->yardstick == RN_YS_LT ? "Lt ms" : "cuBLAS ms", "ratio", "status");
         for (size_t i = 0; i < run->n_tests; i++) {
             const rs_test *t = &run->tests[i];
             const rs_timing *tm = &t->timing;
@@ -459,9 +472,12 @@ void rp_sweep_text(FILE *out, const rp_report *r)
             else fprintf(out, "%7s", "-");
             if (tm->vs && tm->vs_interval)
                 fprintf(out, "  [%.3f, %.3f] %s", tm->vs_lo, tm->vs_hi, rp_vs_word(tm->vs_verdict));
-            fprintf(out, "  %s%s%s\n", rs_status_name(t->status),
+            char pick[160] = "";
+            if (!r->vs && r->yardstick == RN_YS_LT) rp_lt_describe(&tm->lt, true, pick, sizeof(pick));
+            fprintf(out, "  %s%s%s%s%s\n", rs_status_name(t->status),
                     tm->escaped ? " (host time: work escaped the default stream)" : "",
-                    tm->impossible ? " (faster than the chip's peak: suspect)" : "");
+                    tm->impossible ? " (faster than the chip's peak: suspect)" : "",
+                    pick[0] ? "  Lt: " : "", pick);
         }
         for (size_t i = 0; i < run->n_tests; i++) { /* why a shape failed, one line each */
             const rs_test *t = &run->tests[i];
@@ -474,8 +490,7 @@ void rp_sweep_text(FILE *out, const rp_report *r)
         fprintf(out, "\n%d of %d shapes passed", s.passed, s.n);
         if (s.ratios)
             fprintf(out, "; geometric-mean ratio %.2f× %s's time (over %d passed, timed shapes)", s.geomean,
-                    r->vs ? r->vs : "cuBLAS",
-                    s.ratios);
+                    rp_yardstick_name(r), s.ratios);
         fputc('\n', out);
         if (s.ratios) {
             char worst[48];
@@ -507,6 +522,7 @@ void rp_sweep_json(FILE *out, const rp_report *r)
     rp_json_device(out, run);
     fputs(",\"timing_note\":", out);
     rp_json_string(out, r->timing_note ? r->timing_note : "");
+    fprintf(out, ",\"yardstick\":\"%s\"", r->vs ? "vs" : r->yardstick == RN_YS_LT ? "cublaslt" : "cublas");
     if (r->random)
         fprintf(out, ",\"random\":{\"n\":%d,\"seed\":%llu}", r->random->n,
                 (unsigned long long)r->random->seed);
@@ -520,7 +536,9 @@ void rp_sweep_json(FILE *out, const rp_report *r)
         rp_json_string(out, t->detail);
         rp_json_ms(out, "runtime_ms", tm->done, rs_reported_ms(tm));
         rp_json_ms(out, "tflops", tm->done, tm->done ? rp_tflops(r, t, rs_reported_ms(tm)) : 0);
-        rp_json_ms(out, r->vs ? "other_ms" : "cublas_ms", tm->base_done, tm->base_median_ms);
+        bool lt = !r->vs && r->yardstick == RN_YS_LT;
+        rp_json_ms(out, r->vs ? "other_ms" : lt ? "cublaslt_ms" : "cublas_ms", tm->base_done,
+                   tm->base_median_ms);
         if (tm->vs) {
             rp_json_ms(out, "interval_lo", tm->vs_interval, tm->vs_lo);
             rp_json_ms(out, "interval_hi", tm->vs_interval, tm->vs_hi);
@@ -528,8 +546,9 @@ void rp_sweep_json(FILE *out, const rp_report *r)
             if (tm->vs_interval) rp_json_string(out, rp_vs_word(tm->vs_verdict));
             else fputs("null", out);
         }
-        rp_json_ms(out, "cublas_tflops", tm->base_done,
+        rp_json_ms(out, lt ? "cublaslt_tflops" : "cublas_tflops", tm->base_done,
                    tm->base_done ? rp_tflops(r, t, tm->base_median_ms) : 0);
+        if (lt) rp_lt_json(out, &tm->lt);
         rp_json_ms(out, "ratio", rp_sweep_ratio(t) > 0, rp_sweep_ratio(t));
         fprintf(out, ",\"escaped\":%s,\"impossible\":%s}", tm->escaped ? "true" : "false",
                 tm->impossible ? "true" : "false");

@@ -24,6 +24,7 @@ typedef struct {
     const char *ran_as;        /* --gpu: what ran, where (the times are this GPU's) */
     const char *vs;            /* --vs: the other file (its times are in the baseline's place) */
     const sh_random *random;   /* --sweep random: its N and seed, NULL otherwise */
+    rn_yardstick yardstick;    /* --baseline's library call (cuBLAS unless lt) */
 } rp_report;
 
 void rp_text(FILE *out, const rp_report *r);
@@ -32,6 +33,11 @@ void rp_json(FILE *out, const rp_report *r);
  * many passed and the geometric-mean ratio; the same as JSON. */
 void rp_sweep_text(FILE *out, const rp_report *r);
 void rp_sweep_json(FILE *out, const rp_report *r);
+/* report_lt.c: the yardstick's name ("cuBLAS", "cuBLASLt", or --vs's file); cuBLASLt's pick as
+ * text (brief: for a table's row; "" when none) and as JSON (,"lt_algo":{...} or null). */
+const char *rp_yardstick_name(const rp_report *r);
+void rp_lt_describe(const dv_lt_pick *k, bool brief, char *out, size_t len);
+void rp_lt_json(FILE *out, const dv_lt_pick *k);
 /* JSON string with escapes. */
 void rp_json_string(FILE *out, const char *s);
 /* --gpu all (report_gpus.c): a row per judge GPU; the same as JSON. */

@@ -71,7 +71,9 @@ static void rn_progress(const rn_plan *plan, const rs_test *t, size_t i)
     if (t->timing.done) fprintf(stderr, "  %.4f ms", t->timing.median_ms);
     if (t->timing.done && t->timing.base_done && t->timing.base_median_ms > 0) /* --baseline, --sweep */
         fprintf(stderr, "  %.2fx %s", t->timing.median_ms / t->timing.base_median_ms,
-                plan->vs_path ? "the other file" : "cuBLAS");
+                plan->vs_path                              ? "the other file"
+                : plan->timing.yardstick == RN_YS_LT ? "cuBLASLt"
+                                                     : "cuBLAS");
     fprintf(stderr, "  (%.0f ms)\n", t->wall_ms);
 }
 
@@ -408,6 +410,19 @@ static bool rn_inputs(rn_ctx *x, size_t i, const wr_layout *l, uint64_t seed, rs
     return true;
 }
 
+/* cuBLASLt's pick as the solution's child reported it: shown only, so anything out of range
+ * is dropped rather than judged (the ids are small enums; the workspace is at most 32 MiB). */
+static dv_lt_pick rn_lt_pick(const dv_lt_pick *in)
+{
+    dv_lt_pick k = *in, none;
+    memset(&none, 0, sizeof(none));
+    int ids[] = {k.algo_id, k.tile_id, k.stages_id, k.splitk, k.swizzle, k.cluster_id};
+    bool ok = k.chosen && k.candidates >= 1 && k.candidates <= 64 && k.workspace_bytes >= 0 &&
+              k.workspace_bytes <= (1ll << 30) && isfinite(k.trial_ms) && k.trial_ms >= 0;
+    for (size_t i = 0; i < sizeof(ids) / sizeof(ids[0]); i++) ok = ok && ids[i] >= -1 && ids[i] < 1 << 20;
+    return ok ? k : none;
+}
+
 /* Samples as the child wrote them, copied here and checked: finite, non-negative, an event
  * interval inside the host interval around it, all of them inside the parent's clock. */
 static bool rn_timing(rn_ctx *x, const wr_layout *l, size_t i, const wr_msg *m, double parent_ms,
@@ -460,6 +475,7 @@ static bool rn_timing(rn_ctx *x, const wr_layout *l, size_t i, const wr_msg *m, 
             tt->base_min_ms = sb.min;
             tt->base_noise_pct = sb.noise_pct;
         }
+        if (plan->timing.yardstick == RN_YS_LT) tt->lt = rn_lt_pick(&m->lt);
     }
     st_summary bh = {0};
     if (m->n_base) bh = st_summarize(ser[WR_BASE_HOST], (size_t)m->n_base);

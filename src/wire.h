@@ -96,6 +96,7 @@ typedef struct {
     int n_sol, n_base;  /* WR_CMD_TIME: samples written */
     int warmup;
     double loop_ms;     /* WR_CMD_TIME: the child's own clock around the whole loop */
+    dv_lt_pick lt;      /* WR_CMD_TIME with --baseline lt: the algorithm cuBLASLt ran */
     char detail[256];   /* free text (a cuBLAS refusal, dlerror); always shown as quoted text */
     dv_info device;     /* WR_READY */
 } wr_msg;

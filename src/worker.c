@@ -70,6 +70,7 @@ typedef struct {
     int msg_fd;
     dv_info dev;
     dv_blas *blas;
+    dv_lt *lt;             /* --baseline lt: cuBLASLt, or NULL */
     pb_dev_env denv;
     wk_fn solve;
     wk_fn solve_vs;        /* --vs: the other file's solve, or NULL */
@@ -179,6 +180,25 @@ static void wk_call_and_read(wk_ctx *x, wk_fn fn)
     if ((e = wk_readback(x))) wk_fail(x, e, WR_AT_READBACK);
 }
 
+/* --baseline lt: one untimed yardstick call, so cuBLASLt picks its algorithm for this shape
+ * here, outside the timed loop (the output is restored before every timed call). A refusal is
+ * the timed loop's to report; a CUDA error is this command's. */
+static void wk_tune_lt(wk_ctx *x)
+{
+    const pb_problem *p = x->plan->problem;
+    void *ptrs[PB_MAX_BUFS];
+    char why[200];
+    for (int b = 0; b < x->l.n_bufs; b++) ptrs[b] = x->bufs[b].ptr;
+    if (!p->baseline || p->baseline(p, &x->denv, x->plan->items[x->index].c.v, ptrs, why, sizeof(why)))
+        return;
+    int e = dv_sync();
+    if (e) {
+        wk_fail(x, e, WR_AT_TIMING);
+        snprintf(x->msg.detail, sizeof(x->msg.detail), "cuBLASLt's trial calls: %s (%s)",
+                 dv_error_string(e), dv_error_name(e));
+    }
+}
+
 static void wk_run(wk_ctx *x, int index)
 {
     wk_free_test(x);
@@ -203,6 +223,7 @@ static void wk_run(wk_ctx *x, int index)
         return;
     }
     wk_call_and_read(x, x->solve);
+    if (x->lt && !x->msg.err && x->plan->items[index].timed) wk_tune_lt(x);
 }
 
 static void wk_rerun(wk_ctx *x, wk_fn fn)
@@ -341,6 +362,7 @@ static void wk_time(wk_ctx *x)
                          sizeof(x->msg.detail));
     x->msg.loop_ms = (wr_now() - t0) * 1e3;
     x->msg.warmup = o->warmup;
+    if (x->lt) x->msg.lt = dv_lt_last_pick(x->lt);
     if (flp) dv_flusher_free(flp);
     if (e) {
         wk_fail(x, e, WR_AT_TIMING);
@@ -402,6 +424,13 @@ void wk_main(const rn_plan *plan, unsigned char *arena, size_t arena_bytes, int 
         _exit(0);
     }
     dv_dev_env_init(&x->denv, x->blas);
+    if (plan->timing.baseline && plan->timing.yardstick == RN_YS_LT && !plan->vs_path) {
+        if (dv_lt_create(&x->lt, x->blas, err, sizeof(err))) {
+            wk_send_kind(x, WR_FATAL, err);
+            _exit(0);
+        }
+        dv_lt_env_init(&x->denv, x->lt);
+    }
     wk_send_kind(x, WR_READY, NULL);
 
     for (;;) {
@@ -427,6 +456,7 @@ void wk_main(const rn_plan *plan, unsigned char *arena, size_t arena_bytes, int 
         if (x->msg.sticky) _exit(0); /* the context is poisoned: the parent starts a new child */
     }
     wk_free_test(x);
+    dv_lt_destroy(x->lt);
     dv_blas_destroy(x->blas);
     _exit(0);
 }

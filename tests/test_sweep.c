@@ -301,6 +301,45 @@ Test(sweep_cli, random_value_with_a_space, .timeout = 180)
     if (!tu_have_gpu(why, sizeof(why))) cr_expect_eq(code, HX_NO_DEVICE, "%s", out);
 }
 
+/* --baseline's yardsticks: cublas, lt, cublaslt (also after a space); anything else exit 2;
+ * cuBLASLt not for int8 (exit 2 before anything compiles). */
+Test(sweep_cli, baseline_yardstick_spellings)
+{
+    const char *const bad[][2] = {{"--baseline=bogus", "-q"}, {"--baseline=", "-q"}, {"--baseline=LT", "-q"},
+                                  {"--baseline=both", "-q"}};
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        cr_expect_eq(RUN(bad[i][0], bad[i][1], CORRECT), HX_USAGE, "%s: %s", bad[i][0], out);
+        cr_expect(strstr(out, "--baseline: expected cublas, lt or cublaslt"), "%s", out);
+        cr_expect_eq(count(out, "\n"), 1, "one line: %s", out);
+    }
+    /* a word that is not a yardstick after --baseline stays a file name */
+    cr_expect_eq(RUN("--baseline", "extra.cu", CORRECT), HX_USAGE, "%s", out);
+    cr_expect(strstr(out, "one solution file at a time"), "%s", out);
+    const char *int8 = FIXTURES "/int8_correct.cu";
+    for (int i = 0; i < 2; i++) {
+        cr_expect_eq(RUN("--baseline", i ? "cublaslt" : "lt", "--sweep", int8), HX_USAGE, "%s", out);
+        cr_expect(strstr(out, "--baseline lt: no cuBLASLt yardstick for int8_matmul"), "%s", out);
+        cr_expect_eq(count(out, "\n"), 1, "one line: %s", out);
+    }
+    cr_expect_eq(RUN("--baseline", "lt", "--vs", CORRECT, CORRECT), HX_USAGE, "%s", out);
+    cr_expect(strstr(out, "not with --baseline"), "%s", out);
+}
+
+/* "--baseline lt FILE" and "--baseline=cublas": the value taken, one file left, the judged run
+ * goes on (exit 8 here without a device). */
+Test(sweep_cli, baseline_values_are_taken, .timeout = 180)
+{
+    char why[256];
+    bool gpu = tu_have_gpu(why, sizeof(why));
+    const char *const ok[][2] = {{"--baseline", "lt"}, {"--baseline=cublaslt", "-q"},
+                                 {"--baseline=cublas", "-q"}, {"--baseline", "cublas"}};
+    for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+        int code = RUN("--arch", "sm_80", "--perf-only", ok[i][0], ok[i][1], "-q", CORRECT);
+        cr_expect_neq(code, HX_USAGE, "%s %s: %s", ok[i][0], ok[i][1], out);
+        if (!gpu) cr_expect_eq(code, HX_NO_DEVICE, "%s %s: %s", ok[i][0], ok[i][1], out);
+    }
+}
+
 Test(sweep_cli, shape_outside_constraints_is_exit_4_in_one_line)
 {
     cr_expect_eq(RUN("--shapes", "64x64x64,8x8x8", CORRECT), HX_BAD_SIZE, "%s", out);
@@ -614,6 +653,42 @@ Test(sweep_print, random_header)
     r.random = NULL;
     buf = printed(rp_sweep_json, &r);
     cr_expect(!strstr(buf, "\"random\""), "%s", buf);
+    free(buf);
+}
+
+/* --baseline lt: the header names cuBLASLt, the column "Lt ms", each row the pick, the footer
+ * cuBLASLt's time; JSON says so with the pick's fields. */
+Test(sweep_print, lt_yardstick)
+{
+    rp_report r = synthetic_report();
+    r.yardstick = RN_YS_LT;
+    tests[0].timing.lt = (dv_lt_pick){.chosen = true, .algo_id = 21, .tile_id = 20, .stages_id = 8,
+                                      .splitk = 1, .swizzle = 1, .cluster_id = -1, .candidates = 8,
+                                      .workspace_bytes = 4 << 20, .trial_ms = 0.39};
+    char *buf = printed(rp_sweep_text, &r);
+    cr_expect(strstr(buf, "; cuBLASLt (cublasLtMatmul, the fastest of its heuristic's top 8, tried per shape "
+                          "before timing) timed beside it"), "%s", buf);
+    cr_expect(strstr(buf, "shape (MxNxK)            ms     TF/s      Lt ms   ratio  status\n"), "%s", buf);
+    cr_expect(strstr(buf, "4096x4095x4096       0.2000    687.0     0.4000   0.50×  success  Lt: algo 21 tile 20 "
+                          "stages 8 split-K 1 ws 4.0M\n"), "%s", buf);
+    cr_expect(strstr(buf, "64x64x64             0.0200      0.0     0.0100   2.00×  success\n"), "no pick, nothing: %s", buf);
+    cr_expect(strstr(buf, "geometric-mean ratio 1.00× cuBLASLt's time"), "%s", buf);
+    free(buf);
+    buf = printed(rp_sweep_json, &r);
+    cr_expect(strstr(buf, ",\"yardstick\":\"cublaslt\","), "%s", buf);
+    cr_expect(strstr(buf, "\"cublaslt_ms\":0.4,") && !strstr(buf, "\"cublas_ms\""), "%s", buf);
+    cr_expect(strstr(buf, ",\"lt_algo\":{\"algo_id\":21,\"tile_id\":20,\"stages_id\":8,\"splitk\":1,"
+                          "\"swizzle\":1,\"cluster_id\":-1,\"workspace_bytes\":4194304,\"candidates\":8,"
+                          "\"trial_ms\":0.390000}"), "%s", buf);
+    cr_expect(strstr(buf, ",\"lt_algo\":null"), "the shape without a pick: %s", buf);
+    free(buf);
+    char line[300];
+    rp_lt_describe(&tests[0].timing.lt, false, line, sizeof(line));
+    cr_expect_str_eq(line, "algo 21, tile id 20, stages id 8, split-K 1, swizzle 1, cluster id ?, workspace "
+                           "4.0 MiB (4194304 B); the fastest of 8 heuristic candidates, 0.3900ms a call in the trial");
+    r.yardstick = RN_YS_CUBLAS; /* the cuBLAS yardstick never shows a pick */
+    buf = printed(rp_sweep_text, &r);
+    cr_expect(!strstr(buf, "Lt: ") && strstr(buf, "cuBLAS ms"), "%s", buf);
     free(buf);
 }
 
