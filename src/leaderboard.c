@@ -19,6 +19,7 @@
 
 #include "gpus.h"
 #include "judge.h"
+#include "lb_random.h"
 #include "loader.h"
 #include "report.h"
 #include "stats.h"
@@ -260,7 +261,9 @@ static void lb_usage(FILE *out)
           "                           [--json FILE] [--max-time SEC] [--min-runs N] [-q]\n"
           "Runs the stages named in LIST (prefixes of stage file names; default 09,10,11,12 for\n"
           "gemm_fp16, the last four stages otherwise) over P's sweep shapes, each beside cuBLAS,\n"
-          "and rewrites P's shapes section (markers leaderboard:P-shapes) only.\n"
+          "and rewrites P's shapes section (markers leaderboard:P-shapes); then the same stages\n"
+          "over 64 random shapes (--sweep random:64:1), beside cuBLAS and beside cuBLASLt, into\n"
+          "P's random-shapes section (leaderboard:P-random; --json FILE: a second line).\n"
           "--max-time SEC, --min-runs N: timing per size or shape (default 1 s, 0.5 s with --sweep;\n"
           "30 runs).\n",
           out);
@@ -857,10 +860,26 @@ static int lb_sweep_stage_run(const jd_options *o, const char *path, int n_shape
     return code;
 }
 
-/* The shapes section and its JSON from a finished sweep run. An exit code. */
+/* The random-shapes section (lb_random.c) from the same run: its own markers, and a second JSON
+ * line after the shapes section's. An exit code. */
+static int lb_random_write(const lr_table *rt, const char *out_path, FILE *j, bool quiet)
+{
+    char *sec = lr_section(rt);
+    if (!sec) return HX_INTERNAL;
+    char marker[96];
+    snprintf(marker, sizeof(marker), "%s-random", rt->problem->name);
+    int rc = lb_write_section(out_path, marker, sec);
+    if (rc == HX_SUCCESS && j) lr_json(j, rt);
+    if (rc == HX_SUCCESS && !quiet) fprintf(stderr, "wrote the %s section of %s\n", marker, out_path);
+    return rc;
+}
+
+/* The shapes section and its JSON from a finished sweep run, then the random-shapes section's
+ * (rnd: n stages × lr_yardsticks runs). An exit code. */
 static int lb_sweep_write(const pb_problem *p, const jd_options *o, const lb_sweep_stage *st, int n,
-                          const dv_info *dev, const char *stages_opt, const char *out_path,
-                          const char *json_path, const char *commit_opt, bool quiet)
+                          const lb_sweep_stage *rnd, const dv_info *dev, const char *stages_opt,
+                          const char *out_path, const char *json_path, const char *commit_opt,
+                          bool quiet)
 {
     pb_case shapes[PB_MAX_SHAPES];
     int n_shapes = (int)p->n_sweep;
@@ -880,14 +899,17 @@ static int lb_sweep_write(const pb_problem *p, const jd_options *o, const lb_swe
     snprintf(marker, sizeof(marker), "%s-shapes", p->name);
     int rc = lb_write_section(out_path, marker, sec);
     if (rc != HX_SUCCESS) return rc;
-    if (json_path) {
-        FILE *j = lb_open_json(json_path);
-        if (!j) return HX_INTERNAL;
-        lb_shapes_json(j, &t);
-        fclose(j);
-    }
+    FILE *j = NULL;
+    if (json_path && !(j = lb_open_json(json_path))) return HX_INTERNAL;
+    if (j) lb_shapes_json(j, &t);
     if (!quiet) fprintf(stderr, "wrote the %s section of %s\n", marker, out_path);
-    return HX_SUCCESS;
+    pb_size rshapes[LR_N];
+    lr_table rt = {.problem = p, .command = command, .header = header, .timing_note = note,
+                   .device_name = dev->name, .commit = commit, .random = {LR_N, LR_SEED},
+                   .shapes = rshapes, .runs = rnd, .n_stages = n, .n_yards = lr_yardsticks(p)};
+    rc = sh_random_shapes(p, &rt.random, rshapes) ? lb_random_write(&rt, out_path, j, quiet) : HX_INTERNAL;
+    if (j) fclose(j);
+    return rc;
 }
 
 static int lb_sweep_run(const pb_problem *p, const jd_options *o_in, const char *dir,
@@ -897,7 +919,9 @@ static int lb_sweep_run(const pb_problem *p, const jd_options *o_in, const char 
     int n_shapes = (int)p->n_sweep, picked[LB_MAX_STAGES], n = 0;
     lb_stage *found = calloc(LB_MAX_STAGES, sizeof(lb_stage));
     lb_sweep_stage *st = calloc(LB_MAX_STAGES, sizeof(lb_sweep_stage));
-    int rc = found && st ? HX_SUCCESS : HX_INTERNAL;
+    lb_sweep_stage *rnd = calloc(LB_MAX_STAGES * LR_YARDS, sizeof(lb_sweep_stage)); /* random shapes */
+    int n_yards = lr_yardsticks(p);
+    int rc = found && st && rnd ? HX_SUCCESS : HX_INTERNAL;
     int n_found = rc == HX_SUCCESS ? lb_find_stages(dir, found, LB_MAX_STAGES) : 0;
     if (rc == HX_SUCCESS && n_found <= 0) {
         fprintf(stderr, "harness leaderboard: no stages (*.cu) in %s\n", dir);
@@ -935,13 +959,31 @@ static int lb_sweep_run(const pb_problem *p, const jd_options *o_in, const char 
         if (!quiet)
             fprintf(stderr, "[%d/%d] %s: %s  %d/%d shapes passed, geometric mean %.2f× cuBLAS\n", i + 1,
                     n, s->stem, rs_status_name(s->status), passed, n_shapes, gm);
+        for (int y = 0; y < n_yards && rc == HX_SUCCESS; y++) { /* the random shapes, per yardstick */
+            jd_options ro = o;
+            ro.random = (sh_random){LR_N, LR_SEED};
+            ro.topts.yardstick = lr_yardstick(y);
+            lb_sweep_stage *r = &rnd[i * n_yards + y];
+            snprintf(r->stem, sizeof(r->stem), "%s", f->stem);
+            if (!quiet)
+                fprintf(stderr, "[%d/%d] %s over %d random shapes beside %s ...\n", i + 1, n, r->stem,
+                        LR_N, y ? "cuBLASLt" : "cuBLAS");
+            code = lb_sweep_stage_run(&ro, f->path, LR_N, r, &dev, &have_dev, detail, sizeof(detail));
+            if (code == HX_NO_DEVICE || code == HX_INTERNAL || code == HX_USAGE) {
+                fprintf(stderr, "harness leaderboard: %s (random shapes): %s; %s left untouched\n",
+                        r->stem, detail, out_path);
+                rc = code;
+            }
+        }
     }
     if (rc == HX_SUCCESS && !have_dev) {
         fprintf(stderr, "harness leaderboard: no stage ran on a device; %s left untouched\n", out_path);
         rc = HX_NO_DEVICE;
     }
-    if (rc == HX_SUCCESS) rc = lb_sweep_write(p, &o, st, n, &dev, stages_opt, out_path, json_path, commit_opt, quiet);
+    if (rc == HX_SUCCESS)
+        rc = lb_sweep_write(p, &o, st, n, rnd, &dev, stages_opt, out_path, json_path, commit_opt, quiet);
     free(found);
     free(st);
+    free(rnd);
     return rc;
 }
