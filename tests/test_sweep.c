@@ -377,6 +377,10 @@ Test(sweep_cli, leaderboard_sweep_usage_errors)
     cr_expect(strstr(out, "not with --sizes"), "%s", out);
     cr_expect_eq(RUN("leaderboard", "--stages", "09"), HX_USAGE, "%s", out);
     cr_expect(strstr(out, "--stages goes with --sweep"), "%s", out);
+    cr_expect_eq(RUN("leaderboard", "--sweep=bogus"), HX_USAGE, "%s", out);
+    cr_expect(strstr(out, "--sweep: expected shapes or random"), "%s", out);
+    cr_expect_eq(RUN("leaderboard", "--sweep", "random", "--sizes", "64"), HX_USAGE, "%s", out);
+    cr_expect(strstr(out, "not with --sizes"), "%s", out);
     cr_expect_eq(RUN("leaderboard", "--max-time", "0"), HX_USAGE, "%s", out);
     cr_expect_eq(RUN("leaderboard", "--min-runs", "x"), HX_USAGE, "%s", out);
     cr_expect_eq(RUN("leaderboard", "--sweep", "--dir", FIXTURES, "--stages", "correct,zz_none",
@@ -396,12 +400,15 @@ Test(sweep_cli, failed_leaderboard_sweep_leaves_file_untouched, .timeout = 180)
     const char *before = "# mine\n<!-- leaderboard:gemm_fp16-shapes:begin -->\nold rows\n"
                          "<!-- leaderboard:gemm_fp16-shapes:end -->\ntail\n";
     cr_assert(tu_write(path, before));
-    int code = RUN("leaderboard", "--sweep", "--dir", SCRATCH "/lb_sweep_stages", "--out", path);
-    cr_expect_neq(code, 0, "%s", out);
-    cr_expect(strstr(out, "left untouched"), "%s", out);
-    char *after = tu_slurp(path);
-    cr_expect_str_eq(after, before);
-    free(after);
+    const char *const modes[] = {"--sweep", "--sweep=random", "--sweep=shapes"};
+    for (size_t m = 0; m < sizeof(modes) / sizeof(modes[0]); m++) {
+        int code = RUN("leaderboard", modes[m], "--dir", SCRATCH "/lb_sweep_stages", "--out", path);
+        cr_expect_neq(code, 0, "%s: %s", modes[m], out);
+        cr_expect(strstr(out, "left untouched"), "%s: %s", modes[m], out);
+        char *after = tu_slurp(path);
+        cr_expect_str_eq(after, before, "%s", modes[m]);
+        free(after);
+    }
 }
 
 /* --- the shapes section ---------------------------------------------------------------------- */
@@ -810,6 +817,30 @@ Test(sweep_print, lt_yardstick)
     r.yardstick = RN_YS_CUBLAS; /* the cuBLAS yardstick never shows a pick */
     buf = printed(rp_sweep_text, &r);
     cr_expect(!strstr(buf, "Lt: ") && strstr(buf, "cuBLAS ms"), "%s", buf);
+    free(buf);
+}
+
+/* A judged run (not a sweep) with --baseline lt: the yardstick's name and its pick, and JSON's
+ * "cublaslt" object with the pick inside. */
+Test(sweep_print, lt_yardstick_line_in_a_judged_run)
+{
+    rp_report r = synthetic_report();
+    r.yardstick = RN_YS_LT;
+    tests[0].timing.lt = (dv_lt_pick){.chosen = true, .algo_id = 6, .tile_id = 18, .stages_id = 15,
+                                      .splitk = 1, .swizzle = 0, .cluster_id = 2, .candidates = 5,
+                                      .workspace_bytes = 0, .trial_ms = 0.4};
+    char *buf = printed(rp_text, &r);
+    cr_expect(strstr(buf, "  cuBLASLt: 0.4000ms (") && strstr(buf, "takes 0.50× cuBLASLt's time"), "%s", buf);
+    cr_expect(strstr(buf, "  yardstick: cublasLtMatmul, algo 6, tile id 18, stages id 15, split-K 1, swizzle 0, "
+                          "cluster id 2, workspace 0.0 MiB (0 B); the fastest of 5 heuristic candidates"), "%s", buf);
+    free(buf);
+    buf = printed(rp_json, &r);
+    cr_expect(strstr(buf, ",\"cublaslt\":{\"median_ms\":0.400000,") && !strstr(buf, "\"cublas\":"), "%s", buf);
+    cr_expect(strstr(buf, "\"time_ratio\":0.5000,\"lt_algo\":{\"algo_id\":6,"), "%s", buf);
+    free(buf);
+    r.yardstick = RN_YS_CUBLAS;
+    buf = printed(rp_text, &r);
+    cr_expect(strstr(buf, "  cuBLAS: 0.4000ms (") && !strstr(buf, "yardstick:"), "%s", buf);
     free(buf);
 }
 
