@@ -126,13 +126,27 @@ static cublasStatus_t dvl_run(dv_lt *l, const cublasLtMatmulAlgo_t *algo, const 
 
 /* One candidate: an untimed call, then DVL_TRIAL_CALLS between two events; its ms per call, or
  * a negative value when it refused (a CUDA error goes to *cuda). */
+/* A call that failed may leave a launch error behind: take it here, so the solution's next
+ * check never meets it as its own; a sticky one goes to *cuda (the context is gone). */
+static void dvl_take_error(cudaError_t *cuda)
+{
+    cudaError_t e = cudaGetLastError();
+    if (e != cudaSuccess && dv_error_is_sticky((int)e)) *cuda = e;
+}
+
 static double dvl_trial(dv_lt *l, const cublasLtMatmulAlgo_t *algo, const pb_dev_gemm *g,
                         cudaEvent_t e0, cudaEvent_t e1, cudaError_t *cuda)
 {
-    if (dvl_run(l, algo, g) != CUBLAS_STATUS_SUCCESS) return -1;
+    if (dvl_run(l, algo, g) != CUBLAS_STATUS_SUCCESS) {
+        dvl_take_error(cuda);
+        return -1;
+    }
     if ((*cuda = cudaEventRecord(e0, 0)) != cudaSuccess) return -1;
     for (int i = 0; i < DVL_TRIAL_CALLS; i++)
-        if (dvl_run(l, algo, g) != CUBLAS_STATUS_SUCCESS) return -1;
+        if (dvl_run(l, algo, g) != CUBLAS_STATUS_SUCCESS) {
+            dvl_take_error(cuda);
+            return -1;
+        }
     float ms = 0;
     if ((*cuda = cudaEventRecord(e1, 0)) != cudaSuccess ||
         (*cuda = cudaEventSynchronize(e1)) != cudaSuccess ||
@@ -277,7 +291,10 @@ static int dvl_gemm(const pb_dev_env *env, const pb_dev_gemm *g, char *err, size
         return -1;
     }
     cublasStatus_t s = dvl_run(l, &l->plan.algo, g);
-    return dvl_ok(s, "cublasLtMatmul", err, errlen) ? 0 : -1;
+    if (dvl_ok(s, "cublasLtMatmul", err, errlen)) return 0;
+    cudaError_t cuda = cudaSuccess;
+    dvl_take_error(&cuda); /* a sticky one stays for the next call to meet */
+    return -1;
 }
 
 static int dvl_igemm(const pb_dev_env *env, int m, int n, int k, const void *a, const void *b,

@@ -14,6 +14,7 @@
 #define LR_SEED 1
 #define LR_YARDS 2   /* cuBLAS, cuBLASLt */
 #define LR_CAP 4.0   /* the chart's top: ratios above it (and failed shapes) plot there */
+_Static_assert(LR_N <= PB_MAX_SHAPES, "a stage's run holds at most PB_MAX_SHAPES shapes");
 
 /* The yardsticks a problem's section times beside: 2 (cuBLAS, cuBLASLt), or 1 where cuBLASLt
  * is not offered (int8). */
