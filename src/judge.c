@@ -407,10 +407,11 @@ int jd_judge(const jd_options *o, jd_result *r)
         snprintf(what, sizeof(what), "size %s", o->size);
         if (!jd_values_fit(p, c.v, o->any_size, what, r)) return r->exit_code = HX_BAD_SIZE;
     }
-    if (o->topts.baseline && o->topts.yardstick == RN_YS_LT && p->compute == PB_I8) {
+    if (o->topts.baseline && o->topts.yardstick != RN_YS_CUBLAS && p->compute == PB_I8) {
         snprintf(r->detail, sizeof(r->detail),
-                 "--baseline lt: no cuBLASLt yardstick for %s (its yardstick is cuBLAS's int8 "
-                 "GEMM and a requantize pass: --baseline)", p->name);
+                 "--baseline %s: no cuBLASLt yardstick for %s (its yardstick is cuBLAS's int8 "
+                 "GEMM and a requantize pass: --baseline)",
+                 o->topts.yardstick == RN_YS_BOTH ? "both" : "lt", p->name);
         return r->exit_code = HX_USAGE;
     }
     jd_options sweep_o;

@@ -19,8 +19,6 @@ _Static_assert(LR_N <= PB_MAX_SHAPES, "a stage's run holds at most PB_MAX_SHAPES
 /* The yardsticks a problem's section times beside: 2 (cuBLAS, cuBLASLt), or 1 where cuBLASLt
  * is not offered (int8). */
 int lr_yardsticks(const pb_problem *p);
-/* The i-th yardstick's --baseline choice. */
-rn_yardstick lr_yardstick(int i);
 
 typedef struct {
     const pb_problem *problem;

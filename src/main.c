@@ -49,10 +49,10 @@ static void hm_usage(FILE *out)
         "                       1/4 odd, 1/4 off a multiple of 8; the same list on any machine\n"
         "      --shapes LIST    --sweep over these shapes: comma list of MxNxK or N (N³)\n"
         "      --seed N         change every case's random inputs\n"
-        "      --baseline [cublas|lt]  time cuBLAS on the same case, alternating with the\n"
+        "      --baseline [cublas|lt|both]  time cuBLAS on the same case, alternating with the\n"
         "                       solution call by call, and print the ratio; lt (or cublaslt):\n"
-        "                       cuBLASLt's matmul, the fastest of its top 8 heuristics per shape\n"
-        "                       (not for int8_matmul)\n"
+        "                       cuBLASLt's matmul, the fastest of its top 8 heuristics per shape;\n"
+        "                       both: the two in the same rounds (lt, both: not for int8_matmul)\n"
         "      --vs OTHER.cu    judge OTHER.cu on the same timed cases and time the two in\n"
         "                       alternation: each median, the ratio, a 95% interval for it and\n"
         "                       a verdict (faster / slower / no difference beyond the noise);\n"
@@ -146,7 +146,8 @@ static bool hm_parse_double(const char *s, double lo, double hi, double *out)
 /* --baseline's values: which library call is the yardstick. */
 static bool hm_yardstick_word(const char *s)
 {
-    return strcmp(s, "cublas") == 0 || strcmp(s, "lt") == 0 || strcmp(s, "cublaslt") == 0;
+    return strcmp(s, "cublas") == 0 || strcmp(s, "lt") == 0 || strcmp(s, "cublaslt") == 0 ||
+           strcmp(s, "both") == 0;
 }
 
 static int hm_term_width(void)
@@ -303,11 +304,13 @@ int main(int argc, char **argv)
         case O_BASE: /* --baseline [cublas | lt | cublaslt], the value also after a space */
             if (!optarg && optind < argc && hm_yardstick_word(argv[optind])) optarg = argv[optind++];
             if (optarg && !hm_yardstick_word(optarg)) {
-                fprintf(stderr, "harness: --baseline: expected cublas, lt or cublaslt, got '%s'\n", optarg);
+                fprintf(stderr, "harness: --baseline: expected cublas, lt, cublaslt or both, got '%s'\n", optarg);
                 return HX_USAGE;
             }
             o.topts.baseline = true;
-            o.topts.yardstick = optarg && strcmp(optarg, "cublas") ? RN_YS_LT : RN_YS_CUBLAS;
+            o.topts.yardstick = !optarg || strcmp(optarg, "cublas") == 0 ? RN_YS_CUBLAS
+                                : strcmp(optarg, "both") == 0        ? RN_YS_BOTH
+                                                                     : RN_YS_LT;
             break;
         case O_FLUSH: o.topts.flush_l2 = true; break;
         case O_NOTIME: o.timing = false; break;

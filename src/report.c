@@ -119,11 +119,7 @@ static void rp_timing(FILE *out, const rp_report *r, const rs_test *t)
                 ms / tm->base_median_ms, rp_yardstick_name(r), 100.0 * tm->base_median_ms / ms);
     else if (tm->base_error[0])
         fprintf(out, "  %s: not timed (%s)\n", rp_yardstick_name(r), tm->base_error);
-    if (!tm->vs && r->yardstick == RN_YS_LT && (tm->base_done || tm->lt.chosen)) {
-        char pick[300];
-        rp_lt_describe(&tm->lt, false, pick, sizeof(pick));
-        fprintf(out, "  yardstick: cublasLtMatmul, %s\n", pick);
-    }
+    rp_lt_lines(out, r, t);
     if (tm->escaped)
         fprintf(out, "  warning: host time (%.4fms) far above the events' (%.4fms): work escaped the "
                      "default stream; the host time is reported\n",
@@ -307,6 +303,7 @@ static void rp_json_test(FILE *out, const rp_report *r, const rs_test *t)
             if (r->yardstick == RN_YS_LT) rp_lt_json(out, &tm->lt);
             fputc('}', out);
         }
+        if (!tm->vs) rp_alt_json(out, r, t);
         fputc('}', out);
     }
     fputc('}', out);
@@ -441,10 +438,12 @@ void rp_sweep_text(FILE *out, const rp_report *r)
         if (r->timing_note)
             fprintf(out, "timed   per shape, %s; %s timed beside it, call by call in alternation\n",
                     r->timing_note,
-                    r->vs || r->yardstick != RN_YS_LT
-                        ? rp_yardstick_name(r)
-                        : "cuBLASLt (cublasLtMatmul, the fastest of its heuristic's top 8, tried "
-                          "per shape before timing)");
+                    r->vs || r->yardstick == RN_YS_CUBLAS ? rp_yardstick_name(r)
+                    : r->yardstick == RN_YS_LT
+                        ? "cuBLASLt (cublasLtMatmul, the fastest of its heuristic's top 8, tried "
+                          "per shape before timing)"
+                        : "cuBLAS, then cuBLASLt (the fastest of its heuristic's top 8, tried per "
+                          "shape before timing),");
         if (r->random) {
             char what[200];
             sh_describe(r->random, what, sizeof(what));
@@ -454,8 +453,10 @@ void rp_sweep_text(FILE *out, const rp_report *r)
         pb_size_names(r->problem, names, sizeof(names));
         snprintf(head, sizeof(head), "shape (%s)", names);
         int w = (int)strlen(head) > 16 ? (int)strlen(head) : 16; /* gemm's: 16 */
-        fprintf(out, "\n%-*s %10s %8s %10s %7s  %s\n", w, head, "ms", "TF/s",
-                r->vs ? "other ms" : r->yardstick == RN_YS_LT ? "Lt ms" : "cuBLAS ms", "ratio", "status");
+        fprintf(out, "\n%-*s %10s %8s %10s %7s", w, head, "ms", "TF/s",
+                r->vs ? "other ms" : r->yardstick == RN_YS_LT ? "Lt ms" : "cuBLAS ms", "ratio");
+        rp_alt_head(out, r);
+        fprintf(out, "  %s\n", "status");
         for (size_t i = 0; i < run->n_tests; i++) {
             const rs_test *t = &run->tests[i];
             const rs_timing *tm = &t->timing;
@@ -470,10 +471,11 @@ void rp_sweep_text(FILE *out, const rp_report *r)
             else fprintf(out, "%10s ", "-");
             if (rp_sweep_ratio(t) > 0) fprintf(out, "%6.2f×", rp_sweep_ratio(t));
             else fprintf(out, "%7s", "-");
+            rp_alt_cells(out, r, t);
             if (tm->vs && tm->vs_interval)
                 fprintf(out, "  [%.3f, %.3f] %s", tm->vs_lo, tm->vs_hi, rp_vs_word(tm->vs_verdict));
             char pick[160] = "";
-            if (!r->vs && r->yardstick == RN_YS_LT) rp_lt_describe(&tm->lt, true, pick, sizeof(pick));
+            if (!r->vs && r->yardstick != RN_YS_CUBLAS) rp_lt_describe(&tm->lt, true, pick, sizeof(pick));
             fprintf(out, "  %s%s%s%s%s\n", rs_status_name(t->status),
                     tm->escaped ? " (host time: work escaped the default stream)" : "",
                     tm->impossible ? " (faster than the chip's peak: suspect)" : "",
@@ -499,6 +501,7 @@ void rp_sweep_text(FILE *out, const rp_report *r)
                          "percentile %.2f×\n",
                     s.d.worst, worst, 100.0 * s.d.share_le1, s.d.p90);
         }
+        rp_alt_footer(out, r, run);
     }
     fprintf(out, "Status: %s\n", rs_status_name(r->status));
     if (r->status_detail && *r->status_detail) fprintf(out, "  %s\n", r->status_detail);
@@ -522,7 +525,11 @@ void rp_sweep_json(FILE *out, const rp_report *r)
     rp_json_device(out, run);
     fputs(",\"timing_note\":", out);
     rp_json_string(out, r->timing_note ? r->timing_note : "");
-    fprintf(out, ",\"yardstick\":\"%s\"", r->vs ? "vs" : r->yardstick == RN_YS_LT ? "cublaslt" : "cublas");
+    fprintf(out, ",\"yardstick\":\"%s\"",
+            r->vs                          ? "vs"
+            : r->yardstick == RN_YS_LT     ? "cublaslt"
+            : r->yardstick == RN_YS_BOTH   ? "both"
+                                           : "cublas");
     if (r->random)
         fprintf(out, ",\"random\":{\"n\":%d,\"seed\":%llu}", r->random->n,
                 (unsigned long long)r->random->seed);
@@ -549,6 +556,7 @@ void rp_sweep_json(FILE *out, const rp_report *r)
         rp_json_ms(out, lt ? "cublaslt_tflops" : "cublas_tflops", tm->base_done,
                    tm->base_done ? rp_tflops(r, t, tm->base_median_ms) : 0);
         if (lt) rp_lt_json(out, &tm->lt);
+        rp_alt_json_shape(out, r, t);
         rp_json_ms(out, "ratio", rp_sweep_ratio(t) > 0, rp_sweep_ratio(t));
         fprintf(out, ",\"escaped\":%s,\"impossible\":%s}", tm->escaped ? "true" : "false",
                 tm->impossible ? "true" : "false");
@@ -567,5 +575,6 @@ void rp_sweep_json(FILE *out, const rp_report *r)
     }
     rp_json_ms(out, "share_at_or_under_1", s.ratios > 0, s.d.share_le1);
     rp_json_ms(out, "p90_ratio", s.ratios > 0, s.d.p90);
+    rp_alt_json_footer(out, r, run);
     fputs("}\n", out);
 }

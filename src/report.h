@@ -38,6 +38,17 @@ void rp_sweep_json(FILE *out, const rp_report *r);
 const char *rp_yardstick_name(const rp_report *r);
 void rp_lt_describe(const dv_lt_pick *k, bool brief, char *out, size_t len);
 void rp_lt_json(FILE *out, const dv_lt_pick *k);
+/* A judged run's cuBLASLt lines (both: its time and ratio; lt, both: the pick), and JSON's
+ * "cublaslt" object (both). Sweeps with --baseline both: the header's and each row's "Lt ms",
+ * "× Lt" cells, a footer line of cuBLASLt's distribution, and the same in JSON (per shape
+ * cublaslt_ms, ratio_lt, lt_algo; the footer's "lt" object). Each prints nothing otherwise. */
+void rp_lt_lines(FILE *out, const rp_report *r, const rs_test *t);
+void rp_alt_json(FILE *out, const rp_report *r, const rs_test *t);
+void rp_alt_head(FILE *out, const rp_report *r);
+void rp_alt_cells(FILE *out, const rp_report *r, const rs_test *t);
+void rp_alt_footer(FILE *out, const rp_report *r, const rs_run *run);
+void rp_alt_json_shape(FILE *out, const rp_report *r, const rs_test *t);
+void rp_alt_json_footer(FILE *out, const rp_report *r, const rs_run *run);
 /* JSON string with escapes. */
 void rp_json_string(FILE *out, const char *s);
 /* --gpu all (report_gpus.c): a row per judge GPU; the same as JSON. */

@@ -37,8 +37,8 @@ typedef struct {
 } wr_layout;
 
 /* Timing samples, series by series (each max_runs doubles): the solution's event and host
- * times, the baseline's event and host times. */
-enum { WR_SOL_EV, WR_SOL_HOST, WR_BASE_EV, WR_BASE_HOST, WR_SAMPLE_SERIES };
+ * times, the baseline's event and host times, the second yardstick's (--baseline both). */
+enum { WR_SOL_EV, WR_SOL_HOST, WR_BASE_EV, WR_BASE_HOST, WR_ALT_EV, WR_ALT_HOST, WR_SAMPLE_SERIES };
 
 /* False when an extent cannot be evaluated or is too large. */
 bool wr_layout_for(const pb_problem *p, const double *v, size_t guard, int max_runs,
@@ -96,7 +96,9 @@ typedef struct {
     int n_sol, n_base;  /* WR_CMD_TIME: samples written */
     int warmup;
     double loop_ms;     /* WR_CMD_TIME: the child's own clock around the whole loop */
-    dv_lt_pick lt;      /* WR_CMD_TIME with --baseline lt: the algorithm cuBLASLt ran */
+    dv_lt_pick lt;      /* WR_CMD_TIME with --baseline lt or both: the algorithm cuBLASLt ran */
+    int n_alt;          /* WR_CMD_TIME with --baseline both: cuBLASLt's samples written */
+    char alt_detail[200]; /* why cuBLASLt was not timed (both), quoted text like detail */
     char detail[256];   /* free text (a cuBLAS refusal, dlerror); always shown as quoted text */
     dv_info device;     /* WR_READY */
 } wr_msg;

@@ -70,8 +70,9 @@ typedef struct {
     int msg_fd;
     dv_info dev;
     dv_blas *blas;
-    dv_lt *lt;             /* --baseline lt: cuBLASLt, or NULL */
-    pb_dev_env denv;
+    dv_lt *lt;             /* --baseline lt or both: cuBLASLt, or NULL */
+    pb_dev_env denv;       /* the baseline's env: cuBLAS's, or cuBLASLt's (lt) */
+    pb_dev_env lenv;       /* --baseline both: cuBLASLt's, the second yardstick */
     wk_fn solve;
     wk_fn solve_vs;        /* --vs: the other file's solve, or NULL */
     const wk_thunk *thunk;
@@ -189,7 +190,8 @@ static void wk_tune_lt(wk_ctx *x)
     void *ptrs[PB_MAX_BUFS];
     char why[200];
     for (int b = 0; b < x->l.n_bufs; b++) ptrs[b] = x->bufs[b].ptr;
-    if (!p->baseline || p->baseline(p, &x->denv, x->plan->items[x->index].c.v, ptrs, why, sizeof(why)))
+    const pb_dev_env *env = x->plan->timing.yardstick == RN_YS_BOTH ? &x->lenv : &x->denv;
+    if (!p->baseline || p->baseline(p, env, x->plan->items[x->index].c.v, ptrs, why, sizeof(why)))
         return;
     int e = dv_sync();
     if (e) {
@@ -253,10 +255,11 @@ static void wk_beat(wk_ctx *x, double *last)
     *last = now;
 }
 
-/* One timed call, the output restored first: the solution's (base false) or the baseline's. 0,
- * a CUDA error, or -1 when the baseline refused (berr says why). */
-static int wk_time_one(wk_ctx *x, bool base, dv_flusher *fl, dv_timer *tm, double *ev_ms,
-                       double *host_ms, char *berr, size_t berrlen)
+/* One timed call, the output restored first: the solution's (base false), the baseline's, or
+ * with env the second yardstick's (--baseline both). 0, a CUDA error, or -1 when the library
+ * refused (berr says why). */
+static int wk_time_one(wk_ctx *x, bool base, const pb_dev_env *env, dv_flusher *fl, dv_timer *tm,
+                       double *ev_ms, double *host_ms, char *berr, size_t berrlen)
 {
     const pb_problem *p = x->plan->problem;
     const double *v = x->plan->items[x->index].c.v;
@@ -268,6 +271,10 @@ static int wk_time_one(wk_ctx *x, bool base, dv_flusher *fl, dv_timer *tm, doubl
     if ((e = dv_timer_start(tm))) return e;
     if (!base) {
         wk_call(x, v);
+    } else if (env) {
+        void *ptrs[PB_MAX_BUFS];
+        for (int b = 0; b < x->l.n_bufs; b++) ptrs[b] = x->bufs[b].ptr;
+        if (p->baseline(p, env, v, ptrs, berr, berrlen)) return -1;
     } else if (x->solve_vs) {
         wk_call_fn(x, x->solve_vs, v);
     } else {
@@ -292,7 +299,7 @@ static bool wk_quiet_enough(const double *s, int n, double *tmp, double target)
  * the output holds the solution's result when the loop ends. A baseline refusal ends only its
  * samples (berr says why). Returns 0 or a CUDA error. */
 static int wk_time_loop(wk_ctx *x, dv_flusher *fl, double *const *ser, int *n_sol, int *n_base,
-                        char *berr, size_t berrlen)
+                        int *n_alt, char *berr, size_t berrlen, char *aerr, size_t aerrlen)
 {
     const rn_timing_opts *o = &x->plan->timing;
     dv_timer tm = {0};
@@ -307,11 +314,13 @@ static int wk_time_loop(wk_ctx *x, dv_flusher *fl, double *const *ser, int *n_so
     bool base = o->baseline && (x->plan->problem->baseline || x->solve_vs);
     if (!base && o->baseline)
         snprintf(berr, berrlen, "no library baseline for %s yet", x->plan->problem->name);
-    *n_sol = *n_base = 0;
+    /* --baseline both: cuBLASLt after cuBLAS in each round, before the solution */
+    bool alt = base && o->yardstick == RN_YS_BOTH && x->lt && !x->solve_vs;
+    *n_sol = *n_base = *n_alt = 0;
     for (int i = -o->warmup; i < o->max_runs; i++) {
         double ms = 0.0, hms = 0.0;
         if (base) {
-            int be = wk_time_one(x, true, fl, &tm, &ms, &hms, berr, berrlen);
+            int be = wk_time_one(x, true, NULL, fl, &tm, &ms, &hms, berr, berrlen);
             if (be > 0) { /* a CUDA error: the context may be gone */
                 e = be;
                 break;
@@ -324,7 +333,21 @@ static int wk_time_loop(wk_ctx *x, dv_flusher *fl, double *const *ser, int *n_so
                 (*n_base)++;
             }
         }
-        if ((e = wk_time_one(x, false, fl, &tm, &ms, &hms, berr, berrlen))) break;
+        if (alt) {
+            int ae = wk_time_one(x, true, &x->lenv, fl, &tm, &ms, &hms, aerr, aerrlen);
+            if (ae > 0) {
+                e = ae;
+                break;
+            }
+            if (ae < 0) {
+                alt = false;
+            } else if (i >= 0) {
+                ser[WR_ALT_EV][*n_alt] = ms;
+                ser[WR_ALT_HOST][*n_alt] = hms;
+                (*n_alt)++;
+            }
+        }
+        if ((e = wk_time_one(x, false, NULL, fl, &tm, &ms, &hms, berr, berrlen))) break;
         wk_beat(x, &last_beat);
         if (i < 0) continue;
         ser[WR_SOL_EV][*n_sol] = ms;
@@ -333,7 +356,8 @@ static int wk_time_loop(wk_ctx *x, dv_flusher *fl, double *const *ser, int *n_so
         double spent = wr_now() - t_begin;
         if (*n_sol >= o->min_runs && *n_sol % 10 == 0 && o->noise_target_pct > 0 && spent > 0.05 &&
             wk_quiet_enough(ser[WR_SOL_EV], *n_sol, tmp, o->noise_target_pct) &&
-            (!base || wk_quiet_enough(ser[WR_BASE_EV], *n_base, tmp, o->noise_target_pct)))
+            (!base || wk_quiet_enough(ser[WR_BASE_EV], *n_base, tmp, o->noise_target_pct)) &&
+            (!alt || wk_quiet_enough(ser[WR_ALT_EV], *n_alt, tmp, o->noise_target_pct)))
             break;
         if (spent >= o->max_time_s && *n_sol >= 3) break; /* slow solutions: fewer runs */
     }
@@ -358,8 +382,8 @@ static void wk_time(wk_ctx *x)
         flp = &fl;
     }
     double t0 = wr_now();
-    int e = wk_time_loop(x, flp, ser, &x->msg.n_sol, &x->msg.n_base, x->msg.detail,
-                         sizeof(x->msg.detail));
+    int e = wk_time_loop(x, flp, ser, &x->msg.n_sol, &x->msg.n_base, &x->msg.n_alt, x->msg.detail,
+                         sizeof(x->msg.detail), x->msg.alt_detail, sizeof(x->msg.alt_detail));
     x->msg.loop_ms = (wr_now() - t0) * 1e3;
     x->msg.warmup = o->warmup;
     if (x->lt) x->msg.lt = dv_lt_last_pick(x->lt);
@@ -424,12 +448,12 @@ void wk_main(const rn_plan *plan, unsigned char *arena, size_t arena_bytes, int 
         _exit(0);
     }
     dv_dev_env_init(&x->denv, x->blas);
-    if (plan->timing.baseline && plan->timing.yardstick == RN_YS_LT && !plan->vs_path) {
+    if (plan->timing.baseline && plan->timing.yardstick != RN_YS_CUBLAS && !plan->vs_path) {
         if (dv_lt_create(&x->lt, x->blas, err, sizeof(err))) {
             wk_send_kind(x, WR_FATAL, err);
             _exit(0);
         }
-        dv_lt_env_init(&x->denv, x->lt);
+        dv_lt_env_init(plan->timing.yardstick == RN_YS_BOTH ? &x->lenv : &x->denv, x->lt);
     }
     wk_send_kind(x, WR_READY, NULL);
 

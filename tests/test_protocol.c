@@ -84,10 +84,21 @@ Test(protocol, lt_yardstick_tunes_once_outside_the_loop_and_reports_its_pick)
                  t->lt.trial_ms, t->base_runs);
     for (size_t i = 0; i + 1 < n; i++) cr_expect(!run.tests[i].timing.lt.chosen, "%s", run.tests[i].name);
     rn_free(&run);
+    /* both: cuBLAS in the baseline's series, cuBLASLt in a third, in the same rounds */
+    plan.timing.yardstick = RN_YS_BOTH;
+    cr_assert_eq(rn_run(&plan, &run), RN_OK, "%s", run.detail);
+    t = &run.tests[n - 1].timing;
+    cr_expect(t->base_done && t->base_runs >= 5, "cuBLAS: %s", t->base_error);
+    cr_expect(t->alt_done && t->alt_runs == t->base_runs, "cuBLASLt: %d runs (%s)", t->alt_runs, t->alt_error);
+    cr_expect(t->alt_median_ms > 0 && t->lt.chosen && t->lt.candidates == 1, "tuned %d times", t->lt.candidates);
+    cr_expect_eq((int)t->lt.trial_ms, 1 + plan.timing.warmup + t->alt_runs, "%g calls", t->lt.trial_ms);
+    for (size_t i = 0; i + 1 < n; i++) cr_expect(!run.tests[i].timing.alt_done, "%s", run.tests[i].name);
+    rn_free(&run);
     /* the cuBLAS yardstick reports no pick */
     plan.timing.yardstick = RN_YS_CUBLAS;
     cr_assert_eq(rn_run(&plan, &run), RN_OK, "%s", run.detail);
-    cr_expect(run.tests[n - 1].timing.base_done && !run.tests[n - 1].timing.lt.chosen);
+    cr_expect(run.tests[n - 1].timing.base_done && !run.tests[n - 1].timing.lt.chosen &&
+              !run.tests[n - 1].timing.alt_done);
     rn_free(&run);
 }
 
