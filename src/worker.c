@@ -181,7 +181,7 @@ static void wk_call_and_read(wk_ctx *x, wk_fn fn)
     if ((e = wk_readback(x))) wk_fail(x, e, WR_AT_READBACK);
 }
 
-/* --baseline lt: one untimed yardstick call, so cuBLASLt picks its algorithm for this shape
+/* --baseline lt or both: one untimed cuBLASLt call, so it picks its algorithm for this shape
  * here, outside the timed loop (the output is restored before every timed call). A refusal is
  * the timed loop's to report; a CUDA error is this command's. */
 static void wk_tune_lt(wk_ctx *x)
