@@ -11,6 +11,12 @@
 
 #include "rng.h"
 
+/* No fused multiply-adds: they round differently from a multiply then an add. GCC's ISO C mode
+ * (-std=c11) never fuses; clang may, unless told. */
+#if defined(__clang__)
+#pragma STDC FP_CONTRACT OFF
+#endif
+
 static const double sh_ln2 = 0.69314718055994530942;
 
 sh_class sh_class_of(int v)
