@@ -474,12 +474,11 @@ void rp_sweep_text(FILE *out, const rp_report *r)
             rp_alt_cells(out, r, t);
             if (tm->vs && tm->vs_interval)
                 fprintf(out, "  [%.3f, %.3f] %s", tm->vs_lo, tm->vs_hi, rp_vs_word(tm->vs_verdict));
-            char pick[160] = "";
-            if (!r->vs && r->yardstick != RN_YS_CUBLAS) rp_lt_describe(&tm->lt, true, pick, sizeof(pick));
-            fprintf(out, "  %s%s%s%s%s\n", rs_status_name(t->status),
+            char pick[200];
+            rp_lt_cell(r, t, pick, sizeof(pick));
+            fprintf(out, "  %s%s%s%s\n", rs_status_name(t->status),
                     tm->escaped ? " (host time: work escaped the default stream)" : "",
-                    tm->impossible ? " (faster than the chip's peak: suspect)" : "",
-                    pick[0] ? "  Lt: " : "", pick);
+                    tm->impossible ? " (faster than the chip's peak: suspect)" : "", pick);
         }
         for (size_t i = 0; i < run->n_tests; i++) { /* why a shape failed, one line each */
             const rs_test *t = &run->tests[i];

@@ -43,6 +43,9 @@ void rp_lt_json(FILE *out, const dv_lt_pick *k);
  * "× Lt" cells, a footer line of cuBLASLt's distribution, and the same in JSON (per shape
  * cublaslt_ms, ratio_lt, lt_algo; the footer's "lt" object). Each prints nothing otherwise. */
 void rp_lt_lines(FILE *out, const rp_report *r, const rs_test *t);
+/* A sweep row's tail with --baseline lt or both: "  Lt: " and the brief pick ("" otherwise);
+ * either flags an fp32 problem's cuBLASLt time faster than the chip's FP32 peak (TF32 in use). */
+void rp_lt_cell(const rp_report *r, const rs_test *t, char *out, size_t len);
 void rp_alt_json(FILE *out, const rp_report *r, const rs_test *t);
 void rp_alt_head(FILE *out, const rp_report *r);
 void rp_alt_cells(FILE *out, const rp_report *r, const rs_test *t);

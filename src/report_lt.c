@@ -74,6 +74,37 @@ static void rp_alt_num(FILE *out, const char *key, bool have, double v)
     else fputs("null", out);
 }
 
+/* cuBLASLt's time for t (its own series with both, the baseline's with lt), 0 when none. */
+static double rp_lt_ms(const rp_report *r, const rs_test *t)
+{
+    const rs_timing *tm = &t->timing;
+    if (r->yardstick == RN_YS_BOTH) return tm->alt_done ? tm->alt_median_ms : 0;
+    return r->yardstick == RN_YS_LT && tm->base_done ? tm->base_median_ms : 0;
+}
+
+/* An fp32 problem's cuBLASLt faster than the chip's FP32 (FMA) peak: it cannot be without TF32,
+ * which CUBLAS_COMPUTE_32F must never use. */
+static bool rp_lt_over_fp32_peak(const rp_report *r, const rs_test *t)
+{
+    double ms = rp_lt_ms(r, t);
+    if (r->vs || r->problem->compute != PB_F32 || ms <= 0 || !r->run || !r->run->device.present)
+        return false;
+    double peak = dv_peak_flops(&r->run->device, PB_F32);
+    return peak > 0 && pb_flops(r->problem, t->v) / (ms * 1e-3) > 1.05 * peak;
+}
+
+void rp_lt_cell(const rp_report *r, const rs_test *t, char *out, size_t len)
+{
+    out[0] = '\0';
+    if (r->vs || r->yardstick == RN_YS_CUBLAS) return;
+    char pick[160];
+    rp_lt_describe(&t->timing.lt, true, pick, sizeof(pick));
+    bool over = rp_lt_over_fp32_peak(r, t);
+    if (pick[0] || over)
+        snprintf(out, len, "  Lt:%s%s%s", pick[0] ? " " : "", pick,
+                 over ? " (faster than the FP32 peak: TF32?)" : "");
+}
+
 void rp_lt_lines(FILE *out, const rp_report *r, const rs_test *t)
 {
     const rs_timing *tm = &t->timing;
@@ -90,6 +121,10 @@ void rp_lt_lines(FILE *out, const rp_report *r, const rs_test *t)
         rp_lt_describe(&tm->lt, false, pick, sizeof(pick));
         fprintf(out, "  yardstick: cublasLtMatmul, %s\n", pick);
     }
+    if (rp_lt_over_fp32_peak(r, t))
+        fprintf(out, "  warning: cuBLASLt ran faster than the chip's FP32 peak (%.0f TF/s): TF32, "
+                     "which CUBLAS_COMPUTE_32F must not use?\n",
+                dv_peak_flops(&r->run->device, PB_F32) * 1e-12);
 }
 
 void rp_alt_json(FILE *out, const rp_report *r, const rs_test *t)

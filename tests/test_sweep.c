@@ -889,6 +889,29 @@ Test(sweep_print, both_yardsticks)
     free(buf);
 }
 
+/* An fp32 problem's cuBLASLt faster than the FP32 peak cannot be without TF32: flagged, in the
+ * row and in a judged run; a time under the peak, or an fp16 problem, is not. */
+Test(sweep_print, lt_over_the_fp32_peak_is_flagged)
+{
+    rp_report r = synthetic_report();
+    r.problem = pb_find("sgemm"); /* M, N, K, alpha, beta: the same scalars */
+    r.yardstick = RN_YS_LT;
+    run.device.sm_count = 132;
+    run.device.clock_khz = 1980000; /* FP32: 256 flop/clk/SM → 66.9 TF/s */
+    char *buf = printed(rp_sweep_text, &r);
+    /* 4096x4095x4096 in 0.4 ms: 344 TF/s; 64³ in 0.01 ms: 0.05 TF/s */
+    cr_expect(strstr(buf, "0.50×  success  Lt: (faster than the FP32 peak: TF32?)\n"), "%s", buf);
+    cr_expect(strstr(buf, "64x64x64             0.0200      0.0     0.0100   2.00×  success\n"), "%s", buf);
+    free(buf);
+    buf = printed(rp_text, &r);
+    cr_expect(strstr(buf, "  warning: cuBLASLt ran faster than the chip's FP32 peak (67 TF/s)"), "%s", buf);
+    free(buf);
+    r.problem = pb_find("gemm_fp16"); /* tensor cores: no such bound here */
+    buf = printed(rp_sweep_text, &r);
+    cr_expect(!strstr(buf, "TF32"), "%s", buf);
+    free(buf);
+}
+
 Test(sweep_print, nothing_ran)
 {
     rp_report r = {.solution = "x.cu", .problem = pb_find("gemm_fp16"), .status = RS_COMPILE_ERROR,
