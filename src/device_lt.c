@@ -124,8 +124,6 @@ static cublasStatus_t dvl_run(dv_lt *l, const cublasLtMatmulAlgo_t *algo, const 
                           p->lc, g->c, p->lc, algo, l->workspace, l->workspace_bytes, 0);
 }
 
-/* One candidate: an untimed call, then DVL_TRIAL_CALLS between two events; its ms per call, or
- * a negative value when it refused (a CUDA error goes to *cuda). */
 /* A call that failed may leave a launch error behind: take it here, so the solution's next
  * check never meets it as its own; a sticky one goes to *cuda (the context is gone). */
 static void dvl_take_error(cudaError_t *cuda)
@@ -134,6 +132,8 @@ static void dvl_take_error(cudaError_t *cuda)
     if (e != cudaSuccess && dv_error_is_sticky((int)e)) *cuda = e;
 }
 
+/* One candidate: an untimed call, then DVL_TRIAL_CALLS between two events; its ms per call, or
+ * a negative value when it refused (a CUDA error goes to *cuda). */
 static double dvl_trial(dv_lt *l, const cublasLtMatmulAlgo_t *algo, const pb_dev_gemm *g,
                         cudaEvent_t e0, cudaEvent_t e1, cudaError_t *cuda)
 {
