@@ -96,11 +96,11 @@ typedef struct {
     int n_sol, n_base;  /* WR_CMD_TIME: samples written */
     int warmup;
     double loop_ms;     /* WR_CMD_TIME: the child's own clock around the whole loop */
+    char detail[256];   /* free text (a cuBLAS refusal, dlerror); always shown as quoted text */
+    dv_info device;     /* WR_READY */
     dv_lt_pick lt;      /* WR_CMD_TIME with --baseline lt or both: the algorithm cuBLASLt ran */
     int n_alt;          /* WR_CMD_TIME with --baseline both: cuBLASLt's samples written */
     char alt_detail[200]; /* why cuBLASLt was not timed (both), quoted text like detail */
-    char detail[256];   /* free text (a cuBLAS refusal, dlerror); always shown as quoted text */
-    dv_info device;     /* WR_READY */
 } wr_msg;
 
 /* ---- plumbing ---- */
