@@ -952,9 +952,7 @@ static int lb_sweep_run(const pb_problem *p, const jd_options *o_in, const char 
     int n_shapes = (int)p->n_sweep, picked[LB_MAX_STAGES], n = 0;
     lb_stage *found = calloc(LB_MAX_STAGES, sizeof(lb_stage));
     lb_sweep_stage *st = calloc(LB_MAX_STAGES, sizeof(lb_sweep_stage));
-    lb_sweep_stage *rnd = calloc(LB_MAX_STAGES * LR_YARDS, sizeof(lb_sweep_stage)); /* random shapes */
-    int n_yards = lr_yardsticks(p);
-    int rc = found && st && rnd ? HX_SUCCESS : HX_INTERNAL;
+    int rc = found && st ? HX_SUCCESS : HX_INTERNAL;
     int n_found = rc == HX_SUCCESS ? lb_find_stages(dir, found, LB_MAX_STAGES) : 0;
     if (rc == HX_SUCCESS && n_found <= 0) {
         fprintf(stderr, "harness leaderboard: no stages (*.cu) in %s\n", dir);
@@ -964,6 +962,10 @@ static int lb_sweep_run(const pb_problem *p, const jd_options *o_in, const char 
         rc = HX_USAGE;
     }
     if (rc == HX_SUCCESS) rc = lb_sweep_pick(p, found, n_found, stages_opt, picked, &n);
+    /* the random shapes' runs: n stages × the yardsticks */
+    int n_yards = lr_yardsticks(p);
+    lb_sweep_stage *rnd = calloc((size_t)(n > 0 ? n : 1) * LR_YARDS, sizeof(lb_sweep_stage));
+    if (rc == HX_SUCCESS && !rnd) rc = HX_INTERNAL;
 
     jd_options o = *o_in;
     char cache[PATH_MAX];

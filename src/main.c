@@ -443,10 +443,10 @@ int main(int argc, char **argv)
                      .run = r.ran ? &r.run : NULL, .status = r.status,
                      .status_detail = r.detail, .timing_note = note, .width = hm_term_width()};
     rep.gpu = r.gpu[0] ? r.gpu : NULL;
+    rep.random = o.random.n > 0 ? &o.random : NULL; /* --sweep random's N and seed */
+    rep.yardstick = o.topts.yardstick;
     rep.ran_as = r.ran_as[0] ? r.ran_as : NULL;
     rep.vs = o.vs;
-    rep.random = o.random.n > 0 ? &o.random : NULL;
-    rep.yardstick = o.topts.yardstick;
     void (*print_json)(FILE *, const rp_report *) = o.sweep ? rp_sweep_json : rp_json;
     void (*print_text)(FILE *, const rp_report *) = o.sweep ? rp_sweep_text : rp_text;
     if (code == HX_BAD_FILE || code == HX_USAGE || code == HX_BAD_SIZE || code == HX_SIGNATURE ||

@@ -19,12 +19,12 @@ typedef struct {
     rs_status status;
     const char *status_detail; /* one line when the status is not about a test */
     const char *timing_note;   /* how times were taken */
+    const sh_random *random;   /* --sweep random: its N and seed, NULL otherwise */
+    rn_yardstick yardstick;    /* --baseline's library call: cuBLAS's, cuBLASLt's or both */
     int width;                 /* terminal columns for the error map */
     const char *gpu;           /* --gpu's name, NULL without it */
     const char *ran_as;        /* --gpu: what ran, where (the times are this GPU's) */
     const char *vs;            /* --vs: the other file (its times are in the baseline's place) */
-    const sh_random *random;   /* --sweep random: its N and seed, NULL otherwise */
-    rn_yardstick yardstick;    /* --baseline's library call (cuBLAS unless lt) */
 } rp_report;
 
 void rp_text(FILE *out, const rp_report *r);
@@ -33,6 +33,12 @@ void rp_json(FILE *out, const rp_report *r);
  * many passed and the geometric-mean ratio; the same as JSON. */
 void rp_sweep_text(FILE *out, const rp_report *r);
 void rp_sweep_json(FILE *out, const rp_report *r);
+/* JSON string with escapes. */
+void rp_json_string(FILE *out, const char *s);
+/* --gpu all (report_gpus.c): a row per judge GPU; the same as JSON. */
+void rp_gpus_text(FILE *out, const char *solution, const gp_matrix *m);
+void rp_gpus_json(FILE *out, const char *solution, const gp_matrix *m);
+
 /* report_lt.c: the yardstick's name ("cuBLAS", "cuBLASLt", or --vs's file); cuBLASLt's pick as
  * text (brief: for a table's row; "" when none) and as JSON (,"lt_algo":{...} or null). */
 const char *rp_yardstick_name(const rp_report *r);
@@ -52,10 +58,5 @@ void rp_alt_cells(FILE *out, const rp_report *r, const rs_test *t);
 void rp_alt_footer(FILE *out, const rp_report *r, const rs_run *run);
 void rp_alt_json_shape(FILE *out, const rp_report *r, const rs_test *t);
 void rp_alt_json_footer(FILE *out, const rp_report *r, const rs_run *run);
-/* JSON string with escapes. */
-void rp_json_string(FILE *out, const char *s);
-/* --gpu all (report_gpus.c): a row per judge GPU; the same as JSON. */
-void rp_gpus_text(FILE *out, const char *solution, const gp_matrix *m);
-void rp_gpus_json(FILE *out, const char *solution, const gp_matrix *m);
 
 #endif
