@@ -1,5 +1,5 @@
-/* lb_random.c — the leaderboard's random-shapes section (lb_random.h): markdown and JSON from a
- * finished run; nothing here runs anything. */
+/* lb_random.c — the leaderboard's random-shapes section (lb_random.h): a stage's run through the
+ * judge, then markdown and JSON from the finished runs. */
 #include "lb_random.h"
 
 #include <stdlib.h>
@@ -12,6 +12,43 @@ static const char *const lr_names[LR_YARDS] = {"cuBLAS", "cuBLASLt"};
 static const char *const lr_keys[LR_YARDS] = {"cublas", "cublaslt"};
 
 int lr_yardsticks(const pb_problem *p) { return p->compute == PB_I8 ? 1 : LR_YARDS; }
+
+int lr_run_stage(const jd_options *o, const pb_problem *p, const char *path, const char *stem,
+                 lb_sweep_stage *runs, dv_info *dev, bool *have_dev, char *detail, size_t dlen)
+{
+    int n_yards = lr_yardsticks(p);
+    jd_options so = *o;
+    so.solution = path;
+    so.sweep = true;
+    so.shapes = NULL;
+    so.random = (sh_random){LR_N, LR_SEED};
+    so.topts.yardstick = n_yards > 1 ? RN_YS_BOTH : RN_YS_CUBLAS;
+    jd_result r;
+    int code = jd_judge(&so, &r);
+    snprintf(detail, dlen, "%s", r.detail);
+    if (r.ran && r.run.device.present) {
+        *dev = r.run.device;
+        *have_dev = true;
+    }
+    for (int y = 0; y < n_yards; y++) {
+        lb_sweep_stage *s = &runs[y];
+        memset(s, 0, sizeof(*s));
+        snprintf(s->stem, sizeof(s->stem), "%s", stem);
+        s->status = r.status;
+        for (int si = 0; si < LR_N; si++) s->shape_status[si] = r.ran ? RS_NOT_RUN : r.status;
+        for (size_t t = 0; r.ran && t < r.run.n_tests && t < LR_N; t++) {
+            const rs_timing *tm = &r.run.tests[t].timing;
+            s->shape_status[t] = r.run.tests[t].status;
+            if (!tm->done) continue;
+            s->timed[t] = true;
+            s->ms[t] = rs_reported_ms(tm);
+            bool have = y ? tm->alt_done : tm->base_done; /* yardstick 1: cuBLASLt's series */
+            s->base_ms[t] = have ? (y ? tm->alt_median_ms : tm->base_median_ms) : 0;
+        }
+    }
+    jd_free(&r);
+    return code;
+}
 
 /* A passed shape's time over the yardstick's beside it; 0 otherwise (failed, not timed). */
 static double lr_ratio(const lb_sweep_stage *s, int si)

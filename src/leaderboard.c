@@ -848,11 +848,10 @@ static int lb_sweep_pick(const pb_problem *p, const lb_stage *found, int n_found
     return *n_picked ? HX_SUCCESS : HX_USAGE;
 }
 
-/* One stage through the judge's --sweep: its verdict and times per shape into s (and with
- * --baseline both, beside cuBLASLt into alt; else alt is NULL). The judge's exit code. */
+/* One stage through the judge's --sweep: its verdict and times per shape into s. The judge's
+ * exit code. */
 static int lb_sweep_stage_run(const jd_options *o, const char *path, int n_shapes, lb_sweep_stage *s,
-                              lb_sweep_stage *alt, dv_info *dev, bool *have_dev, char *detail,
-                              size_t dlen)
+                              dv_info *dev, bool *have_dev, char *detail, size_t dlen)
 {
     jd_options so = *o;
     so.solution = path;
@@ -872,14 +871,6 @@ static int lb_sweep_stage_run(const jd_options *o, const char *path, int n_shape
         s->timed[t] = true;
         s->ms[t] = rs_reported_ms(&tt->timing);
         s->base_ms[t] = tt->timing.base_done ? tt->timing.base_median_ms : 0;
-    }
-    if (alt) { /* the same calls, beside the second yardstick */
-        char stem[sizeof(alt->stem)];
-        memcpy(stem, alt->stem, sizeof(stem));
-        *alt = *s;
-        memcpy(alt->stem, stem, sizeof(stem));
-        for (size_t t = 0; r.ran && t < r.run.n_tests && (int)t < n_shapes; t++)
-            alt->base_ms[t] = r.run.tests[t].timing.alt_done ? r.run.tests[t].timing.alt_median_ms : 0;
     }
     jd_free(&r);
     return code;
@@ -985,7 +976,7 @@ static int lb_sweep_run(const pb_problem *p, const jd_options *o_in, const char 
         int code;
         if (parts & LB_PART_SHAPES) {
             if (!quiet) fprintf(stderr, "[%d/%d] %s over %d shapes ...\n", i + 1, n, s->stem, n_shapes);
-            code = lb_sweep_stage_run(&o, f->path, n_shapes, s, NULL, &dev, &have_dev, detail, sizeof(detail));
+            code = lb_sweep_stage_run(&o, f->path, n_shapes, s, &dev, &have_dev, detail, sizeof(detail));
             if (code == HX_NO_DEVICE || code == HX_INTERNAL) {
                 fprintf(stderr, "harness leaderboard: %s: %s; %s left untouched\n", s->stem, detail, out_path);
                 rc = code;
@@ -998,19 +989,12 @@ static int lb_sweep_run(const pb_problem *p, const jd_options *o_in, const char 
                         n, s->stem, rs_status_name(s->status), passed, n_shapes, gm);
         }
         if (parts & LB_PART_RANDOM) { /* the random shapes, beside every yardstick in one pass */
-            jd_options ro = o;
-            ro.random = (sh_random){LR_N, LR_SEED};
-            ro.topts.yardstick = n_yards > 1 ? RN_YS_BOTH : RN_YS_CUBLAS;
-            lb_sweep_stage *r = &rnd[i * n_yards], *alt = n_yards > 1 ? r + 1 : NULL;
-            snprintf(r->stem, sizeof(r->stem), "%s", f->stem);
-            if (alt) snprintf(alt->stem, sizeof(alt->stem), "%s", f->stem);
-            if (!quiet)
-                fprintf(stderr, "[%d/%d] %s over %d random shapes beside %s ...\n", i + 1, n, r->stem,
-                        LR_N, alt ? "cuBLAS and cuBLASLt" : "cuBLAS");
-            code = lb_sweep_stage_run(&ro, f->path, LR_N, r, alt, &dev, &have_dev, detail, sizeof(detail));
+            if (!quiet) fprintf(stderr, "[%d/%d] %s over %d random shapes ...\n", i + 1, n, f->stem, LR_N);
+            code = lr_run_stage(&o, p, f->path, f->stem, &rnd[i * n_yards], &dev, &have_dev, detail,
+                                sizeof(detail));
             if (code == HX_NO_DEVICE || code == HX_INTERNAL || code == HX_USAGE) {
                 fprintf(stderr, "harness leaderboard: %s (random shapes): %s; %s left untouched\n",
-                        r->stem, detail, out_path);
+                        f->stem, detail, out_path);
                 rc = code;
             }
         }

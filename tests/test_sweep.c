@@ -657,6 +657,43 @@ Test(random_section, json)
     free(buf);
 }
 
+/* A stage's random run through the real judge: without a device, the file compiles, every shape
+ * of every yardstick gets the run's status, and the stem is each run's; int8 gets one run. */
+Test(random_section, a_stage_run_through_the_judge, .timeout = 180)
+{
+    char why[256];
+    if (tu_have_gpu(why, sizeof(why))) cr_skip_test("a device is present: the GPU session checks this");
+    mkdir(SCRATCH, 0755);
+    jd_options o;
+    jd_default_options(&o);
+    o.cache_dir = SCRATCH "/cache";
+    o.arch = "sm_80";
+    o.quiet = true;
+    lb_sweep_stage runs[LR_YARDS];
+    memset(runs, 0x5a, sizeof(runs)); /* whatever was there must not survive */
+    dv_info dev;
+    bool have_dev = false;
+    char detail[512];
+    int code = lr_run_stage(&o, pb_find("gemm_fp16"), CORRECT, "07_x", runs, &dev, &have_dev, detail,
+                            sizeof(detail));
+    cr_expect_eq(code, HX_NO_DEVICE, "%s", detail);
+    cr_expect(!have_dev);
+    for (int y = 0; y < LR_YARDS; y++) {
+        cr_expect_str_eq(runs[y].stem, "07_x");
+        cr_expect_eq(runs[y].status, RS_NOT_RUN);
+        for (int si = 0; si < LR_N; si++)
+            cr_expect(runs[y].shape_status[si] == RS_NOT_RUN && !runs[y].timed[si], "yardstick %d shape %d", y, si);
+    }
+    memset(runs, 0x5a, sizeof(runs));
+    code = lr_run_stage(&o, pb_find("int8_matmul"), FIXTURES "/int8_correct.cu", "02_i8", runs, &dev,
+                        &have_dev, detail, sizeof(detail));
+    cr_expect_eq(code, HX_NO_DEVICE, "%s", detail); /* cuBLAS alone: no usage error */
+    cr_expect_str_eq(runs[0].stem, "02_i8");
+    unsigned char untouched[sizeof(runs[1])];
+    memset(untouched, 0x5a, sizeof(untouched));
+    cr_expect(memcmp(&runs[1], untouched, sizeof(untouched)) == 0, "int8 has one run");
+}
+
 /* --- the sweep printers ---------------------------------------------------------------------- */
 
 static rs_test tests[3];
