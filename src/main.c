@@ -301,7 +301,7 @@ int main(int argc, char **argv)
             }
             o.seed = (uint64_t)d;
             break;
-        case O_BASE: /* --baseline [cublas | lt | cublaslt], the value also after a space */
+        case O_BASE: /* --baseline [cublas | lt | cublaslt | both], the value also after a space */
             if (!optarg && optind < argc && hm_yardstick_word(argv[optind])) optarg = argv[optind++];
             if (optarg && !hm_yardstick_word(optarg)) {
                 fprintf(stderr, "harness: --baseline: expected cublas, lt, cublaslt or both, got '%s'\n", optarg);
