@@ -13,12 +13,13 @@
 
 #include "archs.h"
 #include "gpus.h"
+#include "shapes.h"
 
 void cl_usage(FILE *out)
 {
     fputs(
         "usage: harness [options] SOLUTION.cu\n"
-        "       harness --sweep | --shapes LIST [options] SOLUTION.cu\n"
+        "       harness --sweep [random[:N[:SEED]]] | --shapes LIST [options] SOLUTION.cu\n"
         "       harness --vs OTHER.cu [options] SOLUTION.cu\n"
         "       harness leaderboard [--problem P] [--sizes 1024,4096] [--json FILE]\n"
         "       harness leaderboard --sweep [--problem P] [--stages 09,10,11,12]\n"
@@ -46,10 +47,15 @@ void cl_usage(FILE *out)
         "                       sweep list: each checked, then timed beside cuBLAS (as --baseline);\n"
         "                       one table, a row per shape (not with --size, --tests,\n"
         "                       --judge-only, --perf-only, --no-timing or an inspection mode)\n"
+        "      --sweep random[:N[:SEED]]   --sweep over N shapes (default 64, at most 256)\n"
+        "                       drawn from SEED (default 1) inside the constraints: log-uniform,\n"
+        "                       1/4 odd, 1/4 off a multiple of 8; the same list on any machine\n"
         "      --shapes LIST    --sweep over these shapes: comma list of MxNxK or N (N³), at most 64\n"
         "      --seed N         change every case's random inputs (an integer, 0..2^64-1)\n"
-        "      --baseline       time cuBLAS on the same case, alternating with the solution\n"
-        "                       call by call, and print the ratio\n"
+        "      --baseline [cublas|lt|both]  time cuBLAS on the same case, alternating with the\n"
+        "                       solution call by call, and print the ratio; lt (or cublaslt):\n"
+        "                       cuBLASLt's matmul, the fastest of its top 8 heuristics per shape;\n"
+        "                       both: the two in the same rounds (lt, both: not for int8_matmul)\n"
         "      --vs OTHER.cu    judge OTHER.cu on the same timed cases and time the two in\n"
         "                       alternation: each median, the ratio, a 95% interval for it and\n"
         "                       a verdict (faster / slower / no difference beyond the noise);\n"
@@ -181,6 +187,13 @@ static bool cl_parse_uint(const char *s, uint64_t lo, uint64_t hi, uint64_t *out
     return true;
 }
 
+/* --baseline's values: which library call is the yardstick. */
+static bool cl_yardstick_word(const char *s)
+{
+    return strcmp(s, "cublas") == 0 || strcmp(s, "lt") == 0 || strcmp(s, "cublaslt") == 0 ||
+           strcmp(s, "both") == 0;
+}
+
 /* The checks between options, once all are read. */
 static int cl_combinations(cl_args *a, bool sets_given, bool scalars_given)
 {
@@ -189,6 +202,8 @@ static int cl_combinations(cl_args *a, bool sets_given, bool scalars_given)
         return cl_fail(a, "--sweep and --shapes time the performance recipe at each shape: not "
                           "with --size, --tests, --judge-only, --perf-only, --no-timing or an "
                           "inspection mode (see --help)");
+    if (o->random.n > 0 && o->shapes)
+        return cl_fail(a, "--sweep random and --shapes both choose the shapes: give one (see --help)");
     if (o->vs && (o->topts.baseline || !o->timing || a->inspect.modes || a->gpu_all))
         return cl_fail(a, "--vs times the two files against each other: not with --baseline, "
                           "--no-timing, --gpu all or an inspection mode (see --help)");
@@ -222,7 +237,7 @@ static const struct option cl_longs[] = {
     {"judge-only", no_argument, 0, O_JUDGE},  {"perf-only", no_argument, 0, O_PERF},
     {"size", required_argument, 0, 's'},      {"alpha", required_argument, 0, O_ALPHA},
     {"beta", required_argument, 0, O_BETA},   {"seed", required_argument, 0, O_SEED},
-    {"baseline", no_argument, 0, O_BASE},     {"flush-l2", no_argument, 0, O_FLUSH},
+    {"baseline", optional_argument, 0, O_BASE},     {"flush-l2", no_argument, 0, O_FLUSH},
     {"no-timing", no_argument, 0, O_NOTIME},  {"min-runs", required_argument, 0, O_MINRUNS},
     {"max-time", required_argument, 0, O_MAXTIME},
     {"timeout", required_argument, 0, O_TIMEOUT},
@@ -235,7 +250,7 @@ static const struct option cl_longs[] = {
     {"sass", no_argument, 0, O_SASS},         {"sanitize", optional_argument, 0, O_SANITIZE},
     {"profile", no_argument, 0, O_PROFILE},
     /* the sweep (judge.c, report.c), --vs, the judge's GPUs (gpus.c) */
-    {"sweep", no_argument, 0, O_SWEEP},       {"shapes", required_argument, 0, O_SHAPES},
+    {"sweep", optional_argument, 0, O_SWEEP},       {"shapes", required_argument, 0, O_SHAPES},
     {"vs", required_argument, 0, O_VS},       {"gpu", required_argument, 0, O_GPU},
     {0, 0, 0, 0}};
 
@@ -286,7 +301,14 @@ static int cl_option(cl_args *a, int c, const char *arg, bool *scalars_given)
             return cl_fail(a, "--seed: expected a non-negative integer below 2^64, got '%s'", arg);
         o->seed = u;
         return HX_SUCCESS;
-    case O_BASE: o->topts.baseline = true; return HX_SUCCESS;
+    case O_BASE: /* --baseline [cublas | lt | cublaslt | both] */
+        if (arg && !cl_yardstick_word(arg))
+            return cl_fail(a, "--baseline: expected cublas, lt, cublaslt or both, got '%s'", arg);
+        o->topts.baseline = true;
+        o->topts.yardstick = !arg || strcmp(arg, "cublas") == 0 ? RN_YS_CUBLAS
+                             : strcmp(arg, "both") == 0        ? RN_YS_BOTH
+                                                               : RN_YS_LT;
+        return HX_SUCCESS;
     case O_FLUSH: o->topts.flush_l2 = true; return HX_SUCCESS;
     case O_NOTIME: o->timing = false; return HX_SUCCESS;
     case O_MINRUNS:
@@ -323,7 +345,13 @@ static int cl_option(cl_args *a, int c, const char *arg, bool *scalars_given)
         a->inspect.modes |= IN_SANITIZE;
         a->inspect.san_tool = arg;
         return HX_SUCCESS;
-    case O_SWEEP: o->sweep = true; return HX_SUCCESS;
+    case O_SWEEP: /* --sweep, --sweep=random:N:SEED */
+        if (arg) {
+            char why[200];
+            if (!sh_parse_random(arg, &o->random, why, sizeof(why))) return cl_fail(a, "%s", why);
+        }
+        o->sweep = true;
+        return HX_SUCCESS;
     case O_VS:
         if (!*arg) return cl_fail(a, "--vs: expected the other .cu file, got ''");
         o->vs = arg;
@@ -359,10 +387,11 @@ int cl_parse(int argc, char **argv, cl_args *a)
     memset(a, 0, sizeof(*a));
     jd_default_options(&a->o);
     opterr = 0;
-    /* a first pass only to see --json, so that an error before it is JSON too */
-    optind = 0;
-    for (int c; (c = getopt_long(argc, argv, CL_SHORTS, cl_longs, NULL)) != -1;)
-        if (c == O_JSON) a->json = true;
+    /* a first look only for --json, so that an error before it is JSON too; by hand, since
+     * getopt_long would permute argv (an optional value after a space, "--sweep random:8",
+     * would move behind the file name) */
+    for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
+        if (strcmp(argv[i], "--json") == 0) a->json = true;
     bool sets_given = false, scalars_given = false;
     optind = 0; /* 0: getopt's whole state starts again */
     for (int c; (c = getopt_long(argc, argv, CL_SHORTS, cl_longs, NULL)) != -1;) {
@@ -381,7 +410,12 @@ int cl_parse(int argc, char **argv, cl_args *a)
                                        : "%s: unknown option, ambiguous abbreviation or a value "
                                          "it does not take (see --help)", name);
         }
-        int rc = cl_option(a, c, optarg, &scalars_given);
+        /* --baseline and --sweep take their optional value after a space too */
+        const char *arg = optarg;
+        if (!arg && optind < argc &&
+            ((c == O_BASE && cl_yardstick_word(argv[optind])) || (c == O_SWEEP && sh_is_random(argv[optind]))))
+            arg = argv[optind++];
+        int rc = cl_option(a, c, arg, &scalars_given);
         if (rc != HX_SUCCESS) return rc;
     }
     int rc = cl_combinations(a, sets_given, scalars_given);

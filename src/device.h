@@ -66,6 +66,24 @@ void dv_blas_destroy(dv_blas *h);
 void dv_ref_env_init(pb_ref_env *env, dv_blas *b);
 void dv_dev_env_init(pb_dev_env *env, dv_blas *b);
 
+/* cuBLASLt (device_lt.c): the --baseline lt yardstick, an env whose gemm is cublasLtMatmul with
+ * the fastest of the heuristic's top 8 candidates, chosen at the first call of each new shape
+ * (each tried a few calls) and kept for the shape's later calls; int4's dequantize and the
+ * scratch are the cuBLAS env's (b), int8 is refused. */
+typedef struct {
+    bool chosen;              /* a shape was tuned and something ran */
+    int algo_id, tile_id, stages_id, splitk, swizzle, cluster_id; /* -1: not readable */
+    int candidates;           /* how many were tried */
+    long long workspace_bytes;
+    double trial_ms;          /* the pick's time per call in the trial */
+} dv_lt_pick;
+typedef struct dv_lt dv_lt;
+int dv_lt_create(dv_lt **out, dv_blas *b, char *err, size_t errlen);
+void dv_lt_destroy(dv_lt *l);
+void dv_lt_env_init(pb_dev_env *env, dv_lt *l);
+/* The pick at the last shape tuned (chosen false before any, or when that shape failed). */
+dv_lt_pick dv_lt_last_pick(const dv_lt *l);
+
 /* Flush L2 by writing a buffer twice its size (outside any timed region). */
 typedef struct { void *buf; size_t bytes; } dv_flusher;
 int dv_flusher_init(dv_flusher *f, const dv_info *info);

@@ -262,7 +262,15 @@ static int jd_sweep_options(const jd_options *o, const pb_problem *p, jd_options
 {
     const pb_size *sh = p->sweep;
     size_t n = p->n_sweep;
-    if (o->shapes) {
+    if (o->random.n > 0) {
+        n = (size_t)o->random.n;
+        r->shapes = calloc(n, sizeof(*r->shapes));
+        if (!r->shapes || !sh_random_shapes(p, &o->random, r->shapes)) {
+            snprintf(r->detail, sizeof(r->detail), "--sweep random: no shapes for %s", p->name);
+            return HX_INTERNAL;
+        }
+        sh = r->shapes;
+    } else if (o->shapes) {
         r->shapes = calloc(PB_MAX_SHAPES, sizeof(*r->shapes));
         char names[64];
         pb_size_names(p, names, sizeof(names));
@@ -471,6 +479,13 @@ int jd_judge(const jd_options *o, jd_result *r)
         pb_format_size(p, o->override_perf[i].v, shape, sizeof(shape));
         if (!jd_buffers_fit(o, p, o->override_perf[i].v, shape, r))
             return r->exit_code = HX_BAD_SIZE;
+    }
+    if (o->topts.baseline && o->topts.yardstick != RN_YS_CUBLAS && p->compute == PB_I8) {
+        snprintf(r->detail, sizeof(r->detail),
+                 "--baseline %s: no cuBLASLt yardstick for %s (its yardstick is cuBLAS's int8 "
+                 "GEMM and a requantize pass: --baseline)",
+                 o->topts.yardstick == RN_YS_BOTH ? "both" : "lt", p->name);
+        return r->exit_code = HX_USAGE;
     }
     jd_options sweep_o;
     if (o->sweep) {

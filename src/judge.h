@@ -8,6 +8,7 @@
 
 #include "loader.h"
 #include "runner.h"
+#include "shapes.h"
 #include "sig.h"
 
 /* Exit codes, one per kind of outcome (documented in the README and --help). */
@@ -57,6 +58,7 @@ typedef struct {
     /* --sweep: only the performance recipe, at every shape, checked then timed beside cuBLAS */
     bool sweep;
     const char *shapes;       /* --shapes as given; NULL: the problem's sweep list */
+    sh_random random;         /* --sweep random[:N[:SEED]]: n > 0; instead of the list */
     const char *gpu;          /* --gpu: a judge GPU's name (gpus.h); its target replaces arch */
     bool check_only;          /* stop after the file, problem, signature and size checks */
     const char *vs;           /* --vs: a second file, judged on the timed cases and timed

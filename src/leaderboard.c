@@ -19,6 +19,7 @@
 
 #include "gpus.h"
 #include "judge.h"
+#include "lb_random.h"
 #include "loader.h"
 #include "report.h"
 #include "stats.h"
@@ -298,7 +299,10 @@ static void lb_usage(FILE *out)
           "                           [--json FILE] [--max-time SEC] [--min-runs N] [-q]\n"
           "Runs the stages named in LIST (prefixes of stage file names; default 09,10,11,12 for\n"
           "gemm_fp16, the last four stages otherwise) over P's sweep shapes, each beside cuBLAS,\n"
-          "and rewrites P's shapes section (markers leaderboard:P-shapes) only.\n"
+          "and rewrites P's shapes section (markers leaderboard:P-shapes); then the same stages\n"
+          "over 64 random shapes (--sweep random:64:1), beside cuBLAS and cuBLASLt, into\n"
+          "P's random-shapes section (leaderboard:P-random; --json FILE: a second line).\n"
+          "--sweep=shapes or --sweep=random: that section only.\n"
           "--max-time SEC, --min-runs N: timing per size or shape (default 1 s, 0.5 s with --sweep;\n"
           "30 runs).\n",
           out);
@@ -351,9 +355,11 @@ static void lb_judge_gpus(lb_stage *stages, int n, const jd_options *o, bool qui
     free(names);
 }
 
+/* --sweep's parts: the sweep list's shapes section, the random-shapes section (lb_random.c). */
+enum { LB_PART_SHAPES = 1, LB_PART_RANDOM = 2 };
 static int lb_sweep_run(const pb_problem *p, const jd_options *o_in, const char *dir,
                         const char *stages_opt, const char *out_path, const char *json_path,
-                        const char *commit_opt, bool quiet);
+                        const char *commit_opt, bool quiet, unsigned parts);
 
 int lb_main(int argc, char **argv)
 {
@@ -362,6 +368,7 @@ int lb_main(int argc, char **argv)
     jd_options o;
     jd_default_options(&o);
     bool quiet = false, sweep = false, max_time_given = false;
+    unsigned parts = 0;
     const char *stages_opt = NULL;
     double d;
     enum { L_SWEEP = 512, L_STAGES, L_MAXTIME, L_MINRUNS }; /* the shapes section's */
@@ -372,7 +379,7 @@ int lb_main(int argc, char **argv)
         {"json", required_argument, 0, L_JSON}, {"flush-l2", no_argument, 0, L_FLUSH},
         {"timeout", required_argument, 0, L_TIMEOUT}, {"quiet", no_argument, 0, 'q'},
         {"commit", required_argument, 0, L_COMMIT},
-        {"sweep", no_argument, 0, L_SWEEP},     {"stages", required_argument, 0, L_STAGES},
+        {"sweep", optional_argument, 0, L_SWEEP}, {"stages", required_argument, 0, L_STAGES},
         {"max-time", required_argument, 0, L_MAXTIME}, {"min-runs", required_argument, 0, L_MINRUNS},
         {"help", no_argument, 0, 'h'},          {0, 0, 0, 0}};
     int c;
@@ -394,7 +401,19 @@ int lb_main(int argc, char **argv)
             o.timeout_s = d;
             break;
         case L_COMMIT: commit_opt = optarg; break;
-        case L_SWEEP: sweep = true; break;
+        case L_SWEEP: /* --sweep[=shapes|random], the value also after a space */
+            if (!optarg && optind < argc &&
+                (strcmp(argv[optind], "shapes") == 0 || strcmp(argv[optind], "random") == 0))
+                optarg = argv[optind++];
+            if (optarg && strcmp(optarg, "shapes") && strcmp(optarg, "random")) {
+                fprintf(stderr, "harness leaderboard: --sweep: expected shapes or random (or "
+                                "nothing: both sections), got '%s'\n", optarg);
+                return HX_USAGE;
+            }
+            sweep = true;
+            parts = !optarg ? LB_PART_SHAPES | LB_PART_RANDOM
+                    : strcmp(optarg, "shapes") == 0 ? LB_PART_SHAPES : LB_PART_RANDOM;
+            break;
         case L_STAGES: stages_opt = optarg; break;
         case L_MAXTIME:
             if (!jd_parse_number(optarg, 0.01, 600, &d)) {
@@ -464,7 +483,7 @@ int lb_main(int argc, char **argv)
         pb_stage_dir(p, dir, sizeof(dir));
     if (sweep) {
         if (!max_time_given) o.topts.max_time_s = 0.5; /* 17 shapes × 4 stages in a few minutes */
-        return lb_sweep_run(p, &o, dir, stages_opt, out_path, json_path, commit_opt, quiet);
+        return lb_sweep_run(p, &o, dir, stages_opt, out_path, json_path, commit_opt, quiet, parts);
     }
 
     lb_stage *stages;
@@ -927,16 +946,33 @@ static int lb_sweep_stage_run(const jd_options *o, const char *path, int n_shape
     return code;
 }
 
-/* The shapes section and its JSON from a finished sweep run. An exit code. */
+/* The random-shapes section (lb_random.c) from the same run: its own markers, and a second JSON
+ * line after the shapes section's. An exit code. */
+static int lb_random_write(const lr_table *rt, const char *out_path, FILE *j, bool quiet)
+{
+    char *sec = lr_section(rt);
+    if (!sec) return HX_INTERNAL;
+    char marker[96];
+    snprintf(marker, sizeof(marker), "%s-random", rt->problem->name);
+    int rc = lb_write_section(out_path, marker, sec);
+    if (rc == HX_SUCCESS && j) lr_json(j, rt);
+    if (rc == HX_SUCCESS && !quiet) fprintf(stderr, "wrote the %s section of %s\n", marker, out_path);
+    return rc;
+}
+
+/* The shapes section and its JSON from a finished sweep run, then the random-shapes section's
+ * (rnd: n stages × lr_yardsticks runs). An exit code. */
 static int lb_sweep_write(const pb_problem *p, const jd_options *o, const lb_sweep_stage *st, int n,
-                          const dv_info *dev, const char *stages_opt, const char *out_path,
-                          const char *json_path, const char *commit_opt, bool quiet)
+                          const lb_sweep_stage *rnd, const dv_info *dev, const char *stages_opt,
+                          const char *out_path, const char *json_path, const char *commit_opt,
+                          bool quiet, unsigned parts)
 {
     pb_case shapes[PB_MAX_SHAPES];
     int n_shapes = (int)p->n_sweep;
     for (int si = 0; si < n_shapes; si++) shapes[si] = pb_perf_case(p, p->sweep[si], (size_t)si, "");
     char command[512], commit[96], header[512], note[400];
-    snprintf(command, sizeof(command), "./harness leaderboard --problem %s --sweep%s%s", p->name,
+    snprintf(command, sizeof(command), "./harness leaderboard --problem %s --sweep%s%s%s", p->name,
+             parts == LB_PART_SHAPES ? "=shapes" : parts == LB_PART_RANDOM ? "=random" : "",
              stages_opt ? " --stages " : "", stages_opt ? stages_opt : "");
     lb_commit_label(commit_opt, commit, sizeof(commit));
     lb_run_header(dev, commit, header, sizeof(header));
@@ -944,25 +980,35 @@ static int lb_sweep_write(const pb_problem *p, const jd_options *o, const lb_swe
     lb_sweep_table t = {.problem = p, .command = command, .header = header, .timing_note = note,
                         .device_name = dev->name, .commit = commit, .shapes = shapes,
                         .n_shapes = n_shapes, .stages = st, .n_stages = n};
-    char *sec = lb_shapes_section(&t);
-    if (!sec) return HX_INTERNAL;
-    char marker[96];
-    snprintf(marker, sizeof(marker), "%s-shapes", p->name);
-    int rc = lb_write_section(out_path, marker, sec);
-    if (rc != HX_SUCCESS) return rc;
-    if (json_path) {
-        FILE *j = lb_open_json(json_path);
-        if (!j) return HX_INTERNAL;
-        lb_shapes_json(j, &t);
-        fclose(j);
+    int rc = HX_SUCCESS;
+    if (parts & LB_PART_SHAPES) {
+        char *sec = lb_shapes_section(&t);
+        if (!sec) return HX_INTERNAL;
+        char marker[96];
+        snprintf(marker, sizeof(marker), "%s-shapes", p->name);
+        rc = lb_write_section(out_path, marker, sec);
+        if (rc != HX_SUCCESS) return rc;
+        if (!quiet) fprintf(stderr, "wrote the %s section of %s\n", marker, out_path);
     }
-    if (!quiet) fprintf(stderr, "wrote the %s section of %s\n", marker, out_path);
-    return HX_SUCCESS;
+    FILE *j = NULL;
+    if (json_path && !(j = lb_open_json(json_path))) return HX_INTERNAL;
+    if (j && (parts & LB_PART_SHAPES)) lb_shapes_json(j, &t);
+    if (!(parts & LB_PART_RANDOM)) {
+        if (j) fclose(j);
+        return HX_SUCCESS;
+    }
+    pb_size rshapes[LR_N];
+    lr_table rt = {.problem = p, .command = command, .header = header, .timing_note = note,
+                   .device_name = dev->name, .commit = commit, .random = {LR_N, LR_SEED},
+                   .shapes = rshapes, .runs = rnd, .n_stages = n, .n_yards = lr_yardsticks(p)};
+    rc = sh_random_shapes(p, &rt.random, rshapes) ? lb_random_write(&rt, out_path, j, quiet) : HX_INTERNAL;
+    if (j) fclose(j);
+    return rc;
 }
 
 static int lb_sweep_run(const pb_problem *p, const jd_options *o_in, const char *dir,
                         const char *stages_opt, const char *out_path, const char *json_path,
-                        const char *commit_opt, bool quiet)
+                        const char *commit_opt, bool quiet, unsigned parts)
 {
     int n_shapes = (int)p->n_sweep, n = 0;
     lb_stage *found;
@@ -979,6 +1025,10 @@ static int lb_sweep_run(const pb_problem *p, const jd_options *o_in, const char 
         rc = HX_USAGE;
     }
     if (rc == HX_SUCCESS) rc = lb_sweep_pick(p, found, n_found, stages_opt, picked, &n);
+    /* the random shapes' runs: n stages × the yardsticks */
+    int n_yards = lr_yardsticks(p);
+    lb_sweep_stage *rnd = calloc((size_t)(n > 0 ? n : 1) * LR_YARDS, sizeof(lb_sweep_stage));
+    if (rc == HX_SUCCESS && !rnd) rc = HX_INTERNAL;
 
     jd_options o = *o_in;
     char cache[PATH_MAX];
@@ -994,27 +1044,43 @@ static int lb_sweep_run(const pb_problem *p, const jd_options *o_in, const char 
         const lb_stage *f = &found[picked[i]];
         lb_sweep_stage *s = &st[i];
         snprintf(s->stem, sizeof(s->stem), "%s", f->stem);
-        if (!quiet) fprintf(stderr, "[%d/%d] %s over %d shapes ...\n", i + 1, n, s->stem, n_shapes);
         char detail[1024];
-        int code = lb_sweep_stage_run(&o, f->path, n_shapes, s, &dev, &have_dev, detail, sizeof(detail));
-        if (code == HX_NO_DEVICE || code == HX_INTERNAL) {
-            fprintf(stderr, "harness leaderboard: %s: %s; %s left untouched\n", s->stem, detail, out_path);
-            rc = code;
-            break;
+        int code;
+        if (parts & LB_PART_SHAPES) {
+            if (!quiet) fprintf(stderr, "[%d/%d] %s over %d shapes ...\n", i + 1, n, s->stem, n_shapes);
+            code = lb_sweep_stage_run(&o, f->path, n_shapes, s, &dev, &have_dev, detail, sizeof(detail));
+            if (code == HX_NO_DEVICE || code == HX_INTERNAL) {
+                fprintf(stderr, "harness leaderboard: %s: %s; %s left untouched\n", s->stem, detail, out_path);
+                rc = code;
+                break;
+            }
+            double gm;
+            int passed = lb_sweep_totals(s, n_shapes, &gm);
+            if (!quiet)
+                fprintf(stderr, "[%d/%d] %s: %s  %d/%d shapes passed, geometric mean %.2f× cuBLAS\n", i + 1,
+                        n, s->stem, rs_status_name(s->status), passed, n_shapes, gm);
         }
-        double gm;
-        int passed = lb_sweep_totals(s, n_shapes, &gm);
-        if (!quiet)
-            fprintf(stderr, "[%d/%d] %s: %s  %d/%d shapes passed, geometric mean %.2f× cuBLAS\n", i + 1,
-                    n, s->stem, rs_status_name(s->status), passed, n_shapes, gm);
+        if (parts & LB_PART_RANDOM) { /* the random shapes, beside every yardstick in one pass */
+            if (!quiet) fprintf(stderr, "[%d/%d] %s over %d random shapes ...\n", i + 1, n, f->stem, LR_N);
+            code = lr_run_stage(&o, p, f->path, f->stem, &rnd[i * n_yards], &dev, &have_dev, detail,
+                                sizeof(detail));
+            if (code == HX_NO_DEVICE || code == HX_INTERNAL || code == HX_USAGE) {
+                fprintf(stderr, "harness leaderboard: %s (random shapes): %s; %s left untouched\n",
+                        f->stem, detail, out_path);
+                rc = code;
+            }
+        }
     }
     if (rc == HX_SUCCESS && !have_dev) {
         fprintf(stderr, "harness leaderboard: no stage ran on a device; %s left untouched\n", out_path);
         rc = HX_NO_DEVICE;
     }
-    if (rc == HX_SUCCESS) rc = lb_sweep_write(p, &o, st, n, &dev, stages_opt, out_path, json_path, commit_opt, quiet);
+    if (rc == HX_SUCCESS)
+        rc = lb_sweep_write(p, &o, st, n, rnd, &dev, stages_opt, out_path, json_path, commit_opt, quiet,
+                            parts);
     free(found);
     free(picked);
     free(st);
+    free(rnd);
     return rc;
 }

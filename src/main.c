@@ -98,6 +98,8 @@ int main(int argc, char **argv)
                      .status = !r.ran && r.status == RS_ERROR ? RS_NOT_RUN : r.status,
                      .status_detail = r.detail, .timing_note = note, .width = hm_term_width()};
     rep.gpu = r.gpu[0] ? r.gpu : NULL;
+    rep.random = o.random.n > 0 ? &o.random : NULL; /* --sweep random's N and seed */
+    rep.yardstick = o.topts.yardstick;
     rep.ran_as = r.ran_as[0] ? r.ran_as : NULL;
     rep.vs = o.vs;
     rep.exit_code = code;

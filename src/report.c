@@ -115,11 +115,12 @@ static void rp_timing(FILE *out, const rp_report *r, const rs_test *t)
     if (tm->vs)
         rp_vs_line(out, r, t);
     else if (tm->base_done)
-        fprintf(out, "  cuBLAS: %.4fms (%.1f TF/s) -> this solution takes %.2f× cuBLAS's time (%.1f%% of its speed)\n",
-                tm->base_median_ms, flops / (tm->base_median_ms * 1e-3) * 1e-12,
-                ms / tm->base_median_ms, 100.0 * tm->base_median_ms / ms);
+        fprintf(out, "  %s: %.4fms (%.1f TF/s) -> this solution takes %.2f× %s's time (%.1f%% of its speed)\n",
+                rp_yardstick_name(r), tm->base_median_ms, flops / (tm->base_median_ms * 1e-3) * 1e-12,
+                ms / tm->base_median_ms, rp_yardstick_name(r), 100.0 * tm->base_median_ms / ms);
     else if (tm->base_error[0])
-        fprintf(out, "  cuBLAS: not timed (%s)\n", tm->base_error);
+        fprintf(out, "  %s: not timed (%s)\n", rp_yardstick_name(r), tm->base_error);
+    rp_lt_lines(out, r, t);
     if (tm->escaped)
         fprintf(out, "  warning: host time (%.4fms) far above the events' (%.4fms): work escaped the "
                      "default stream; the host time is reported\n",
@@ -293,13 +294,18 @@ static void rp_json_test(FILE *out, const rp_report *r, const rs_test *t)
             if (tm->vs_interval) rp_json_string(out, rp_vs_word(tm->vs_verdict));
             else fputs("null", out);
             fputc('}', out);
-        } else if (tm->base_done)
+        } else if (tm->base_done) {
             fprintf(out,
-                    ",\"cublas\":{\"median_ms\":%.6f,\"min_ms\":%.6f,\"noise_pct\":%.3f,\"runs\":%d,"
-                    "\"tflops\":%.3f,\"time_ratio\":%.4f}",
-                    tm->base_median_ms, tm->base_min_ms, tm->base_noise_pct, tm->base_runs,
+                    ",\"%s\":{\"median_ms\":%.6f,\"min_ms\":%.6f,\"noise_pct\":%.3f,\"runs\":%d,"
+                    "\"tflops\":%.3f,\"time_ratio\":%.4f",
+                    r->yardstick == RN_YS_LT ? "cublaslt" : "cublas", tm->base_median_ms,
+                    tm->base_min_ms, tm->base_noise_pct, tm->base_runs,
                     pb_flops(r->problem, t->v) / (tm->base_median_ms * 1e-3) * 1e-12,
                     ms / tm->base_median_ms);
+            if (r->yardstick == RN_YS_LT) rp_lt_json(out, &tm->lt);
+            fputc('}', out);
+        }
+        if (!tm->vs) rp_alt_json(out, r, t);
         fputc('}', out);
     }
     fputc('}', out);
@@ -416,14 +422,19 @@ static double rp_tflops(const rp_report *r, const rs_test *t, double ms)
 
 typedef struct {
     int n, passed, ratios;
-    double geomean; /* of the ratios; 0 when no shape has one */
+    double geomean;    /* of the ratios; 0 when no shape has one */
+    st_ratio_dist d;   /* their spread */
+    size_t worst_test; /* the test of the worst ratio */
 } rp_sweep_totals;
 
 static rp_sweep_totals rp_sweep_sum(const rs_run *run)
 {
-    rp_sweep_totals s = {0, 0, 0, 0};
+    rp_sweep_totals s;
+    memset(&s, 0, sizeof(s));
     if (!run || run->outcome != RN_OK) return s;
-    double *v = calloc(run->n_tests ? run->n_tests : 1, sizeof(double));
+    size_t nt = run->n_tests ? run->n_tests : 1;
+    double *v = calloc(nt, sizeof(double));
+    size_t *at = calloc(nt, sizeof(size_t));
     for (size_t i = 0; i < run->n_tests; i++) {
         const rs_test *t = &run->tests[i];
         s.n++;
@@ -431,10 +442,18 @@ static rp_sweep_totals rp_sweep_sum(const rs_run *run)
         double q = rp_sweep_ratio(t);
         /* a shape timed but then failing its check (the timed calls' output, new inputs) counts
          * as failed, never towards the mean: a fast wrong answer must not improve it */
-        if (t->status == RS_SUCCESS && q > 0 && v) v[s.ratios++] = q;
+        if (t->status == RS_SUCCESS && q > 0 && v && at) {
+            at[s.ratios] = i;
+            v[s.ratios++] = q;
+        }
     }
-    s.geomean = v ? st_geomean(v, (size_t)s.ratios) : 0;
+    if (v && at) {
+        s.d = st_ratio_distribution(v, (size_t)s.ratios);
+        s.geomean = s.d.geomean;
+        s.worst_test = s.ratios ? at[s.d.worst_i] : 0;
+    }
     free(v);
+    free(at);
     return s;
 }
 
@@ -455,13 +474,26 @@ void rp_sweep_text(FILE *out, const rp_report *r)
     if (run && run->outcome == RN_OK) {
         if (r->timing_note)
             fprintf(out, "timed   per shape, %s; %s timed beside it, call by call in alternation\n",
-                    r->timing_note, r->vs ? r->vs : "cuBLAS");
+                    r->timing_note,
+                    r->vs || r->yardstick == RN_YS_CUBLAS ? rp_yardstick_name(r)
+                    : r->yardstick == RN_YS_LT
+                        ? "cuBLASLt (cublasLtMatmul, the fastest of its heuristic's top 8, tried "
+                          "per shape before timing)"
+                        : "cuBLAS, then cuBLASLt (the fastest of its heuristic's top 8, tried per "
+                          "shape before timing),");
+        if (r->random) {
+            char what[200];
+            sh_describe(r->random, what, sizeof(what));
+            fprintf(out, "shapes  %s\n", what);
+        }
         char names[64], head[80];
         pb_size_names(r->problem, names, sizeof(names));
         snprintf(head, sizeof(head), "shape (%s)", names);
         int w = (int)strlen(head) > 16 ? (int)strlen(head) : 16; /* gemm's: 16 */
-        fprintf(out, "\n%-*s %10s %8s %10s %7s  %s\n", w, head, "ms", "TF/s",
-                r->vs ? "other ms" : "cuBLAS ms", "ratio", "status");
+        fprintf(out, "\n%-*s %10s %8s %10s %7s", w, head, "ms", "TF/s",
+                r->vs ? "other ms" : r->yardstick == RN_YS_LT ? "Lt ms" : "cuBLAS ms", "ratio");
+        rp_alt_head(out, r);
+        fprintf(out, "  %s\n", "status");
         for (size_t i = 0; i < run->n_tests; i++) {
             const rs_test *t = &run->tests[i];
             const rs_timing *tm = &t->timing;
@@ -476,11 +508,14 @@ void rp_sweep_text(FILE *out, const rp_report *r)
             else fprintf(out, "%10s ", "-");
             if (rp_sweep_ratio(t) > 0) fprintf(out, "%6.2f×", rp_sweep_ratio(t));
             else fprintf(out, "%7s", "-");
+            rp_alt_cells(out, r, t);
             if (tm->vs && tm->vs_interval)
                 fprintf(out, "  [%.3f, %.3f] %s", tm->vs_lo, tm->vs_hi, rp_vs_word(tm->vs_verdict));
-            fprintf(out, "  %s%s%s\n", rs_status_name(t->status),
+            char pick[200];
+            rp_lt_cell(r, t, pick, sizeof(pick));
+            fprintf(out, "  %s%s%s%s\n", rs_status_name(t->status),
                     tm->escaped ? " (host time: work escaped the default stream)" : "",
-                    tm->impossible ? " (faster than the chip's peak: suspect)" : "");
+                    tm->impossible ? " (faster than the chip's peak: suspect)" : "", pick);
         }
         for (size_t i = 0; i < run->n_tests; i++) { /* why a shape failed, one line each */
             const rs_test *t = &run->tests[i];
@@ -493,9 +528,16 @@ void rp_sweep_text(FILE *out, const rp_report *r)
         fprintf(out, "\n%d of %d shapes passed", s.passed, s.n);
         if (s.ratios)
             fprintf(out, "; geometric-mean ratio %.2f× %s's time (over %d passed, timed shapes)", s.geomean,
-                    r->vs ? r->vs : "cuBLAS",
-                    s.ratios);
+                    rp_yardstick_name(r), s.ratios);
         fputc('\n', out);
+        if (s.ratios) {
+            char worst[48];
+            pb_format_size(r->problem, run->tests[s.worst_test].v, worst, sizeof(worst));
+            fprintf(out, "ratios: worst %.2f× at %s; %.0f%% of shapes at or under 1.00×; 90th "
+                         "percentile %.2f×\n",
+                    s.d.worst, worst, 100.0 * s.d.share_le1, s.d.p90);
+        }
+        rp_alt_footer(out, r, run);
     }
     fprintf(out, "Status: %s\n", rs_status_name(r->status));
     if (r->status_detail && *r->status_detail) fprintf(out, "  %s\n", r->status_detail);
@@ -521,6 +563,14 @@ void rp_sweep_json(FILE *out, const rp_report *r)
     rp_json_process(out, run);
     fputs(",\"timing_note\":", out);
     rp_json_string(out, r->timing_note ? r->timing_note : "");
+    fprintf(out, ",\"yardstick\":\"%s\"",
+            r->vs                          ? "vs"
+            : r->yardstick == RN_YS_LT     ? "cublaslt"
+            : r->yardstick == RN_YS_BOTH   ? "both"
+                                           : "cublas");
+    if (r->random)
+        fprintf(out, ",\"random\":{\"n\":%d,\"seed\":%llu}", r->random->n,
+                (unsigned long long)r->random->seed);
     fputs(",\"shapes\":[", out);
     for (size_t i = 0; run && run->outcome == RN_OK && i < run->n_tests; i++) {
         const rs_test *t = &run->tests[i];
@@ -531,7 +581,9 @@ void rp_sweep_json(FILE *out, const rp_report *r)
         rp_json_string(out, t->detail);
         rp_json_ms(out, "runtime_ms", tm->done, rs_reported_ms(tm));
         rp_json_ms(out, "tflops", tm->done, tm->done ? rp_tflops(r, t, rs_reported_ms(tm)) : 0);
-        rp_json_ms(out, r->vs ? "other_ms" : "cublas_ms", tm->base_done, tm->base_median_ms);
+        bool lt = !r->vs && r->yardstick == RN_YS_LT;
+        rp_json_ms(out, r->vs ? "other_ms" : lt ? "cublaslt_ms" : "cublas_ms", tm->base_done,
+                   tm->base_median_ms);
         if (tm->vs) {
             rp_json_ms(out, "interval_lo", tm->vs_interval, tm->vs_lo);
             rp_json_ms(out, "interval_hi", tm->vs_interval, tm->vs_hi);
@@ -539,8 +591,10 @@ void rp_sweep_json(FILE *out, const rp_report *r)
             if (tm->vs_interval) rp_json_string(out, rp_vs_word(tm->vs_verdict));
             else fputs("null", out);
         }
-        rp_json_ms(out, "cublas_tflops", tm->base_done,
+        rp_json_ms(out, lt ? "cublaslt_tflops" : "cublas_tflops", tm->base_done,
                    tm->base_done ? rp_tflops(r, t, tm->base_median_ms) : 0);
+        if (lt) rp_lt_json(out, &tm->lt);
+        rp_alt_json_shape(out, r, t);
         rp_json_ms(out, "ratio", rp_sweep_ratio(t) > 0, rp_sweep_ratio(t));
         fprintf(out, ",\"escaped\":%s,\"impossible\":%s}", tm->escaped ? "true" : "false",
                 tm->impossible ? "true" : "false");
@@ -548,5 +602,17 @@ void rp_sweep_json(FILE *out, const rp_report *r)
     rp_sweep_totals s = rp_sweep_sum(run);
     fprintf(out, "],\"passed\":%d,\"total\":%d", s.passed, s.n);
     rp_json_ms(out, "geomean_ratio", s.ratios > 0, s.geomean);
+    rp_json_ms(out, "worst_ratio", s.ratios > 0, s.d.worst);
+    fputs(",\"worst_shape\":", out);
+    if (s.ratios) {
+        char worst[48];
+        pb_format_size(r->problem, run->tests[s.worst_test].v, worst, sizeof(worst));
+        rp_json_string(out, worst);
+    } else {
+        fputs("null", out);
+    }
+    rp_json_ms(out, "share_at_or_under_1", s.ratios > 0, s.d.share_le1);
+    rp_json_ms(out, "p90_ratio", s.ratios > 0, s.d.p90);
+    rp_alt_json_footer(out, r, run);
     fputs("}\n", out);
 }

@@ -99,7 +99,9 @@ static void rn_progress(const rn_plan *plan, const rs_test *t, size_t i)
     if (t->timing.done) fprintf(stderr, "  %.4f ms", t->timing.median_ms);
     if (t->timing.done && t->timing.base_done && t->timing.base_median_ms > 0) /* --baseline, --sweep */
         fprintf(stderr, "  %.2fx %s", t->timing.median_ms / t->timing.base_median_ms,
-                plan->vs_path ? "the other file" : "cuBLAS");
+                plan->vs_path                              ? "the other file"
+                : plan->timing.yardstick == RN_YS_LT ? "cuBLASLt"
+                                                     : "cuBLAS");
     fprintf(stderr, "  (%.0f ms)\n", t->wall_ms);
 }
 
@@ -492,7 +494,8 @@ static bool rn_ask_worker(rn_ctx *x, wr_cmd_kind kind, int index, rs_test *t, do
         }
         int max = plan->timing.max_runs;
         if (ours && m->kind == WR_DONE && m->at >= WR_AT_NONE && m->at <= WR_AT_HOST_MEMORY &&
-            m->n_sol >= 0 && m->n_sol <= max && m->n_base >= 0 && m->n_base <= max) {
+            m->n_sol >= 0 && m->n_sol <= max && m->n_base >= 0 && m->n_base <= max &&
+            m->n_alt >= 0 && m->n_alt <= max) {
             if (parent_ms) *parent_ms = (wr_now() - t0) * 1e3;
             if (m->sticky) rn_child_reap(&x->wk, NULL); /* it exits after this */
             return true;
@@ -620,6 +623,36 @@ static bool rn_inputs(rn_ctx *x, size_t i, const wr_layout *l, uint64_t seed, rs
     return true;
 }
 
+/* cuBLASLt's pick as the solution's child reported it: shown only, so anything out of range
+ * is dropped rather than judged (the ids are small enums; the workspace is at most 32 MiB). */
+static dv_lt_pick rn_lt_pick(const dv_lt_pick *in)
+{
+    dv_lt_pick k = *in, none;
+    memset(&none, 0, sizeof(none));
+    int ids[] = {k.algo_id, k.tile_id, k.stages_id, k.splitk, k.swizzle, k.cluster_id};
+    bool ok = k.chosen && k.candidates >= 1 && k.candidates <= 64 && k.workspace_bytes >= 0 &&
+              k.workspace_bytes <= (1ll << 30) && isfinite(k.trial_ms) && k.trial_ms >= 0;
+    for (size_t i = 0; i < sizeof(ids) / sizeof(ids[0]); i++) ok = ok && ids[i] >= -1 && ids[i] < 1 << 20;
+    return ok ? k : none;
+}
+
+/* --baseline both: cuBLASLt's samples (checked with the others), or why it was not timed (its
+ * text quoted, never trusted: only NUL-terminated within its field). */
+static void rn_alt(rs_timing *tt, double *ev, int n, const char *why)
+{
+    if (n > 0) {
+        st_summary s = st_summarize(ev, (size_t)n);
+        tt->alt_done = true;
+        tt->alt_runs = n;
+        tt->alt_median_ms = s.median;
+        tt->alt_min_ms = s.min;
+        tt->alt_noise_pct = s.noise_pct;
+    } else {
+        snprintf(tt->alt_error, sizeof(tt->alt_error), "%.*s", (int)sizeof(tt->alt_error) - 1,
+                 why[0] ? why : "cuBLASLt was not timed");
+    }
+}
+
 /* Samples as the child wrote them, copied here and checked: finite, non-negative, an event
  * interval inside the host interval around it, all of them inside the parent's clock. */
 static bool rn_timing(rn_ctx *x, const wr_layout *l, size_t i, const wr_msg *m, double parent_ms,
@@ -631,9 +664,10 @@ static bool rn_timing(rn_ctx *x, const wr_layout *l, size_t i, const wr_msg *m, 
     memcpy(x->samples, x->sol + l->sol_samples, WR_SAMPLE_SERIES * max * sizeof(double));
     double *ser[WR_SAMPLE_SERIES];
     for (int s = 0; s < WR_SAMPLE_SERIES; s++) ser[s] = x->samples + (size_t)s * max;
-    int n[2] = {m->n_sol, m->n_base};
+    int n[3] = {m->n_sol, m->n_base, plan->timing.yardstick == RN_YS_BOTH ? m->n_alt : 0};
+    static const char *const what[3] = {"solution", "baseline", "cuBLASLt"};
     double host_sum = 0;
-    for (int k = 0; k < 2; k++)
+    for (int k = 0; k < 3; k++)
         for (int j = 0; j < n[k]; j++) {
             double ev = ser[2 * k][j], host = ser[2 * k + 1][j];
             bool ok = isfinite(ev) && isfinite(host) && ev >= 0 && host >= 0 &&
@@ -643,7 +677,7 @@ static bool rn_timing(rn_ctx *x, const wr_layout *l, size_t i, const wr_msg *m, 
                 snprintf(t->detail, sizeof(t->detail),
                          "impossible timing sample from the solution's process (%s call %d: "
                          "events %.6g ms inside a host interval of %.6g ms)",
-                         k ? "baseline" : "solution", j, ev, host);
+                         what[k], j, ev, host);
                 return false;
             }
             host_sum += host;
@@ -672,6 +706,8 @@ static bool rn_timing(rn_ctx *x, const wr_layout *l, size_t i, const wr_msg *m, 
             tt->base_min_ms = sb.min;
             tt->base_noise_pct = sb.noise_pct;
         }
+        if (plan->timing.yardstick != RN_YS_CUBLAS) tt->lt = rn_lt_pick(&m->lt);
+        if (plan->timing.yardstick == RN_YS_BOTH) rn_alt(tt, ser[WR_ALT_EV], n[2], m->alt_detail);
     }
     st_summary bh = {0};
     if (m->n_base) bh = st_summarize(ser[WR_BASE_HOST], (size_t)m->n_base);
@@ -691,8 +727,10 @@ static bool rn_timing(rn_ctx *x, const wr_layout *l, size_t i, const wr_msg *m, 
     int rounds = m->n_sol + plan->timing.warmup;
     tt->parent_ms = parent_ms;
     tt->overhead_ms = (parent_ms - host_sum) / (rounds > 0 ? rounds : 1);
-    tt->unaccounted =
-        tt->overhead_ms > 2.0 && tt->overhead_ms > 3.0 * (sh.median + (m->n_base ? bh.median : 0));
+    st_summary ah = {0};
+    if (n[2]) ah = st_summarize(ser[WR_ALT_HOST], (size_t)n[2]);
+    tt->unaccounted = tt->overhead_ms > 2.0 &&
+                      tt->overhead_ms > 3.0 * (sh.median + (m->n_base ? bh.median : 0) + ah.median);
     tt->vs = plan->vs_path != NULL;
     if (tt->vs && tt->base_done) {
         tt->vs_interval = st_ratio_interval(ser[WR_SOL_EV], (size_t)m->n_sol, ser[WR_BASE_EV],

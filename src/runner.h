@@ -48,12 +48,18 @@ typedef struct {
     bool timed;      /* check, then time it */
 } rn_item;
 
+/* Which library call --baseline times: cuBLAS's (cublasGemmEx, cublasSgemm...) or cuBLASLt's
+ * matmul with the fastest of its heuristic's top candidates per shape (fp16, fp32 and int4's
+ * dequantize-then-GEMM; not int8), or both in the same rounds (base_*: cuBLAS, alt_*: Lt). */
+typedef enum { RN_YS_CUBLAS, RN_YS_LT, RN_YS_BOTH } rn_yardstick;
+
 typedef struct {
     int warmup, min_runs, max_runs;
     double max_time_s;   /* stop repeating after this long (at least 3 runs) */
     double noise_target_pct; /* stop early once the noise is under this, after min_runs */
     bool flush_l2;
     bool baseline;       /* time cuBLAS on the same case too */
+    rn_yardstick yardstick; /* which library call that is */
 } rn_timing_opts;
 
 typedef struct {
@@ -91,6 +97,12 @@ typedef struct {
     int base_runs;
     double base_median_ms, base_min_ms, base_noise_pct;
     char base_error[200];
+    dv_lt_pick lt;           /* --baseline lt, both: the algorithm cuBLASLt ran (lt.chosen) */
+    /* --baseline both: cuBLASLt's calls, a third series in the same rounds */
+    bool alt_done;
+    int alt_runs;
+    double alt_median_ms, alt_min_ms, alt_noise_pct;
+    char alt_error[200];
     /* --vs: the baseline slot holds the other file's calls */
     bool vs;
     bool vs_interval;        /* vs_lo, vs_hi hold a 95% interval of median / base_median */

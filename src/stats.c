@@ -37,6 +37,30 @@ st_summary st_summarize(double *v, size_t n)
     return s;
 }
 
+st_ratio_dist st_ratio_distribution(const double *v, size_t n)
+{
+    st_ratio_dist d;
+    memset(&d, 0, sizeof(d));
+    double *sorted = n ? malloc(n * sizeof(double)) : NULL;
+    if (!sorted) return d;
+    size_t le1 = 0;
+    for (size_t i = 0; i < n; i++) {
+        sorted[i] = v[i];
+        le1 += v[i] <= 1.0;
+        if (v[i] > d.worst) {
+            d.worst = v[i];
+            d.worst_i = i;
+        }
+    }
+    qsort(sorted, n, sizeof(double), st_cmp);
+    d.n = n;
+    d.geomean = st_geomean(v, n);
+    d.share_le1 = (double)le1 / (double)n;
+    d.p90 = st_quantile(sorted, n, 0.9);
+    free(sorted);
+    return d;
+}
+
 double st_geomean(const double *v, size_t n)
 {
     if (n == 0) return 0;

@@ -19,6 +19,19 @@ st_summary st_summarize(double *v, size_t n);
  * 0.5× alike. */
 double st_geomean(const double *v, size_t n);
 
+/* How a sweep's ratios (solution time / yardstick time, lower is better) spread. */
+typedef struct {
+    size_t n;
+    double geomean;
+    double worst;        /* the largest ratio */
+    size_t worst_i;      /* its index in the input (the first, on a tie) */
+    double share_le1;    /* the fraction of ratios at or under 1.0 */
+    double p90;          /* the 90th percentile (type 7: interpolated between order statistics) */
+} st_ratio_dist;
+
+/* The distribution of n positive ratios (all zero when n is 0 or memory runs out). */
+st_ratio_dist st_ratio_distribution(const double *v, size_t n);
+
 /* A 95% interval for median(a) / median(b) by a bootstrap of both medians (rounds resamples,
  * a fixed seed); false when a series is empty or out of memory. */
 bool st_ratio_interval(const double *a, size_t na, const double *b, size_t nb, int rounds,

@@ -42,8 +42,8 @@ typedef struct {
 size_t wr_host_bytes(const wr_layout *l);
 
 /* Timing samples, series by series (each max_runs doubles): the solution's event and host
- * times, the baseline's event and host times. */
-enum { WR_SOL_EV, WR_SOL_HOST, WR_BASE_EV, WR_BASE_HOST, WR_SAMPLE_SERIES };
+ * times, the baseline's event and host times, the second yardstick's (--baseline both). */
+enum { WR_SOL_EV, WR_SOL_HOST, WR_BASE_EV, WR_BASE_HOST, WR_ALT_EV, WR_ALT_HOST, WR_SAMPLE_SERIES };
 
 /* The most one buffer may hold: more is an extent gone wrong, or a size no GPU holds. */
 #define WR_MAX_BUF_BYTES ((size_t)64 << 30)
@@ -110,6 +110,9 @@ typedef struct {
     bool filtered;      /* WR_SANDBOX: under the seccomp filter */
     char detail[256];   /* free text (a cuBLAS refusal, dlerror); always shown as quoted text */
     dv_info device;     /* WR_READY */
+    dv_lt_pick lt;      /* WR_CMD_TIME with --baseline lt or both: the algorithm cuBLASLt ran */
+    int n_alt;          /* WR_CMD_TIME with --baseline both: cuBLASLt's samples written */
+    char alt_detail[200]; /* why cuBLASLt was not timed (both), quoted text like detail */
 } wr_msg;
 
 /* ---- plumbing ---- */

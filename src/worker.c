@@ -76,7 +76,9 @@ typedef struct {
     int msg_fd;
     dv_info dev;
     dv_blas *blas;
-    pb_dev_env denv;
+    dv_lt *lt;             /* --baseline lt or both: cuBLASLt, or NULL */
+    pb_dev_env denv;       /* the baseline's env: cuBLAS's, or cuBLASLt's (lt) */
+    pb_dev_env lenv;       /* --baseline both: cuBLASLt's, the second yardstick */
     wk_fn solve;
     wk_fn solve_vs;        /* --vs: the other file's solve, or NULL */
     const wk_thunk *thunk;
@@ -185,6 +187,26 @@ static void wk_call_and_read(wk_ctx *x, wk_fn fn)
     if ((e = wk_readback(x))) wk_fail(x, e, WR_AT_READBACK);
 }
 
+/* --baseline lt or both: one untimed cuBLASLt call, so it picks its algorithm for this shape
+ * here, outside the timed loop (the output is restored before every timed call). A refusal is
+ * the timed loop's to report; a CUDA error is this command's. */
+static void wk_tune_lt(wk_ctx *x)
+{
+    const pb_problem *p = x->plan->problem;
+    void *ptrs[PB_MAX_BUFS];
+    char why[200];
+    for (int b = 0; b < x->l.n_bufs; b++) ptrs[b] = x->bufs[b].ptr;
+    const pb_dev_env *env = x->plan->timing.yardstick == RN_YS_BOTH ? &x->lenv : &x->denv;
+    if (!p->baseline || p->baseline(p, env, x->plan->items[x->index].c.v, ptrs, why, sizeof(why)))
+        return;
+    int e = dv_sync();
+    if (e) {
+        wk_fail(x, e, WR_AT_TIMING);
+        snprintf(x->msg.detail, sizeof(x->msg.detail), "cuBLASLt's trial calls: %s (%s)",
+                 dv_error_string(e), dv_error_name(e));
+    }
+}
+
 static void wk_run(wk_ctx *x, int index)
 {
     wk_free_test(x);
@@ -209,6 +231,7 @@ static void wk_run(wk_ctx *x, int index)
         return;
     }
     wk_call_and_read(x, x->solve);
+    if (x->lt && !x->msg.err && x->plan->items[index].timed) wk_tune_lt(x);
 }
 
 static void wk_rerun(wk_ctx *x, wk_fn fn)
@@ -238,10 +261,11 @@ static void wk_beat(wk_ctx *x, double *last)
     *last = now;
 }
 
-/* One timed call, the output restored first: the solution's (base false) or the baseline's. 0,
- * a CUDA error, or -1 when the baseline refused (berr says why). */
-static int wk_time_one(wk_ctx *x, bool base, dv_flusher *fl, dv_timer *tm, double *ev_ms,
-                       double *host_ms, char *berr, size_t berrlen)
+/* One timed call, the output restored first: the solution's (base false), the baseline's, or
+ * with env the second yardstick's (--baseline both). 0, a CUDA error, or -1 when the library
+ * refused (berr says why). */
+static int wk_time_one(wk_ctx *x, bool base, const pb_dev_env *env, dv_flusher *fl, dv_timer *tm,
+                       double *ev_ms, double *host_ms, char *berr, size_t berrlen)
 {
     const pb_problem *p = x->plan->problem;
     const double *v = x->plan->items[x->index].c.v;
@@ -253,6 +277,10 @@ static int wk_time_one(wk_ctx *x, bool base, dv_flusher *fl, dv_timer *tm, doubl
     if ((e = dv_timer_start(tm))) return e;
     if (!base) {
         wk_call(x, v);
+    } else if (env) {
+        void *ptrs[PB_MAX_BUFS];
+        for (int b = 0; b < x->l.n_bufs; b++) ptrs[b] = x->bufs[b].ptr;
+        if (p->baseline(p, env, v, ptrs, berr, berrlen)) return -1;
     } else if (x->solve_vs) {
         wk_call_fn(x, x->solve_vs, v);
     } else {
@@ -277,7 +305,7 @@ static bool wk_quiet_enough(const double *s, int n, double *tmp, double target)
  * the output holds the solution's result when the loop ends. A baseline refusal ends only its
  * samples (berr says why). Returns 0 or a CUDA error. */
 static int wk_time_loop(wk_ctx *x, dv_flusher *fl, double *const *ser, int *n_sol, int *n_base,
-                        char *berr, size_t berrlen)
+                        int *n_alt, char *berr, size_t berrlen, char *aerr, size_t aerrlen)
 {
     const rn_timing_opts *o = &x->plan->timing;
     dv_timer tm = {0};
@@ -292,11 +320,13 @@ static int wk_time_loop(wk_ctx *x, dv_flusher *fl, double *const *ser, int *n_so
     bool base = o->baseline && (x->plan->problem->baseline || x->solve_vs);
     if (!base && o->baseline)
         snprintf(berr, berrlen, "no library baseline for %s yet", x->plan->problem->name);
-    *n_sol = *n_base = 0;
+    /* --baseline both: cuBLASLt after cuBLAS in each round, before the solution */
+    bool alt = base && o->yardstick == RN_YS_BOTH && x->lt && !x->solve_vs;
+    *n_sol = *n_base = *n_alt = 0;
     for (int i = -o->warmup; i < o->max_runs; i++) {
         double ms = 0.0, hms = 0.0;
         if (base) {
-            int be = wk_time_one(x, true, fl, &tm, &ms, &hms, berr, berrlen);
+            int be = wk_time_one(x, true, NULL, fl, &tm, &ms, &hms, berr, berrlen);
             if (be > 0) { /* a CUDA error: the context may be gone */
                 e = be;
                 break;
@@ -309,7 +339,21 @@ static int wk_time_loop(wk_ctx *x, dv_flusher *fl, double *const *ser, int *n_so
                 (*n_base)++;
             }
         }
-        if ((e = wk_time_one(x, false, fl, &tm, &ms, &hms, berr, berrlen))) break;
+        if (alt) {
+            int ae = wk_time_one(x, true, &x->lenv, fl, &tm, &ms, &hms, aerr, aerrlen);
+            if (ae > 0) {
+                e = ae;
+                break;
+            }
+            if (ae < 0) {
+                alt = false;
+            } else if (i >= 0) {
+                ser[WR_ALT_EV][*n_alt] = ms;
+                ser[WR_ALT_HOST][*n_alt] = hms;
+                (*n_alt)++;
+            }
+        }
+        if ((e = wk_time_one(x, false, NULL, fl, &tm, &ms, &hms, berr, berrlen))) break;
         wk_beat(x, &last_beat);
         if (i < 0) continue;
         ser[WR_SOL_EV][*n_sol] = ms;
@@ -318,7 +362,8 @@ static int wk_time_loop(wk_ctx *x, dv_flusher *fl, double *const *ser, int *n_so
         double spent = wr_now() - t_begin;
         if (*n_sol >= o->min_runs && *n_sol % 10 == 0 && o->noise_target_pct > 0 && spent > 0.05 &&
             wk_quiet_enough(ser[WR_SOL_EV], *n_sol, tmp, o->noise_target_pct) &&
-            (!base || wk_quiet_enough(ser[WR_BASE_EV], *n_base, tmp, o->noise_target_pct)))
+            (!base || wk_quiet_enough(ser[WR_BASE_EV], *n_base, tmp, o->noise_target_pct)) &&
+            (!alt || wk_quiet_enough(ser[WR_ALT_EV], *n_alt, tmp, o->noise_target_pct)))
             break;
         if (spent >= o->max_time_s && *n_sol >= 3) break; /* slow solutions: fewer runs */
     }
@@ -343,10 +388,11 @@ static void wk_time(wk_ctx *x)
         flp = &fl;
     }
     double t0 = wr_now();
-    int e = wk_time_loop(x, flp, ser, &x->msg.n_sol, &x->msg.n_base, x->msg.detail,
-                         sizeof(x->msg.detail));
+    int e = wk_time_loop(x, flp, ser, &x->msg.n_sol, &x->msg.n_base, &x->msg.n_alt, x->msg.detail,
+                         sizeof(x->msg.detail), x->msg.alt_detail, sizeof(x->msg.alt_detail));
     x->msg.loop_ms = (wr_now() - t0) * 1e3;
     x->msg.warmup = o->warmup;
+    if (x->lt) x->msg.lt = dv_lt_last_pick(x->lt);
     if (flp) dv_flusher_free(flp);
     if (e) {
         wk_fail(x, e, WR_AT_TIMING);
@@ -481,6 +527,13 @@ void wk_main(const rn_plan *plan, unsigned char *arena, size_t arena_bytes, int 
         _exit(0);
     }
     dv_dev_env_init(&x->denv, x->blas);
+    if (plan->timing.baseline && plan->timing.yardstick != RN_YS_CUBLAS && !plan->vs_path) {
+        if (dv_lt_create(&x->lt, x->blas, err, sizeof(err))) {
+            wk_send_kind(x, WR_FATAL, err);
+            _exit(0);
+        }
+        dv_lt_env_init(plan->timing.yardstick == RN_YS_BOTH ? &x->lenv : &x->denv, x->lt);
+    }
     wk_send_kind(x, WR_READY, NULL);
 
     for (;;) {
@@ -506,6 +559,7 @@ void wk_main(const rn_plan *plan, unsigned char *arena, size_t arena_bytes, int 
         if (x->msg.sticky) _exit(0); /* the context is poisoned: the parent starts a new child */
     }
     wk_free_test(x);
+    dv_lt_destroy(x->lt);
     dv_blas_destroy(x->blas);
     _exit(0);
 }

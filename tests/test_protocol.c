@@ -71,6 +71,49 @@ Test(protocol, correct_passes_and_is_timed_beside_the_baseline)
     rn_free(&run);
 }
 
+/* --baseline lt: the worker makes cuBLASLt's env, tunes each timed shape once in an untimed
+ * call before the timed loop, and its pick reaches the parent (the fake's pick counts the
+ * shape's tunings in candidates and its calls in trial_ms). Untimed tests never tune. */
+Test(protocol, lt_yardstick_tunes_once_outside_the_loop_and_reports_its_pick)
+{
+    rn_item it[16];
+    size_t n = items_gemm(it, true);
+    rn_plan plan = {.problem = pb_find("gemm_fp16"), .so_path = FAKE_CORRECT, .items = it, .n_items = n,
+                    .timeout_s = 10, .seed = 0,
+                    .timing = {.warmup = 2, .min_runs = 5, .max_runs = 40, .max_time_s = 0.05,
+                               .noise_target_pct = 0, .baseline = true, .yardstick = RN_YS_LT}};
+    rs_run run;
+    cr_assert_eq(rn_run(&plan, &run), RN_OK, "%s", run.detail);
+    const rs_timing *t = &run.tests[n - 1].timing;
+    cr_assert(t->done && t->base_done, "timed beside the yardstick: %s", t->base_error);
+    cr_expect(t->lt.chosen, "the pick reached the parent");
+    cr_expect(t->lt.algo_id == 21 && t->lt.tile_id == 20 && t->lt.stages_id == 8 &&
+              t->lt.splitk == 1 && t->lt.cluster_id == -1 && t->lt.workspace_bytes == 4096,
+              "algo %d tile %d stages %d", t->lt.algo_id, t->lt.tile_id, t->lt.stages_id);
+    cr_expect_eq(t->lt.candidates, 1, "tuned %d times", t->lt.candidates);
+    /* one untimed tuning call, then the loop's warm-up and timed calls */
+    cr_expect_eq((int)t->lt.trial_ms, 1 + plan.timing.warmup + t->base_runs, "%g calls, %d timed",
+                 t->lt.trial_ms, t->base_runs);
+    for (size_t i = 0; i + 1 < n; i++) cr_expect(!run.tests[i].timing.lt.chosen, "%s", run.tests[i].name);
+    rn_free(&run);
+    /* both: cuBLAS in the baseline's series, cuBLASLt in a third, in the same rounds */
+    plan.timing.yardstick = RN_YS_BOTH;
+    cr_assert_eq(rn_run(&plan, &run), RN_OK, "%s", run.detail);
+    t = &run.tests[n - 1].timing;
+    cr_expect(t->base_done && t->base_runs >= 5, "cuBLAS: %s", t->base_error);
+    cr_expect(t->alt_done && t->alt_runs == t->base_runs, "cuBLASLt: %d runs (%s)", t->alt_runs, t->alt_error);
+    cr_expect(t->alt_median_ms > 0 && t->lt.chosen && t->lt.candidates == 1, "tuned %d times", t->lt.candidates);
+    cr_expect_eq((int)t->lt.trial_ms, 1 + plan.timing.warmup + t->alt_runs, "%g calls", t->lt.trial_ms);
+    for (size_t i = 0; i + 1 < n; i++) cr_expect(!run.tests[i].timing.alt_done, "%s", run.tests[i].name);
+    rn_free(&run);
+    /* the cuBLAS yardstick reports no pick */
+    plan.timing.yardstick = RN_YS_CUBLAS;
+    cr_assert_eq(rn_run(&plan, &run), RN_OK, "%s", run.detail);
+    cr_expect(run.tests[n - 1].timing.base_done && !run.tests[n - 1].timing.lt.chosen &&
+              !run.tests[n - 1].timing.alt_done);
+    rn_free(&run);
+}
+
 Test(protocol, each_wrong_solution_gets_its_verdict)
 {
     rn_item it[16];

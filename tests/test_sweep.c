@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include "judge.h"
+#include "lb_random.h"
 #include "leaderboard.h"
 #include "report.h"
 #include "util.h"
@@ -104,6 +105,157 @@ Test(sweep_list, size_list_parser)
         cr_expect(!pb_parse_size_list(p, bad[i], s, 4, &n), "'%s' parsed", bad[i]);
 }
 
+/* --- the random sweep (shapes.c) ------------------------------------------------------------- */
+
+static bool same_shape(pb_size a, pb_size b, int n)
+{
+    for (int j = 0; j < n; j++)
+        if (a.v[j] != b.v[j]) return false;
+    return true;
+}
+
+Test(sweep_random, parses_every_spelling_and_refuses_the_rest)
+{
+    sh_random r;
+    char why[200];
+    cr_assert(sh_parse_random("random", &r, why, sizeof(why)), "%s", why);
+    cr_expect(r.n == SH_DEFAULT_N && r.n == 64 && r.seed == SH_DEFAULT_SEED && r.seed == 1);
+    cr_assert(sh_parse_random("random:8", &r, why, sizeof(why)), "%s", why);
+    cr_expect(r.n == 8 && r.seed == 1);
+    cr_assert(sh_parse_random("random:256:18446744073709551615", &r, why, sizeof(why)), "%s", why);
+    cr_expect(r.n == 256 && r.seed == UINT64_MAX);
+    cr_assert(sh_parse_random("random:1:0", &r, why, sizeof(why)), "%s", why);
+    cr_expect(r.n == 1 && r.seed == 0);
+    const char *bad[] = {"", "rand", "randomx", "random:", "random:0", "random:257", "random:-1",
+                         "random:+8", "random: 8", "random:8:", "random:8:x", "random:8:1:2",
+                         "random:8:-1", "random:8:18446744073709551616", "random::1", "Random:8"};
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        r = (sh_random){77, 77};
+        cr_expect(!sh_parse_random(bad[i], &r, why, sizeof(why)), "'%s' parsed", bad[i]);
+        cr_expect(r.n == 77 && r.seed == 77, "'%s' changed the result", bad[i]);
+        cr_expect(strstr(why, "expected random, random:N or random:N:SEED (N in 1..256"), "%s", why);
+    }
+    cr_expect(sh_is_random("random") && sh_is_random("random:3") && !sh_is_random("random.cu") &&
+              !sh_is_random("x.cu") && !sh_is_random(NULL));
+}
+
+/* The same seed, the same list; the first shapes pinned, so a change to the generator (its
+ * draws, their order, the arithmetic) cannot pass unnoticed. */
+Test(sweep_random, a_seed_names_one_list)
+{
+    const pb_problem *p = pb_find("gemm_fp16");
+    pb_size a[64], b[64], c[64];
+    sh_random r = {64, 1}, other = {64, 2};
+    cr_assert(sh_random_shapes(p, &r, a) && sh_random_shapes(p, &r, b) && sh_random_shapes(p, &other, c));
+    int same = 0;
+    for (int i = 0; i < 64; i++) {
+        cr_expect(same_shape(a[i], b[i], 3), "shape %d differs between two draws", i);
+        same += same_shape(a[i], c[i], 3);
+    }
+    cr_expect_lt(same, 4, "seeds 1 and 2 give %d equal shapes of 64", same);
+    static const int want[][3] = {{1000, 192, 1100}, {288, 1306, 458}, {302, 42, 1472},
+                                  {2160, 25, 30}, {20, 840, 4047}};
+    for (int i = 0; i < 5; i++)
+        cr_expect(a[i].v[0] == want[i][0] && a[i].v[1] == want[i][1] && a[i].v[2] == want[i][2],
+                  "shape %d is %dx%dx%d, want %dx%dx%d", i, a[i].v[0], a[i].v[1], a[i].v[2],
+                  want[i][0], want[i][1], want[i][2]);
+    /* a shorter list is the longer one's start */
+    pb_size s8[8];
+    sh_random r8 = {8, 1};
+    cr_assert(sh_random_shapes(p, &r8, s8));
+    for (int i = 0; i < 8; i++) cr_expect(same_shape(s8[i], a[i], 3), "shape %d", i);
+    /* int4: the same draws, K a multiple of group_size (the recipe's 128) */
+    const pb_problem *q = pb_find("int4_matmul");
+    pb_size i4[3];
+    sh_random r3 = {3, 1};
+    cr_assert(sh_random_shapes(q, &r3, i4));
+    cr_expect(i4[0].v[0] == 832 && i4[0].v[1] == 56 && i4[0].v[2] == 1024, "%dx%dx%d", i4[0].v[0],
+              i4[0].v[1], i4[0].v[2]);
+}
+
+Test(sweep_random, every_shape_is_inside_every_problems_constraints)
+{
+    static pb_size s[SH_MAX_N];
+    for (size_t i = 0; i < pb_count(); i++) {
+        const pb_problem *p = pb_at(i);
+        int ns = pb_n_sizes(p), bad = 0;
+        for (uint64_t seed = 0; seed < 60; seed++) {
+            sh_random r = {SH_MAX_N, seed * 0x9E3779B97F4A7C15ull};
+            cr_assert(sh_random_shapes(p, &r, s), "%s, seed %llu: no shapes", p->name,
+                      (unsigned long long)r.seed);
+            for (int k = 0; k < SH_MAX_N; k++) {
+                pb_case c = pb_perf_case(p, s[k], (size_t)k, "");
+                char why[300];
+                if (!pb_values_ok(p, c.v, why, sizeof(why)) && bad++ < 5)
+                    cr_expect(false, "%s seed %llu shape %d: %s", p->name,
+                              (unsigned long long)r.seed, k, why);
+                for (int j = 0; j < ns; j++) {
+                    const pb_param *q = pb_scalar(p, pb_size_scalar(p, j));
+                    if ((s[k].v[j] < q->lo || s[k].v[j] > q->hi) && bad++ < 5)
+                        cr_expect(false, "%s: %s = %d", p->name, q->name, s[k].v[j]);
+                }
+                /* the recipe's other scalars, untouched */
+                const pb_case *perf = &p->cases[PB_SET_PERFORMANCE][0];
+                for (int v = 0; v < pb_n_scalars(p); v++)
+                    if (!pb_scalar(p, v)->size && c.v[v] != perf->v[v] && bad++ < 5)
+                        cr_expect(false, "%s: %s changed", p->name, pb_scalar(p, v)->name);
+            }
+        }
+        cr_expect_eq(bad, 0, "%s: %d shapes out of bounds", p->name, bad);
+    }
+    sh_random zero = {0, 1}, big = {SH_MAX_N + 1, 1};
+    cr_expect(!sh_random_shapes(pb_find("sgemm"), &zero, s) && !sh_random_shapes(pb_find("sgemm"), &big, s));
+}
+
+/* Shares of each extent class over many draws: 1/4 odd, 1/4 off-8, 1/2 multiples of 8, for every
+ * size no check constrains; and int4's K always a multiple of 128. */
+Test(sweep_random, odd_and_off8_shares)
+{
+    static pb_size s[SH_MAX_N];
+    const char *names[] = {"gemm_fp16", "sgemm", "matmul_fp32", "batched_matmul_fp16", "int8_matmul",
+                           "int4_matmul"};
+    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+        const pb_problem *p = pb_find(names[i]);
+        bool int4 = strcmp(names[i], "int4_matmul") == 0;
+        int ns = pb_n_sizes(p), sized = int4 ? 2 : ns; /* int4: M and N (K below) */
+        long cnt[3] = {0, 0, 0}, total = 0;
+        for (uint64_t seed = 0; seed < 40; seed++) {
+            sh_random r = {SH_MAX_N, seed};
+            cr_assert(sh_random_shapes(p, &r, s));
+            for (int k = 0; k < SH_MAX_N; k++) {
+                for (int j = 0; j < sized; j++, total++) cnt[sh_class_of(s[k].v[j])]++;
+                if (int4) cr_expect_eq(s[k].v[2] % 128, 0, "int4 K = %d", s[k].v[2]);
+            }
+        }
+        double odd = (double)cnt[SH_ODD] / total, off8 = (double)cnt[SH_OFF8] / total,
+               mul8 = (double)cnt[SH_MUL8] / total;
+        cr_expect(odd > 0.23 && odd < 0.27, "%s: odd share %.3f", names[i], odd);
+        cr_expect(off8 > 0.23 && off8 < 0.27, "%s: off-8 share %.3f", names[i], off8);
+        cr_expect(mul8 > 0.47 && mul8 < 0.53, "%s: multiple-of-8 share %.3f", names[i], mul8);
+    }
+    cr_expect(sh_class_of(1) == SH_ODD && sh_class_of(4095) == SH_ODD && sh_class_of(2) == SH_OFF8 &&
+              sh_class_of(4094) == SH_OFF8 && sh_class_of(8) == SH_MUL8 && sh_class_of(4096) == SH_MUL8);
+}
+
+/* Log-uniform: about as many shapes in [16, 128) as in [512, 4096) (3 octaves each). */
+Test(sweep_random, sizes_spread_log_uniform)
+{
+    static pb_size s[SH_MAX_N];
+    const pb_problem *p = pb_find("gemm_fp16");
+    long low = 0, high = 0;
+    for (uint64_t seed = 0; seed < 20; seed++) {
+        sh_random r = {SH_MAX_N, seed};
+        cr_assert(sh_random_shapes(p, &r, s));
+        for (int k = 0; k < SH_MAX_N; k++)
+            for (int j = 0; j < 3; j++) {
+                low += s[k].v[j] < 128;
+                high += s[k].v[j] >= 512;
+            }
+    }
+    double q = (double)low / (double)high;
+    cr_expect(q > 0.9 && q < 1.1, "%ld small, %ld large", low, high);
+}
+
 /* --- the command line ------------------------------------------------------------------------ */
 
 Test(sweep_cli, help_documents_it)
@@ -120,6 +272,75 @@ Test(sweep_cli, bad_shapes_are_usage_errors)
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
         cr_expect_eq(RUN("--shapes", bad[i], CORRECT), HX_USAGE, "'%s': %s", bad[i], out);
         cr_expect(strstr(out, "--shapes: expected a comma list"), "%s", out);
+    }
+}
+
+Test(sweep_cli, bad_random_spellings_are_usage_errors)
+{
+    const char *const bad[][3] = {
+        {"--sweep=random:0", "-q", "-q"},    {"--sweep", "random:257", "-q"},
+        {"--sweep=bogus", "-q", "-q"},       {"--sweep", "random:8:x", "-q"},
+        {"--sweep=random:", "-q", "-q"},     {"--sweep", "random:4:1:1", "-q"}};
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        cr_expect_eq(RUN(bad[i][0], bad[i][1], bad[i][2], CORRECT), HX_USAGE, "%s %s: %s", bad[i][0],
+                     bad[i][1], out);
+        cr_expect(strstr(out, "--sweep: expected random, random:N or random:N:SEED"), "%s", out);
+        cr_expect_eq(count(out, "\n"), 1, "one line: %s", out);
+    }
+    cr_expect_eq(RUN("--sweep", "random:8", "--shapes", "64", CORRECT), HX_USAGE, "%s", out);
+    cr_expect(strstr(out, "--sweep random and --shapes both choose the shapes"), "%s", out);
+    cr_expect_eq(RUN("--sweep", "random", "--size", "64x64x64", CORRECT), HX_USAGE, "%s", out);
+    cr_expect(strstr(out, "not with --size, --tests"), "%s", out);
+}
+
+/* "--sweep random:4:7 FILE" takes random:4:7 as the option's value, not as a second file. */
+Test(sweep_cli, random_value_with_a_space, .timeout = 180)
+{
+    char why[256];
+    int code = RUN("--arch", "sm_80", "--sweep", "random:4:7", "-q", CORRECT);
+    cr_expect_neq(code, HX_USAGE, "%s", out);
+    if (!tu_have_gpu(why, sizeof(why))) cr_expect_eq(code, HX_NO_DEVICE, "%s", out);
+}
+
+/* --baseline's yardsticks: cublas, lt, cublaslt (also after a space); anything else exit 2;
+ * cuBLASLt not for int8 (exit 2 before anything compiles). */
+Test(sweep_cli, baseline_yardstick_spellings)
+{
+    const char *const bad[][2] = {{"--baseline=bogus", "-q"}, {"--baseline=", "-q"}, {"--baseline=LT", "-q"},
+                                  {"--baseline=Both", "-q"}};
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        cr_expect_eq(RUN(bad[i][0], bad[i][1], CORRECT), HX_USAGE, "%s: %s", bad[i][0], out);
+        cr_expect(strstr(out, "--baseline: expected cublas, lt, cublaslt or both"), "%s", out);
+        cr_expect_eq(count(out, "\n"), 1, "one line: %s", out);
+    }
+    /* a word that is not a yardstick after --baseline stays a file name */
+    cr_expect_eq(RUN("--baseline", "extra.cu", CORRECT), HX_USAGE, "%s", out);
+    cr_expect(strstr(out, "one solution file at a time"), "%s", out);
+    const char *int8 = FIXTURES "/int8_correct.cu";
+    const char *const lts[] = {"lt", "cublaslt", "both"};
+    for (int i = 0; i < 3; i++) {
+        cr_expect_eq(RUN("--baseline", lts[i], "--sweep", int8), HX_USAGE, "%s", out);
+        cr_expect(strstr(out, i == 2 ? "--baseline both: no cuBLASLt yardstick for int8_matmul"
+                                     : "--baseline lt: no cuBLASLt yardstick for int8_matmul"), "%s", out);
+        cr_expect_eq(count(out, "\n"), 1, "one line: %s", out);
+    }
+    cr_expect_eq(RUN("--baseline", "lt", "--vs", CORRECT, CORRECT), HX_USAGE, "%s", out);
+    cr_expect(strstr(out, "not with --baseline"), "%s", out);
+}
+
+/* "--baseline lt FILE" and "--baseline=cublas": the value taken, one file left, the judged run
+ * goes on (exit 8 here without a device). */
+Test(sweep_cli, baseline_values_are_taken, .timeout = 180)
+{
+    char why[256];
+    bool gpu = tu_have_gpu(why, sizeof(why));
+    const char *const ok[][2] = {{"--baseline", "lt"}, {"--baseline=cublaslt", "-q"},
+                                 {"--baseline=cublas", "-q"}, {"--baseline", "cublas"},
+                                 {"--baseline", "both"}};
+    for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+        int code = RUN("--arch", "sm_80", "--perf-only", ok[i][0], ok[i][1], "-q", CORRECT);
+        cr_expect_neq(code, HX_USAGE, "%s %s: %s", ok[i][0], ok[i][1], out);
+        if (!gpu) cr_expect_eq(code, HX_NO_DEVICE, "%s %s: %s", ok[i][0], ok[i][1], out);
     }
 }
 
@@ -160,6 +381,10 @@ Test(sweep_cli, leaderboard_sweep_usage_errors)
     cr_expect(strstr(out, "not with --sizes"), "%s", out);
     cr_expect_eq(RUN("leaderboard", "--stages", "09"), HX_USAGE, "%s", out);
     cr_expect(strstr(out, "--stages goes with --sweep"), "%s", out);
+    cr_expect_eq(RUN("leaderboard", "--sweep=bogus"), HX_USAGE, "%s", out);
+    cr_expect(strstr(out, "--sweep: expected shapes or random"), "%s", out);
+    cr_expect_eq(RUN("leaderboard", "--sweep", "random", "--sizes", "64"), HX_USAGE, "%s", out);
+    cr_expect(strstr(out, "not with --sizes"), "%s", out);
     cr_expect_eq(RUN("leaderboard", "--max-time", "0"), HX_USAGE, "%s", out);
     cr_expect_eq(RUN("leaderboard", "--min-runs", "x"), HX_USAGE, "%s", out);
     cr_expect_eq(RUN("leaderboard", "--sweep", "--dir", FIXTURES, "--stages", "correct,zz_none",
@@ -179,12 +404,15 @@ Test(sweep_cli, failed_leaderboard_sweep_leaves_file_untouched, .timeout = 180)
     const char *before = "# mine\n<!-- leaderboard:gemm_fp16-shapes:begin -->\nold rows\n"
                          "<!-- leaderboard:gemm_fp16-shapes:end -->\ntail\n";
     cr_assert(tu_write(path, before));
-    int code = RUN("leaderboard", "--sweep", "--dir", SCRATCH "/lb_sweep_stages", "--out", path);
-    cr_expect_neq(code, 0, "%s", out);
-    cr_expect(strstr(out, "left untouched"), "%s", out);
-    char *after = tu_slurp(path);
-    cr_expect_str_eq(after, before);
-    free(after);
+    const char *const modes[] = {"--sweep", "--sweep=random", "--sweep=shapes"};
+    for (size_t m = 0; m < sizeof(modes) / sizeof(modes[0]); m++) {
+        int code = RUN("leaderboard", modes[m], "--dir", SCRATCH "/lb_sweep_stages", "--out", path);
+        cr_expect_neq(code, 0, "%s: %s", modes[m], out);
+        cr_expect(strstr(out, "left untouched"), "%s: %s", modes[m], out);
+        char *after = tu_slurp(path);
+        cr_expect_str_eq(after, before, "%s", modes[m]);
+        free(after);
+    }
 }
 
 /* --- the shapes section ---------------------------------------------------------------------- */
@@ -309,6 +537,164 @@ Test(sweep_section, json)
     free(buf);
 }
 
+/* --- the random-shapes section (lb_random.c) ------------------------------------------------- */
+
+static lb_sweep_stage rstages[4];
+static pb_size rshapes[4];
+
+static void rtime(lb_sweep_stage *s, int si, double ms, double base)
+{
+    s->shape_status[si] = RS_SUCCESS;
+    s->timed[si] = true;
+    s->ms[si] = ms;
+    s->base_ms[si] = base;
+}
+
+/* Two stages × two yardsticks over seed 1's first four gemm_fp16 shapes (1000×192×1100,
+ * 288×1306×458, 302×42×1472, 2160×25×30). */
+static lr_table synthetic_random(void)
+{
+    const pb_problem *p = pb_find("gemm_fp16");
+    sh_random r = {4, 1};
+    cr_assert(sh_random_shapes(p, &r, rshapes));
+    memset(rstages, 0, sizeof(rstages));
+    for (int k = 0; k < 4; k++) snprintf(rstages[k].stem, sizeof(rstages[k].stem), k < 2 ? "09_mma" : "12_best");
+    rstages[0].status = RS_FAILED; /* 09 beside cuBLAS: 0.5, 2, failed, 1 */
+    rtime(&rstages[0], 0, 0.1, 0.2);
+    rtime(&rstages[0], 1, 0.4, 0.2);
+    rstages[0].shape_status[2] = RS_FAILED;
+    rstages[0].timed[2] = true; /* timed, then failed: out of every number */
+    rstages[0].ms[2] = 0.001;
+    rstages[0].base_ms[2] = 0.2;
+    rtime(&rstages[0], 3, 0.3, 0.3);
+    for (int si = 0; si < 4; si++) rtime(&rstages[1], si, 0.2, 0.2); /* 09 beside Lt: 1 */
+    for (int si = 0; si < 4; si++) rtime(&rstages[2], si, 0.08, 0.1); /* 12 beside cuBLAS: 0.8 */
+    rtime(&rstages[3], 0, 0.5, 0.1);                                   /* 12 beside Lt: 5, 0.9 */
+    for (int si = 1; si < 4; si++) rtime(&rstages[3], si, 0.09, 0.1);
+    return (lr_table){.problem = p, .command = "./harness leaderboard --problem gemm_fp16 --sweep",
+                      .header = "Test GPU · sm_90", .timing_note = "timed somehow", .device_name = "Test GPU",
+                      .commit = "abc123", .random = r, .shapes = rshapes, .runs = rstages, .n_stages = 2,
+                      .n_yards = 2};
+}
+
+Test(random_section, distribution_table_charts_and_every_shape)
+{
+    lr_table t = synthetic_random();
+    char *sec = lr_section(&t);
+    cr_assert_not_null(sec);
+    cr_expect(strstr(sec, "\n## gemm_fp16 — random shapes\n\nTest GPU · sm_90\n"), "%s", sec);
+    cr_expect(strstr(sec, "Regenerated by `./harness leaderboard --problem gemm_fp16 --sweep` from one run; "
+                          "never edited by hand. The same 4 random shapes, seed 1"), "%s", sec);
+    cr_expect(strstr(sec, "`--sweep random:4:1`"), "%s", sec);
+    cr_expect(strstr(sec, "then timed somehow; cuBLAS and cuBLASLt (`--baseline both`: in each round cuBLAS, then "
+                          "cublasLtMatmul"), "%s", sec);
+    cr_expect(strstr(sec, "| stage | yardstick | passed | geometric mean | worst (its shape) | at or under 1.00× "
+                          "| 90th percentile |\n"), "%s", sec);
+    cr_expect(strstr(sec, "| 09_mma | cuBLAS | 3/4 | 1.00× | 2.00× (288×1306×458) | 67% | 1.80× |\n"), "%s", sec);
+    cr_expect(strstr(sec, "| 09_mma | cuBLASLt | 4/4 | 1.00× | 1.00× (1000×192×1100) | 100% | 1.00× |\n"), "%s", sec);
+    cr_expect(strstr(sec, "| 12_best | cuBLAS | 4/4 | 0.80× | 0.80× (1000×192×1100) | 100% | 0.80× |\n"), "%s", sec);
+    cr_expect(strstr(sec, "| 12_best | cuBLASLt | 4/4 | 1.38× | 5.00× (1000×192×1100) | 75% | 3.77× |\n"), "%s", sec);
+    /* a chart per yardstick; each line sorted; failed and above-the-cap shapes at the cap */
+    cr_expect_eq(count(sec, "```mermaid\nxychart-beta\n"), 2, "%s", sec);
+    cr_expect(strstr(sec, "title \"gemm_fp16, 4 random shapes: × cuBLAS, sorted (lines: 09, 12)\""), "%s", sec);
+    cr_expect(strstr(sec, "title \"gemm_fp16, 4 random shapes: × cuBLASLt, sorted (lines: 09, 12)\""), "%s", sec);
+    cr_expect(strstr(sec, "x-axis \"shapes, best to worst\" 1 --> 4\n"), "%s", sec);
+    cr_expect(strstr(sec, "y-axis \"× cuBLAS (under 1 is faster)\" 0 --> 4.0\n"), "%s", sec);
+    cr_expect(strstr(sec, "    line [0.500, 1.000, 2.000, 4.000]\n"), "%s", sec);
+    cr_expect(strstr(sec, "    line [0.800, 0.800, 0.800, 0.800]\n"), "%s", sec);
+    cr_expect(strstr(sec, "    line [1.000, 1.000, 1.000, 1.000]\n"), "%s", sec);
+    cr_expect(strstr(sec, "    line [0.900, 0.900, 0.900, 4.000]\n"), "%s", sec);
+    cr_expect(strstr(sec, "Lines, in order (xychart has no legend): 09_mma, 12_best."), "%s", sec);
+    /* every shape, folded away */
+    cr_expect(strstr(sec, "<details><summary>Every shape's ratio</summary>"), "%s", sec);
+    cr_expect(strstr(sec, "| shape | 09 × cuBLAS | 09 × cuBLASLt | 12 × cuBLAS | 12 × cuBLASLt |\n"), "%s", sec);
+    cr_expect(strstr(sec, "| 1000×192×1100 | 0.50× | 1.00× | 0.80× | 5.00× |\n"), "%s", sec);
+    cr_expect(strstr(sec, "| 302×42×1472 | ✗ test-case-failed | 1.00× | 0.80× | 0.90× |\n"), "%s", sec);
+    cr_expect(strstr(sec, "</details>\n"), "%s", sec);
+    free(sec);
+}
+
+/* int8 has one yardstick: one chart, a row per stage; nothing passed: dashes. */
+Test(random_section, one_yardstick_and_nothing_passed)
+{
+    cr_expect_eq(lr_yardsticks(pb_find("int8_matmul")), 1);
+    cr_expect_eq(lr_yardsticks(pb_find("int4_matmul")), 2);
+    cr_expect_eq(lr_yardsticks(pb_find("sgemm")), 2);
+    lr_table t = synthetic_random();
+    t.n_yards = 1;
+    t.n_stages = 1;
+    lb_sweep_stage none[1];
+    memset(none, 0, sizeof(none));
+    snprintf(none[0].stem, sizeof(none[0].stem), "01_naive");
+    for (int si = 0; si < 4; si++) none[0].shape_status[si] = RS_TIMEOUT;
+    t.runs = none;
+    char *sec = lr_section(&t);
+    cr_assert_not_null(sec);
+    cr_expect(strstr(sec, "| 01_naive | cuBLAS | 0/4 | – | – | – | – |\n"), "%s", sec);
+    cr_expect_eq(count(sec, "```mermaid"), 1, "%s", sec);
+    cr_expect(strstr(sec, "    line [4.000, 4.000, 4.000, 4.000]\n"), "%s", sec);
+    cr_expect(!strstr(sec, "cuBLASLt") && strstr(sec, "; cuBLAS (`--baseline`) is timed the same way"), "%s", sec);
+    free(sec);
+    t.n_stages = 0;
+    cr_expect_null(lr_section(&t));
+}
+
+Test(random_section, json)
+{
+    lr_table t = synthetic_random();
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    lr_json(f, &t);
+    fclose(f);
+    cr_expect(strstr(buf, "{\"problem\":\"gemm_fp16\",\"mode\":\"random\",\"device\":\"Test GPU\",\"commit\":"
+                          "\"abc123\",\"n\":4,\"seed\":1,\"shapes\":[{\"M\":1000,\"N\":192,\"K\":1100},"), "%s", buf);
+    cr_expect(strstr(buf, "{\"stage\":\"09_mma\",\"yardsticks\":[{\"yardstick\":\"cublas\",\"status\":"
+                          "\"test-case-failed\",\"passed\":3,\"geomean_ratio\":1.000000,\"worst_ratio\":2.000000,"
+                          "\"worst_shape\":\"288x1306x458\",\"share_at_or_under_1\":0.666667,\"p90_ratio\":1.800000,"
+                          "\"ratios\":[0.500000,2.000000,null,1.000000]},{\"yardstick\":\"cublaslt\""), "%s", buf);
+    cr_expect_eq(buf[len - 1], '\n');
+    cr_expect_eq(count(buf, "\n"), 1, "one line: %s", buf);
+    free(buf);
+}
+
+/* A stage's random run through the real judge: without a device, the file compiles, every shape
+ * of every yardstick gets the run's status, and the stem is each run's; int8 gets one run. */
+Test(random_section, a_stage_run_through_the_judge, .timeout = 180)
+{
+    char why[256];
+    if (tu_have_gpu(why, sizeof(why))) cr_skip_test("a device is present: the GPU session checks this");
+    mkdir(SCRATCH, 0755);
+    jd_options o;
+    jd_default_options(&o);
+    o.cache_dir = SCRATCH "/cache";
+    o.arch = "sm_80";
+    o.quiet = true;
+    lb_sweep_stage runs[LR_YARDS];
+    memset(runs, 0x5a, sizeof(runs)); /* whatever was there must not survive */
+    dv_info dev;
+    bool have_dev = false;
+    char detail[512];
+    int code = lr_run_stage(&o, pb_find("gemm_fp16"), CORRECT, "07_x", runs, &dev, &have_dev, detail,
+                            sizeof(detail));
+    cr_expect_eq(code, HX_NO_DEVICE, "%s", detail);
+    cr_expect(!have_dev);
+    for (int y = 0; y < LR_YARDS; y++) {
+        cr_expect_str_eq(runs[y].stem, "07_x");
+        cr_expect_eq(runs[y].status, RS_NOT_RUN);
+        for (int si = 0; si < LR_N; si++)
+            cr_expect(runs[y].shape_status[si] == RS_NOT_RUN && !runs[y].timed[si], "yardstick %d shape %d", y, si);
+    }
+    memset(runs, 0x5a, sizeof(runs));
+    code = lr_run_stage(&o, pb_find("int8_matmul"), FIXTURES "/int8_correct.cu", "02_i8", runs, &dev,
+                        &have_dev, detail, sizeof(detail));
+    cr_expect_eq(code, HX_NO_DEVICE, "%s", detail); /* cuBLAS alone: no usage error */
+    cr_expect_str_eq(runs[0].stem, "02_i8");
+    unsigned char untouched[sizeof(runs[1])];
+    memset(untouched, 0x5a, sizeof(untouched));
+    cr_expect(memcmp(&runs[1], untouched, sizeof(untouched)) == 0, "int8 has one run");
+}
+
 /* --- the sweep printers ---------------------------------------------------------------------- */
 
 static rs_test tests[3];
@@ -372,7 +758,8 @@ Test(sweep_print, text)
     cr_expect(strstr(buf, "17x4096x4096              -        -          -       -  test-case-failed\n"), "%s", buf);
     cr_expect(strstr(buf, "64x64x64             0.0200      0.0     0.0100   2.00×  success\n"), "%s", buf);
     cr_expect(strstr(buf, "  17x4096x4096: 12 of 69632 elements off\n"), "%s", buf);
-    cr_expect(strstr(buf, "2 of 3 shapes passed; geometric-mean ratio 1.00× cuBLAS's time (over 2 passed, timed shapes)\n"), "%s", buf);
+    cr_expect(strstr(buf, "2 of 3 shapes passed; geometric-mean ratio 1.00× cuBLAS's time (over 2 passed, timed shapes)\n"
+                          "ratios: worst 2.00× at 64x64x64; 50% of shapes at or under 1.00×; 90th percentile 1.85×\n"), "%s", buf);
     cr_expect(strstr(buf, "Status: test-case-failed\n"), "%s", buf);
     free(buf);
 }
@@ -387,6 +774,18 @@ Test(sweep_print, a_timed_shape_that_fails_is_not_in_the_mean)
     tests[1].timing.base_median_ms = 1.0; /* 0.001×: would pull the mean far down */
     char *buf = printed(rp_sweep_text, &r);
     cr_expect(strstr(buf, "2 of 3 shapes passed; geometric-mean ratio 1.00× cuBLAS's time (over 2 passed, timed shapes)\n"), "%s", buf);
+    cr_expect(strstr(buf, "ratios: worst 2.00× at 64x64x64; 50% of shapes"), "%s", buf);
+    free(buf);
+}
+
+/* The worst ratio names its own shape, wherever it lies in the list. */
+Test(sweep_print, worst_shape_is_named)
+{
+    rp_report r = synthetic_report();
+    tests[0].timing.median_ms = 1.2; /* 3.00×: now the worst, first in the list */
+    char *buf = printed(rp_sweep_text, &r);
+    cr_expect(strstr(buf, "ratios: worst 3.00× at 4096x4095x4096; 0% of shapes at or under 1.00×; "
+                          "90th percentile 2.90×\n"), "%s", buf);
     free(buf);
 }
 
@@ -406,7 +805,150 @@ Test(sweep_print, json)
     cr_expect(strstr(buf, "{\"M\":17,\"N\":4096,\"K\":4096,\"status\":\"test-case-failed\","
                           "\"detail\":\"12 of 69632 elements off\",\"runtime_ms\":null,\"tflops\":null,"
                           "\"cublas_ms\":null,\"cublas_tflops\":null,\"ratio\":null"), "%s", buf);
-    cr_expect(strstr(buf, "],\"passed\":2,\"total\":3,\"geomean_ratio\":1}\n"), "%s", buf);
+    cr_expect(strstr(buf, "],\"passed\":2,\"total\":3,\"geomean_ratio\":1,\"worst_ratio\":2,"
+                          "\"worst_shape\":\"64x64x64\",\"share_at_or_under_1\":0.5,\"p90_ratio\":1.85}\n"), "%s", buf);
+    free(buf);
+}
+
+Test(sweep_print, random_header)
+{
+    rp_report r = synthetic_report();
+    sh_random rnd = {3, 42};
+    r.random = &rnd;
+    char *buf = printed(rp_sweep_text, &r);
+    cr_expect(strstr(buf, "shapes  3 random shapes, seed 42 (log-uniform per size; 1/4 odd, 1/4 even "
+                          "off a multiple of 8, 1/2 multiples of 8)\n"), "%s", buf);
+    free(buf);
+    buf = printed(rp_sweep_json, &r);
+    cr_expect(strstr(buf, "\"random\":{\"n\":3,\"seed\":42},\"shapes\":["), "%s", buf);
+    free(buf);
+    r.random = NULL;
+    buf = printed(rp_sweep_json, &r);
+    cr_expect(!strstr(buf, "\"random\""), "%s", buf);
+    free(buf);
+}
+
+/* --baseline lt: the header names cuBLASLt, the column "Lt ms", each row the pick, the footer
+ * cuBLASLt's time; JSON says so with the pick's fields. */
+Test(sweep_print, lt_yardstick)
+{
+    rp_report r = synthetic_report();
+    r.yardstick = RN_YS_LT;
+    tests[0].timing.lt = (dv_lt_pick){.chosen = true, .algo_id = 21, .tile_id = 20, .stages_id = 8,
+                                      .splitk = 1, .swizzle = 1, .cluster_id = -1, .candidates = 8,
+                                      .workspace_bytes = 4 << 20, .trial_ms = 0.39};
+    char *buf = printed(rp_sweep_text, &r);
+    cr_expect(strstr(buf, "; cuBLASLt (cublasLtMatmul, the fastest of its heuristic's top 8, tried per shape "
+                          "before timing) timed beside it"), "%s", buf);
+    cr_expect(strstr(buf, "shape (MxNxK)            ms     TF/s      Lt ms   ratio  status\n"), "%s", buf);
+    cr_expect(strstr(buf, "4096x4095x4096       0.2000    687.0     0.4000   0.50×  success  Lt: algo 21 tile 20 "
+                          "stages 8 split-K 1 ws 4.0M\n"), "%s", buf);
+    cr_expect(strstr(buf, "64x64x64             0.0200      0.0     0.0100   2.00×  success\n"), "no pick, nothing: %s", buf);
+    cr_expect(strstr(buf, "geometric-mean ratio 1.00× cuBLASLt's time"), "%s", buf);
+    free(buf);
+    buf = printed(rp_sweep_json, &r);
+    cr_expect(strstr(buf, ",\"yardstick\":\"cublaslt\","), "%s", buf);
+    cr_expect(strstr(buf, "\"cublaslt_ms\":0.4,") && !strstr(buf, "\"cublas_ms\""), "%s", buf);
+    cr_expect(strstr(buf, ",\"lt_algo\":{\"algo_id\":21,\"tile_id\":20,\"stages_id\":8,\"splitk\":1,"
+                          "\"swizzle\":1,\"cluster_id\":-1,\"workspace_bytes\":4194304,\"candidates\":8,"
+                          "\"trial_ms\":0.390000}"), "%s", buf);
+    cr_expect(strstr(buf, ",\"lt_algo\":null"), "the shape without a pick: %s", buf);
+    free(buf);
+    char line[300];
+    rp_lt_describe(&tests[0].timing.lt, false, line, sizeof(line));
+    cr_expect_str_eq(line, "algo 21, tile id 20, stages id 8, split-K 1, swizzle 1, cluster id ?, workspace "
+                           "4.0 MiB (4194304 B); the fastest of 8 heuristic candidates, 0.3900ms a call in the trial");
+    r.yardstick = RN_YS_CUBLAS; /* the cuBLAS yardstick never shows a pick */
+    buf = printed(rp_sweep_text, &r);
+    cr_expect(!strstr(buf, "Lt: ") && strstr(buf, "cuBLAS ms"), "%s", buf);
+    free(buf);
+}
+
+/* A judged run (not a sweep) with --baseline lt: the yardstick's name and its pick, and JSON's
+ * "cublaslt" object with the pick inside. */
+Test(sweep_print, lt_yardstick_line_in_a_judged_run)
+{
+    rp_report r = synthetic_report();
+    r.yardstick = RN_YS_LT;
+    tests[0].timing.lt = (dv_lt_pick){.chosen = true, .algo_id = 6, .tile_id = 18, .stages_id = 15,
+                                      .splitk = 1, .swizzle = 0, .cluster_id = 2, .candidates = 5,
+                                      .workspace_bytes = 0, .trial_ms = 0.4};
+    char *buf = printed(rp_text, &r);
+    cr_expect(strstr(buf, "  cuBLASLt: 0.4000ms (") && strstr(buf, "takes 0.50× cuBLASLt's time"), "%s", buf);
+    cr_expect(strstr(buf, "  yardstick: cublasLtMatmul, algo 6, tile id 18, stages id 15, split-K 1, swizzle 0, "
+                          "cluster id 2, workspace 0.0 MiB (0 B); the fastest of 5 heuristic candidates"), "%s", buf);
+    free(buf);
+    buf = printed(rp_json, &r);
+    cr_expect(strstr(buf, ",\"cublaslt\":{\"median_ms\":0.400000,") && !strstr(buf, "\"cublas\":"), "%s", buf);
+    cr_expect(strstr(buf, "\"time_ratio\":0.5000,\"lt_algo\":{\"algo_id\":6,"), "%s", buf);
+    free(buf);
+    r.yardstick = RN_YS_CUBLAS;
+    buf = printed(rp_text, &r);
+    cr_expect(strstr(buf, "  cuBLAS: 0.4000ms (") && !strstr(buf, "yardstick:"), "%s", buf);
+    free(buf);
+}
+
+/* --baseline both: cuBLAS's columns, then cuBLASLt's, a footer line for each; JSON the same. */
+Test(sweep_print, both_yardsticks)
+{
+    rp_report r = synthetic_report();
+    r.yardstick = RN_YS_BOTH;
+    tests[0].timing.alt_done = tests[2].timing.alt_done = true;
+    tests[0].timing.alt_median_ms = 0.25; /* 0.80× */
+    tests[2].timing.alt_median_ms = 0.04; /* 0.50× */
+    tests[0].timing.lt = (dv_lt_pick){.chosen = true, .algo_id = 21, .tile_id = 20, .stages_id = 8,
+                                      .splitk = 1, .candidates = 8, .workspace_bytes = 1 << 20};
+    char *buf = printed(rp_sweep_text, &r);
+    cr_expect(strstr(buf, "; cuBLAS, then cuBLASLt (the fastest of its heuristic's top 8, tried per shape before "
+                          "timing), timed beside it"), "%s", buf);
+    cr_expect(strstr(buf, "shape (MxNxK)            ms     TF/s  cuBLAS ms   ratio      Lt ms    × Lt  status\n"), "%s", buf);
+    cr_expect(strstr(buf, "4096x4095x4096       0.2000    687.0     0.4000   0.50×     0.2500   0.80×  success  Lt: "
+                          "algo 21 tile 20 stages 8 split-K 1 ws 1.0M\n"), "%s", buf);
+    cr_expect(strstr(buf, "17x4096x4096              -        -          -       -          -       -  test-case-failed\n"), "%s", buf);
+    cr_expect(strstr(buf, "64x64x64             0.0200      0.0     0.0100   2.00×     0.0400   0.50×  success\n"), "%s", buf);
+    cr_expect(strstr(buf, "geometric-mean ratio 1.00× cuBLAS's time (over 2 passed, timed shapes)\n"), "%s", buf);
+    cr_expect(strstr(buf, "beside cuBLASLt: geometric-mean ratio 0.63× (over 2 passed, timed shapes); worst 0.80× at "
+                          "4096x4095x4096; 100% of shapes at or under 1.00×; 90th percentile 0.77×\n"), "%s", buf);
+    free(buf);
+    buf = printed(rp_sweep_json, &r);
+    cr_expect(strstr(buf, ",\"yardstick\":\"both\","), "%s", buf);
+    cr_expect(strstr(buf, "\"cublas_ms\":0.4,") && strstr(buf, "\"cublaslt_ms\":0.25,\"cublaslt_tflops\":549.6") &&
+              strstr(buf, "\"ratio_lt\":0.8,\"lt_algo\":{\"algo_id\":21,"), "%s", buf);
+    cr_expect(strstr(buf, "\"cublaslt_ms\":null,\"cublaslt_tflops\":null,\"ratio_lt\":null,\"lt_algo\":null"), "%s", buf);
+    cr_expect(strstr(buf, ",\"lt\":{\"shapes\":2,\"geomean_ratio\":0.632455532,\"worst_ratio\":0.8,"
+                          "\"worst_shape\":\"4096x4095x4096\",\"share_at_or_under_1\":1,\"p90_ratio\":0.77}}\n"), "%s", buf);
+    free(buf);
+    buf = printed(rp_text, &r);
+    cr_expect(strstr(buf, "  cuBLAS: 0.4000ms (") && strstr(buf, "  cuBLASLt: 0.2500ms (549.6 TF/s) -> this solution "
+                                                                   "takes 0.80× cuBLASLt's time"), "%s", buf);
+    cr_expect(strstr(buf, "  yardstick: cublasLtMatmul, algo 21,"), "%s", buf);
+    free(buf);
+    buf = printed(rp_json, &r);
+    cr_expect(strstr(buf, ",\"cublas\":{\"median_ms\":0.400000,") &&
+              strstr(buf, ",\"cublaslt\":{\"median_ms\":0.250000,") && strstr(buf, "\"lt_algo\":{"), "%s", buf);
+    free(buf);
+}
+
+/* An fp32 problem's cuBLASLt faster than the FP32 peak cannot be without TF32: flagged, in the
+ * row and in a judged run; a time under the peak, or an fp16 problem, is not. */
+Test(sweep_print, lt_over_the_fp32_peak_is_flagged)
+{
+    rp_report r = synthetic_report();
+    r.problem = pb_find("sgemm"); /* M, N, K, alpha, beta: the same scalars */
+    r.yardstick = RN_YS_LT;
+    run.device.sm_count = 132;
+    run.device.clock_khz = 1980000; /* FP32: 256 flop/clk/SM → 66.9 TF/s */
+    char *buf = printed(rp_sweep_text, &r);
+    /* 4096x4095x4096 in 0.4 ms: 344 TF/s; 64³ in 0.01 ms: 0.05 TF/s */
+    cr_expect(strstr(buf, "0.50×  success  Lt: (faster than the FP32 peak: TF32?)\n"), "%s", buf);
+    cr_expect(strstr(buf, "64x64x64             0.0200      0.0     0.0100   2.00×  success\n"), "%s", buf);
+    free(buf);
+    buf = printed(rp_text, &r);
+    cr_expect(strstr(buf, "  warning: cuBLASLt ran faster than the chip's FP32 peak (67 TF/s)"), "%s", buf);
+    free(buf);
+    r.problem = pb_find("gemm_fp16"); /* tensor cores: no such bound here */
+    buf = printed(rp_sweep_text, &r);
+    cr_expect(!strstr(buf, "TF32"), "%s", buf);
     free(buf);
 }
 
@@ -421,6 +963,9 @@ Test(sweep_print, nothing_ran)
     rp_sweep_json(f, &r);
     fclose(f);
     cr_expect(strstr(buf, "Status: compile-error\n  nvcc failed\n"), "%s", buf);
-    cr_expect(strstr(buf, "\"shapes\":[],\"passed\":0,\"total\":0,\"geomean_ratio\":null}"), "%s", buf);
+    cr_expect(strstr(buf, "\"shapes\":[],\"passed\":0,\"total\":0,\"geomean_ratio\":null,"
+                          "\"worst_ratio\":null,\"worst_shape\":null,\"share_at_or_under_1\":null,"
+                          "\"p90_ratio\":null}"), "%s", buf);
+    cr_expect(!strstr(buf, "ratios: worst"), "%s", buf);
     free(buf);
 }

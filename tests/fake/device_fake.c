@@ -118,6 +118,47 @@ void dv_dev_env_init(pb_dev_env *env, dv_blas *b)
     env->ctx = b;
 }
 
+/* --baseline lt: the same CPU GEMM; its pick tells the tests how the worker used it: candidates
+ * is how many times the current shape was tuned (1: once), trial_ms how many calls the shape
+ * got in all (the tuning call outside the timed loop, then warm-up and timed calls). */
+struct dv_lt {
+    int batch, m, n, k;
+    dv_lt_pick pick;
+};
+
+int dv_lt_create(dv_lt **out, dv_blas *b, char *err, size_t errlen)
+{
+    (void)b;
+    *out = calloc(1, sizeof(**out));
+    if (!*out) snprintf(err, errlen, "out of host memory");
+    return *out ? 0 : -1;
+}
+
+void dv_lt_destroy(dv_lt *l) { free(l); }
+
+static int df_lt_gemm(const pb_dev_env *env, const pb_dev_gemm *g, char *err, size_t errlen)
+{
+    dv_lt *l = env->ctx;
+    if (!l->pick.chosen || l->batch != g->batch || l->m != g->m || l->n != g->n || l->k != g->k) {
+        memset(&l->pick, 0, sizeof(l->pick));
+        l->batch = g->batch, l->m = g->m, l->n = g->n, l->k = g->k;
+        l->pick = (dv_lt_pick){.chosen = true, .algo_id = 21, .tile_id = 20, .stages_id = 8,
+                               .splitk = 1, .swizzle = 0, .cluster_id = -1, .candidates = 0,
+                               .workspace_bytes = 4096, .trial_ms = 0};
+    }
+    if (l->pick.trial_ms == 0) l->pick.candidates++; /* a tune is the shape's first call */
+    l->pick.trial_ms += 1;
+    return df_base_gemm(env, g, err, errlen);
+}
+
+void dv_lt_env_init(pb_dev_env *env, dv_lt *l)
+{
+    env->gemm = df_lt_gemm;
+    env->ctx = l;
+}
+
+dv_lt_pick dv_lt_last_pick(const dv_lt *l) { return l->pick; }
+
 int dv_flusher_init(dv_flusher *f, const dv_info *info)
 {
     (void)info;
