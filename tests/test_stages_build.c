@@ -101,7 +101,7 @@ Test(stages, probes_build, .timeout = 600)
     for (size_t i = 0; i < sizeof(probes) / sizeof(probes[0]); i++) {
         char cmd[8192], out[1 << 15];
         snprintf(cmd, sizeof(cmd),
-                 "'%s' -O2 -std=c++17 -gencode=arch=compute_90a,code=sm_90a -o '%s/%s' '%s/tools/%s.cu' 2>&1",
+                 "'%s' -O2 -std=c++17 -gencode=arch=compute_90a,code=sm_90a -o '%s/%s' '%s/lab/probes/%s.cu' 2>&1",
                  nvcc, SCRATCH, probes[i], SOURCE_DIR, probes[i]);
         int code = tu_run_shell(out, sizeof(out), cmd);
         cr_expect_eq(code, 0, "tools/%s.cu failed to build:\n%s", probes[i], out);

@@ -58,7 +58,7 @@ __device__ __forceinline__ unsigned long long gtimer() {
 #define GEMM_TRACE_B_KMAJOR 1
 #endif
 
-#include "../solutions/12_best.cu"
+#include "../../solutions/12_best.cu"
 
 #include "probe_check.h"
 
