@@ -150,7 +150,7 @@
 //   (2) Programmatic dependent launch pad → GEMM → fold: predicted 2–4 µs of launch gaps;
 //   measured 1.015–1.016× slower (pad → GEMM → fold, or the fold alone), not kept. (3) Odd-N C
 //   through a rank-1 tensor map of C, one TMA store / reduce-add a row segment (no padded C, no
-//   fold): predicted 4095³ ≈ 0.226 ms; a probe (tools/probe_tma1d.cu, run 75) showed aligned 1D
+//   fold): predicted 4095³ ≈ 0.226 ms; a probe (lab/probes/probe_tma1d.cu, run 75) showed aligned 1D
 //   boxes right at ~2.5 TB/s but a box at an odd element stops the kernel ("illegal instruction"),
 //   so the copies and the fold stay. What is left at 4095³ is pad (35 µs) + GEMM (183 µs, tensor
 //   pipes 94.7%) + fold (35 µs): 4095³ misses the 550 TF/s aim by ~2%.
@@ -162,7 +162,7 @@
 //   old-C load in flight (32 bytes spilled even so; at 48 registers every 384-thread kernel hung
 //   in run 78, setmaxnreg.inc to 232 waiting for registers the launch's 168 a thread never had),
 //   so the epilogue warps, not the tensor pipes, set the pace. Removed (the code:
-//   tools/experiments/run79_epi_warps.patch).
+//   lab/experiments/run79_epi_warps.patch).
 //   (2) The padded C stored with an L2 evict_last hint and read back evict-first by fold_c
 //   (GEMM_CW_KEEP_L2): predicted up to 10 µs off the fold at 4095³; measured (run 80) 4095³
 //   0.2585 ms against 0.2605 (0.992×), 4096×4095×4096 0.991×, 4096³ 0.998×: within the noise,
@@ -174,11 +174,11 @@
 //   predicted ≈ 0.225 ms at 4095³; measured 1.323× the time of the committed file (0.3393 ms
 //   against 0.2565), 4096×4095×4096 1.349×, and beta = 0 (no old C at all) 1.136×: three warps
 //   at 40 registers do not store a tile's 64 KB within its K loop once each consumer warp has one
-//   box to hand over; removed (tools/experiments/run82_epi_warps_staged.patch).
+//   box to hand over; removed (lab/experiments/run82_epi_warps_staged.patch).
 // Runs 83–85 (2026-12-02; predictions before measuring): (1) A with odd K read in place by 8
 //   tensor maps, one per row class r mod 8 (16-byte-aligned strides of 8 rows, each base rounded
 //   down, the box at inner coordinate (ld·r) mod 8): predicted 4095³ ≈ 0.242 ms (A's copy gone).
-//   A probe (tools/probe_tma_odd.cu, run 83) showed 2D TMA loads, stores and reduce-adds at an
+//   A probe (lab/probes/probe_tma_odd.cu, run 83) showed 2D TMA loads, stores and reduce-adds at an
 //   inner coordinate that is not 16-byte aligned all stop the kernel ("illegal instruction"; the
 //   aligned control runs): not built. (2) The fold inside the 128×256 kernel (no fold_c launch):
 //   the producer warpgroup's warps 1-3 (56 registers, consumers 224) fold each tile a tile behind
@@ -190,12 +190,12 @@
 //   consumers' K loops 178 µs against 174 (the fold warps' traffic), then 49 µs folding after their
 //   last tile: 11 warps an SM keep too few loads in flight (fold_c has 64), and the fold warps fall
 //   behind; loading partly covered chunks whole (run 85) 1.128×; removed
-//   (tools/experiments/run83_85_infold.patch). (3) fold_c walking C's rows from the last (the
+//   (lab/experiments/run83_85_infold.patch). (3) fold_c walking C's rows from the last (the
 //   part of the padded C the last waves wrote, likelier still in L2): measured (run 86) 1.019×
 //   the time at 4095³, 1.021× at 4096×4095×4096; not kept. ncu (run 86, 4095³): pad_copy 36.0
 //   µs, gemm_ws 185.9 µs (tensor pipes 94.4%), fold_c 33.6 µs (L2 hit rate 38.3%).
 // Runs 88–94 (2026-12-02; predictions before measuring; all correct, judge + extra 16/16, other
-//   betas, memcheck clean; none kept, each a patch in tools/experiments/): (1) the fold beside
+//   betas, memcheck clean; none kept, each a patch in lab/experiments/): (1) the fold beside
 //   the partial last wave: the 128×256 GEMM in two launches (3 whole waves, then the 116 tiles
 //   left on a high-priority stream) and the tiles of the first launch folded on a low-priority
 //   stream on the 16 SMs the last wave leaves idle: predicted 4095³ ≈ 0.247 ms. Measured (run
@@ -345,7 +345,7 @@
 #define GEMM_SPLIT_STAGES 4    // 128×128×64 stages are 32 KB (6 fit beside the exchange buffer)
 #endif
 
-// Inspection hooks: tools/probe_trace.cu defines these before including this file, to time a
+// Inspection hooks: lab/probes/probe_trace.cu defines these before including this file, to time a
 // call's phases per CTA (cycles waiting on barriers, in the K loop, in the epilogue). Here they
 // compile to nothing.
 #ifndef GEMM_TRACE_SET

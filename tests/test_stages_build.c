@@ -90,7 +90,7 @@ Test(stages, every_problem_is_built)
     }
 }
 
-/* The probes in tools/ build as their header comments say (probe_trace includes 12_best with its
+/* The probes in lab/probes/ build as their header comments say (probe_trace includes 12_best with its
  * trace hooks defined, so a change to those hooks is caught here). */
 Test(stages, probes_build, .timeout = 600)
 {
@@ -104,7 +104,7 @@ Test(stages, probes_build, .timeout = 600)
                  "'%s' -O2 -std=c++17 -gencode=arch=compute_90a,code=sm_90a -o '%s/%s' '%s/lab/probes/%s.cu' 2>&1",
                  nvcc, SCRATCH, probes[i], SOURCE_DIR, probes[i]);
         int code = tu_run_shell(out, sizeof(out), cmd);
-        cr_expect_eq(code, 0, "tools/%s.cu failed to build:\n%s", probes[i], out);
-        cr_expect(!strstr(out, "warning"), "tools/%s.cu builds with warnings:\n%s", probes[i], out);
+        cr_expect_eq(code, 0, "lab/probes/%s.cu failed to build:\n%s", probes[i], out);
+        cr_expect(!strstr(out, "warning"), "lab/probes/%s.cu builds with warnings:\n%s", probes[i], out);
     }
 }

@@ -3,8 +3,8 @@
 // after the block barrier, after the y stores); this program calls solve() warm and with L2
 // flushed, and prints the marks' percentiles over warps, relative to the first warp's entry.
 // Build: nvcc -std=c++17 -O3 -gencode=arch=compute_90a,code=sm_90a -DI4_SRC='"/tmp/v/trace.cu"'
-//        -DI4_GEMV_TMA=0 tools/probe_gemv_timeline.cu -o /tmp/v/timeline   (the source with
-//        the marks: tools/experiments/run104_gemv_marks.patch applied to
+//        -DI4_GEMV_TMA=0 lab/probes/probe_gemv_timeline.cu -o /tmp/v/timeline   (the source with
+//        the marks: lab/experiments/run104_gemv_marks.patch applied to
 //        solutions/int4_matmul/03_wgmma.cu; I4_GEMV_TMA=0 since i4_gemv_tma, which has no marks,
 //        took the 4096² case after run 105). Run: /tmp/v/timeline M N K CALLS.
 #include <cuda_fp16.h>

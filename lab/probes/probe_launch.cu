@@ -2,7 +2,7 @@
 // device synchronized, event, solve's launch, event) around kernels that do nothing, launched
 // the ways 12_best launches. The difference between these and 12_best at 1024×1024×64 is the
 // GEMM kernel's own fixed cost.
-//   nvcc -O2 -std=c++17 -gencode=arch=compute_90a,code=sm_90a -o build/probe_launch tools/probe_launch.cu
+//   nvcc -O2 -std=c++17 -gencode=arch=compute_90a,code=sm_90a -o build/probe_launch lab/probes/probe_launch.cu
 //   build/probe_launch            (one table: median and min of 300 calls per row, in µs; then
 //                                  how many clusters of 1-16 such CTAs can be resident at once)
 #include <cuda.h>

@@ -3,7 +3,7 @@
 // answer that closed the idea of storing odd-N C a row at a time through such a map: the map
 // encodes (with a non-null stride array), aligned boxes store and reduce-add right at ~2.5 TB/s,
 // a box at an odd element stops the kernel ("illegal instruction").
-// nvcc -O3 -gencode=arch=compute_90a,code=sm_90a -o probe tools/probe_tma1d.cu && ./probe
+// nvcc -O3 -gencode=arch=compute_90a,code=sm_90a -o probe lab/probes/probe_tma1d.cu && ./probe
 #include <cuda.h>
 #include <cudaTypedefs.h>
 #include <cuda_fp16.h>

@@ -9,7 +9,7 @@
 // instruction" (load with 128B swizzle and without, store, reduce-add); with CTRL=1 (the box at
 // an aligned coordinate, the check then off by design) load and store run. A box's inner start
 // must be 16-byte aligned: rows of odd length cannot be read in place this way.
-// nvcc -O3 -gencode=arch=compute_90a,code=sm_90a -o probe tools/probe_tma_odd.cu
+// nvcc -O3 -gencode=arch=compute_90a,code=sm_90a -o probe lab/probes/probe_tma_odd.cu
 // ./probe load|load_noswz|store|add   [exit 0: right, 1: wrong, 2: CUDA error]
 #include <cuda.h>
 #include <cudaTypedefs.h>

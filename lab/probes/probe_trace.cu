@@ -3,7 +3,7 @@
 // each CTA records its clock at entry, after the set-up barrier and at exit, and adds up the
 // cycles it spends waiting on barriers, in K loops and in epilogues. Calls are timed the
 // harness's way (C restored, device synchronized, CUDA events around solve).
-//   nvcc -O2 -std=c++17 -gencode=arch=compute_90a,code=sm_90a -o build/probe_trace tools/probe_trace.cu
+//   nvcc -O2 -std=c++17 -gencode=arch=compute_90a,code=sm_90a -o build/probe_trace lab/probes/probe_trace.cu
 //   build/probe_trace 1024x1024x1024 4096x4096x4096 ... [--beta B MxNxK ...]   (alpha = 1, beta = 1 until --beta)
 //   (-DPROBE_NO_LOADS, -DPROBE_B_KMAJOR: the diagnostic builds described below)
 #include <cuda_runtime.h>

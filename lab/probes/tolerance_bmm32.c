@@ -2,7 +2,7 @@
  * every table case of batched_matmul_fp32 (up to 3e10 FLOP), two correct fp32 orders (fmaf in k
  * order; 32 partial sums) against the float64 reference, with the harness's own inputs.
  * Host only. Build (after `make test` has built build/tests/libharness_fake.a):
- *   gcc -O2 -std=c11 -D_GNU_SOURCE -Isrc -Iproblems tools/tolerance_bmm32.c \
+ *   gcc -O2 -std=c11 -D_GNU_SOURCE -Isrc -Iproblems lab/probes/tolerance_bmm32.c \
  *       build/tests/libharness_fake.a -lm -o /tmp/tol && /tmp/tol */
 #include <math.h>
 #include <stdio.h>

@@ -161,8 +161,8 @@
 // Runs 103–107 (2026-12-02, M = 1 at 4096² with L2 cold: the leaderboard's case, the library
 //   beside it evicting w_q; 0.0120–0.0134 ms in runs 98 and 101 against the ≤ 12 µs target).
 //   Run 103: an L2 prefetch of the block's w_q span (I4_GEMV_PREFETCH) and .L2::256B on the w_q
-//   loads (tools/experiments/run103_gemv_l2hint.patch): 0.977–0.990× with L2 flushed (noise),
-//   the two together 1.057× warm. Run 104 (tools/probe_gemv_timeline.cu: each warp of
+//   loads (lab/experiments/run103_gemv_l2hint.patch): 0.977–0.990× with L2 flushed (noise),
+//   the two together 1.057× warm. Run 104 (lab/probes/probe_gemv_timeline.cu: each warp of
 //   i4_gemv_v3 stamps %globaltimer): the warps' loads finish issuing 0.5–1.3 µs after entry
 //   (per SM 128 LDG.128 of 8 rows × 64 bytes and 32 scale loads of 32 rows each, a line at a
 //   time through the L1's tag stage), the last w_q word arrives 2.3 µs (warm) / 4.9 µs (flushed)
@@ -178,7 +178,7 @@
 //   memcheck clean at 1×65×384, 1×17×256, 3×4001×3968, 4×4095×4096 (run 106; run 105 caught a
 //   16-byte read past the scales at a partial last unit). (6) nibbles by LOP3 alone (1024 + l,
 //   1024 + 16h against x / 16, the offsets taken out once a chunk; run 107,
-//   tools/experiments/run107_gemv_magic.patch): passes, 1.015× warm, 1.000× flushed: the math is
+//   lab/experiments/run107_gemv_magic.patch): passes, 1.015× warm, 1.000× flushed: the math is
 //   not what bounds the call; not kept. Review: the two GEMV kernels share gv_xunit / gv_permute /
 //   gv_chunk (sm_90a registers unchanged); run 108: 11/11 + 14/14, five GEMV shapes, M = 1 alone
 //   0.0107 ms.
