@@ -7,6 +7,7 @@
  * checked against Targets in test_gpus.c. Needs nvcc, not a GPU. */
 #include <criterion/criterion.h>
 #include <dirent.h>
+#include <regex.h>
 #include <libgen.h>
 #include <limits.h>
 #include <stdio.h>
@@ -124,6 +125,45 @@ Test(stages, every_problem_is_built)
         for (size_t j = 0; j < sizeof(built) / sizeof(built[0]); j++) found |= strcmp(rel, built[j]) == 0;
         cr_expect(found, "%s's stages (%s) have no build test", pb_at(i)->name, rel);
     }
+}
+
+/* Every stage's header teaches (solutions/STAGE_HEADER.md): at most 45 `//` lines, and no run
+ * numbers: the run-by-run evidence lives in lab/. */
+static void headers_in(const char *dir, const regex_t *run)
+{
+    DIR *d = opendir(dir);
+    cr_assert_not_null(d, "%s", dir);
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        size_t len = strlen(e->d_name);
+        if (len < 4 || strcmp(e->d_name + len - 3, ".cu") != 0) continue;
+        char path[PATH_MAX], line[1024];
+        snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+        FILE *f = fopen(path, "r");
+        cr_assert_not_null(f, "%s", path);
+        int n = 0;
+        while (fgets(line, sizeof(line), f) && strncmp(line, "//", 2) == 0) {
+            n++;
+            cr_expect(regexec(run, line, 0, NULL, 0) != 0, "%s:%d names a run in its header: %s",
+                      path, n, line);
+        }
+        fclose(f);
+        cr_expect_leq(n, 45, "%s: a %d-line header (at most 45)", path, n);
+    }
+    closedir(d);
+}
+
+Test(stages, headers_teach)
+{
+    regex_t run;
+    cr_assert_eq(regcomp(&run, "(^|[^a-z])runs? [0-9]", REG_EXTENDED | REG_ICASE | REG_NOSUB), 0);
+    for (size_t i = 0; i < pb_count(); i++) {
+        char rel[256], dir[PATH_MAX];
+        pb_stage_dir(pb_at(i), rel, sizeof(rel));
+        snprintf(dir, sizeof(dir), "%s/%s", SOURCE_DIR, rel);
+        headers_in(dir, &run);
+    }
+    regfree(&run);
 }
 
 /* Whether the probe at out was built by cmd and is newer than everything its depfile (nvcc -MD)
