@@ -2,6 +2,13 @@
 BUILD ?= build
 CMAKE ?= cmake
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+# pipefail: a filtered build still fails with its own status
+SHELL := /bin/bash
+# quiet: no "Entering/Leaving directory" from CMake's nested makes
+MAKEFLAGS += --no-print-directory
+# cmake --build without its "Built target" line per target (what was rebuilt, and errors, stay)
+BUILD_QUIET = set -o pipefail; $(CMAKE) --build $(BUILD) -j $(JOBS) | \
+	{ grep --line-buffered -v '^\[ *[0-9]*%\] Built target ' || true; }
 
 # nvcc where the CUDA toolkit installs it, for shells whose PATH lacks it (CI's): CMake's
 # CUDAToolkit and the stage builds of the tests look for it on PATH first
@@ -13,18 +20,21 @@ endif
 
 all:
 	@$(CMAKE) -S . -B $(BUILD) -DHARNESS_TESTS=OFF >/dev/null
-	@$(CMAKE) --build $(BUILD) -j $(JOBS)
+	@$(BUILD_QUIET)
 
 # tools/ensure_test_deps.sh finds Criterion (or installs it, as root with apt-get) or says in one
 # line how to install it; HARNESS_NO_INSTALL=1 forbids installing
 test:
 	@bash tools/ensure_test_deps.sh
 	@$(CMAKE) -S . -B $(BUILD) -DHARNESS_TESTS=ON >/dev/null
-	@$(CMAKE) --build $(BUILD) -j $(JOBS)
+	@$(BUILD_QUIET)
 	@# ctest hides a skipped suite's output: say here why the GPU suites will skip, if they do
 	@$(BUILD)/tests/test_gpu_reference --filter 'no-such-suite/*' >/dev/null 2>&1 || \
 		$(BUILD)/tests/test_gpu_reference --filter 'no-such-suite/*' || true
-	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+	@# a line per suite (Passed / Failed / Skipped) and ctest's summary, without its "Start" lines;
+	@# test_stages_build reuses the harness's compile cache (build/cache): only changed stages build
+	@cd $(BUILD) && set -o pipefail && ctest --output-on-failure -j $(JOBS) | \
+		{ grep --line-buffered -v '^ *Start  *[0-9]*: ' || true; }
 
 # The CPU suites again, built apart ($(ASAN_BUILD)) with AddressSanitizer and
 # UndefinedBehaviorSanitizer (any UB stops the test): CI runs it after `make test`, which saw to

@@ -60,7 +60,7 @@ static const pb_case b32_extra[] = {
     {"BATCH=128 128x1024x1024x1024", {128, 1024, 1024, 1024}, {PB_U(-1, 1), PB_U(-1, 1), PB_NANS}, NULL, 204},
     {"BATCH=128 128x1x1x1", {128, 1, 1, 1}, {PB_U(-10, 10), PB_U(-10, 10), PB_NANS}, NULL, 205},
     /* M or N = 1 on U(0, 1): cuBLAS takes a GEMV-like order there, and on U(−1, 1) the sums cancel
-     * to |C| ~ 0.1 where 1e-5 is below any order's rounding (H200 run 64; docs/NOTES.md) */
+     * to |C| ~ 0.1 where 1e-5 is below any order's rounding (H200 run 64; lab/NOTES.md) */
     {"M=1 64x1x1024x1024", {64, 1, 1024, 1024}, {PB_U(0, 1), PB_U(0, 1), PB_NANS}, NULL, 206},
     {"N=1 64x1024x1x1024", {64, 1024, 1, 1024}, {PB_U(0, 1), PB_U(0, 1), PB_NANS}, NULL, 207},
     {"K=1 64x1024x1024x1", {64, 1024, 1024, 1}, {PB_U(-1, 1), PB_U(-1, 1), PB_NANS}, NULL, 208},

@@ -6,7 +6,7 @@
 // Prediction (before measuring): ~2 ms at 1024³ and ~140 ms at 4096³ (~1 TF/s). Each warp-level
 //   A load touches 32 sectors, so L1 tag throughput (~16+ cycles per warp per k, the next 15 k
 //   hit the same sectors) bounds it, not DRAM; 4096³ is 64× the work of 1024³.
-// Measured (H200, harness): 4.4442 ms at 1024³, 276.24 ms at 4096³ (0.5 TF/s) (run 1, 2026-11-30, cuBLAS beside it in the same process). Missed: 2× slower than
+// Measured (H200, harness): 4.4442 ms at 1024³, 276.24 ms at 4096³ (0.5 TF/s) (2026-11-30, cuBLAS beside it in the same process). Missed: 2× slower than
 //   predicted at both sizes; the 32-sector A loads cost more than the L1-tag estimate.
 // Tiles: block 32×32 threads (x → rows of C, y → columns of C), 1024 threads per block, no tiling
 // Targets: sm_75 sm_80 sm_90a sm_100a

@@ -24,7 +24,7 @@
 //   0.0167 ms.
 // Measured (H200, harness): 0.0177 ms at 1024³ (faster than 07's 0.0212), 0.3466 ms at 4096³ (397 TF/s,
 //   62.7% of cuBLAS beside it). Close to the prediction (0.32 ms; 0.012 ms at 1024³ missed).
-//   8192³: 2.624 ms (56.0% of cuBLAS, run 2) and 2.729 ms (61.1%, run 4); 2048³ 0.0518 ms.
+//   8192³: 2.624 ms (56.0% of cuBLAS) and 2.729 ms (61.1%) in two runs; 2048³ 0.0518 ms.
 // Tiles: BM=128 BN=256 BK=32 stages=4, warps=8 (2×4), warp tile=64×64 when a wave-count cost
 //   model says so (more than ~half a wave of such tiles); else BM=128 BN=128 (warp tile 64×32) or
 //   BM=128 BN=64 (warps 4×2, warp tile 32×32). 160 KB smem (96 KB ring + 64 KB C tile).

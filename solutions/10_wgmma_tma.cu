@@ -9,7 +9,7 @@
 //   row-major K×N and is read N-major through the descriptor's transpose bit), so there is no
 //   ldmatrix and no per-warp fragment traffic, and the accumulators (64×256 per warpgroup, 128
 //   fp32 registers a thread) live in registers across the whole K loop. One wgmma group stays in
-//   flight while the next stage is awaited, and loads run 3 stages ahead, so copies, barrier
+//   flight while the next stage is awaited, and loads go 3 stages ahead, so copies, barrier
 //   waits and MMAs overlap. Warp-level mma.sync tops out near 63–65% of the Hopper tensor peak;
 //   wgmma reaches ≈ 96%.
 // Prediction (before measuring): 4096³ ≈ 0.26 ms (~530 TF/s, ~73% of cuBLAS): 512 tiles of 128×256
@@ -23,7 +23,7 @@
 //   launch floor dominate.
 // Measured (H200, harness): 0.0156 ms at 1024³, 0.2184 ms at 4096³ (629 TF/s, 97% of the cuBLAS run beside
 //   it). Beat the prediction (0.26 ms): the mainloop reaches more of the tensor peak than the
-//   75–80% assumed. 8192³ (run 4): 1.537 ms (715 TF/s, 95.2% of cuBLAS beside it); 2048³
+//   75–80% assumed. 8192³: 1.537 ms (715 TF/s, 95.2% of cuBLAS beside it); 2048³
 //   0.0348 ms (1.06× cuBLAS's speed), 1000³ 0.0186 ms.
 // Tiles: BM=128 BN=256 BK=64 stages=4, warpgroups=2 (64×256 each) when that makes ≥ 3/4 of a wave;
 //   otherwise BM=64 BN=128 BK=64 stages=4, warpgroups=1. Fallback (K%8, N%8 or misaligned

@@ -1,79 +1,29 @@
 // 11_warp_specialized — 1 TMA producer warpgroup + wgmma consumer warpgroups (setmaxnreg), persistent grouped tiles, TMA-store epilogue (sm_90a only)
 //
-// Changed from 10: in 10 the thread that feeds the copy engine sits in math warp 0, so warpgroup 0
-//   stalls whenever that thread waits for a free stage, and every block pays a cold pipeline
-//   (prologue loads) and an epilogue during which no load is in flight. Here a whole warpgroup
-//   is the producer: it gives up registers (setmaxnreg.dec to 40) so the consumer warpgroups
-//   can grow to 232 (setmaxnreg.inc), and one elected thread only waits on "empty" barriers and
-//   issues TMA. The consumers only wait on "full" barriers and issue wgmma m64n256k16 (one group
-//   in flight) and release each stage as soon as the wgmma reading it has retired. The grid is
-//   persistent (one block per SM, tiles in grouped order), and the barrier phases run on across
-//   tiles, so while the consumers finish tile i the producer is already loading tile i+1.
-//   Second version (after the first measurement): (a) the epilogue no longer goes through a
-//   shared-memory slice in 8 passes with 2 named barriers and one dependent DRAM read of C
-//   each; the producer warp prefetches the tile's C rows into L2 (cp.async.bulk.prefetch.L2)
-//   at the start of the tile, and the consumers load their fragments' C pairs in 2 chunks
-//   (one L2 round trip each) and store half2 pairs straight from the accumulators; (b) CTAs
-//   run in clusters of 2 along M: the two CTAs need the same B stage, each loads half of its
-//   64-column chunks and the copy engine multicasts them into both, halving B's L2→SM traffic
-//   (the "empty" barrier then counts the consumer warps of both CTAs; consumers arrive on both
-//   through mapa'd cluster addresses); (c) the tensor maps are prefetched.
-//   Third version (12_best's epilogue, ported after it measured better there): each consumer
-//   thread loads its fragments' old C before the K loop; after it, each warp rounds
-//   alpha·acc + beta·C once, writes 64 columns at a time into one of two 2 KB 128B-swizzled
-//   shared-memory boxes with stmatrix, and one lane hands the box to a TMA store that the warp
-//   does not wait for. The fragment stores (each instruction on 8 rows: 8 L1 wavefronts per
-//   128 bytes) took ~9 µs of every 128×256 tile at 4096³ (probe_trace, run 15); this ~1.9 µs.
-//   Fourth version (12_best's kernel of runs 38–48, ported; 12_best keeps only its split-K on
-//   top): (a) old C comes in by TMA into the epilogue boxes during the first k-steps and is
-//   read with ldmatrix; with beta = 1 it is not read at all: the stores are TMA reduce-adds
-//   (C += alpha·AB in L2), and the producer no longer prefetches C (ncu, run 45: the prefetched
-//   rows were evicted before use, 64 MB more DRAM reads at 4096³); (b) with beta 0 or 1 a tile's
-//   rounded results wait in registers and are stored between the next tile's first 4 k-steps'
-//   wgmma, so the tensor pipes do not idle through the epilogue; (c) a CTA's odd tiles walk K
-//   backwards (the k-tiles a wave starts on are still in L2); (d) beta = 1: the tiles of the
-//   partial last wave are split by k-tiles over every CTA (stream-K, at most 3 pieces a tile)
-//   and the pieces reduce-added, so no SM idles through the last wave.
-// Prediction (before measuring): first version: 4096³ ≈ 0.22 ms, 8192³ ≈ 1.8 ms.
-//   Second version: 4096³ ≈ 0.195 ms (~705 TF/s, ~1.0× cuBLAS): 4 rounds of ~48 µs tiles (main
-//   loop ~46 µs at ~80% of the per-SM tensor peak, epilogue ~1–2 µs instead of ~10); 8192³
-//   ≈ 1.52 ms (~725 TF/s); 1024³ ≈ 0.012 ms (64×128 tiles, no cluster: the epilogue change only).
-//   Third version: as 12_best's 128×256 path, which it now matches kernel for kernel: 4096³
-//   within the noise of 12_best, ~5% faster than the second version at the same clocks.
-//   Fourth version: as 12_best's big path, 4096³ and 8192³ ~7% faster than the third (12_best
-//   in run 51: 4096³ 0.209 ms against 0.225, 8192³ 1.61 against 1.73); 1024³ (64×128 tiles,
-//   128 CTAs, no tail) ~10% faster from the reduce-add and deferred stores.
-// Measured (H200, harness): first version: 1024³ 0.0143 ms; 4096³ 0.2374 ms = 85.3% of cuBLAS,
-//   SLOWER than 10 (0.2184 ms). Why (analysis, not yet confirmed by a profile): its epilogue
-//   ran 8 serial passes of 64×32 per warpgroup, each a smem write, a named barrier, a 16-byte
-//   load of C from DRAM that the store waits for (~1–1.5 µs), a store and a second barrier:
-//   ~10 µs per 128×256 tile, with the tensor cores idle, against ~5 µs in 10 (4 loads in flight
-//   per thread, 4 round trips) and ~45 µs of main loop: 4 rounds × ~5 µs ≈ the 19 µs gap.
-//   Second version (run 3, cuBLAS beside each): with 2-CTA clusters on (its first default) all
-//   tests passed but it got slower: 1024³ 0.0152 ms, 4096³ 0.3088 ms (63.5% of cuBLAS), 8192³
-//   2.2907 ms (73.7%). The same kernel without clusters (GEMM_BIG_CLUSTER=1, timed as
-//   12_best's variant) ran 4096³ in 0.2142 ms (88.2% of cuBLAS), faster than 10: the fragment
-//   epilogue held, the multicast cluster path costs ~45% for a reason not yet profiled
-//   (suspected then: the cross-CTA "empty" barrier puts the two CTAs in lockstep; found in run 9:
-//   the .release.cluster on every remote arrival, a cluster-scope fence, 31% membar stalls;
-//   12_best arrives with default semantics and its cluster path runs as fast as without). Clusters are now
-//   off by default and kept behind the macro for that profile. Run 4, clusters off: 8192³
-//   1.539 ms (714 TF/s; the cuBLAS run beside it took 1.640 ms, 1.07× ours, but cuBLAS itself
-//   ranged 1.46–1.66 ms across processes that run), 2048³ 0.0415 ms, 1000³ 0.0190 ms.
-//   Third version (run 21, every judge and extra test passing, clusters on too; memcheck
-//   clean): 4096³ 0.1955 ms in the leaderboard run (96.5% of cuBLAS; 12_best 97.8% in the same
-//   run) and 0.2200 ms (97.5%) in a ≥ 1000-call run, 8192³ 1.6802 ms (100.6%), 2048³ 0.0340
-//   (109.1%), 1024³ 0.0144 (0.84× cuBLAS's time), 1000³ 0.0191 (97.3%). Run 24 (the committed
-//   leaderboard): 1024³ 0.0132 ms, 4096³ 0.2262 ms (95.8%; 12_best 96.7% in the same run). The
-//   second version ran 4096³ at 89.9% in run 11: the prediction held.
-//   Fourth version (run 52, cuBLAS alternated in each process; every judge and extra test
-//   passing, memcheck clean): 1024³ 0.0120 ms (0.80× cuBLAS's time), 2048³ 0.0309 (110.7% of
-//   cuBLAS's speed), 4096³ 0.2084 (104.6%), 8192³ 1.6087 (107.3%), 1000³ 0.0166 (1.01× its
-//   time); the third version in the same call: 4096³ 0.2255 (96.0%), 8192³ 1.7360 (99.3%), 1024³
-//   0.0147 (0.81×). Its leaderboard (run 52): 1024³ 0.0124 ms, 4096³ 0.2070 (105.5%). The
-//   prediction held at 4096³ and 8192³ (7.6% and 7.3% faster); 1024³ gained 18%, not 10%.
-//   Run 53 (the committed file): 4096³ 0.2043 (106.9%), 0.2061 (104.9%); 8192³ 1.6048 (108.0%);
-//   1024³ 0.0133 (0.71×); its leaderboard: 1024³ 0.0132 ms, 4096³ 0.2035 (110.2%).
+// Technique: warp specialization. One warpgroup is the producer: it gives up registers
+//   (setmaxnreg.dec to 40) and one elected thread only waits on "empty" barriers and issues TMA;
+//   two consumer warpgroups grow to 232 registers (setmaxnreg.inc), wait on "full" barriers,
+//   issue wgmma m64n256k16 and release each stage as soon as the wgmma reading it retires. The
+//   grid is persistent (one CTA an SM, grouped tile order) and the barrier phases run on across
+//   tiles, so the producer loads tile i+1 while the consumers finish tile i.
+// Changed from 10, and why it is faster: in 10 the thread that feeds the copy engine sits in
+//   math warp 0, so warpgroup 0 stalls whenever it waits for a free stage, and every block pays
+//   a cold pipeline and an epilogue with no load in flight. The epilogue (12_best's, ported):
+//   each warp rounds alpha·acc (+ beta·C) once, writes 64 columns at a time into a 2 KB
+//   128B-swizzled box with stmatrix and hands it to a TMA store it does not wait for: ~1.9 µs
+//   of a 128×256 tile at 4096³ against ~9 µs for stores from the fragments (probe_trace). Also
+//   ported: with beta = 1 the stores are TMA reduce-adds (old C never loaded); with beta 0 or 1
+//   a tile's stores run during the next tile's first k-steps; odd tiles walk K backwards (their
+//   first k-tiles are still in L2); beta = 1: the partial last wave's tiles are split by k-tiles
+//   over every CTA (stream-K). Clusters of 2 with B multicast measured as fast, not faster: off.
+// Prediction (before measuring): first version 4096³ ≈ 0.22 ms; with 12_best's kernel ported,
+//   4096³ and 8192³ ~7% faster than the version before it (as 12_best: 0.209 against 0.225 ms).
+// Measured (H200, harness, cuBLAS beside it): the first version ran 4096³ in 0.2374 ms, slower
+//   than 10 (its epilogue: 8 serial passes a warpgroup, each waiting on a DRAM read of C, ~10 µs
+//   a tile with the tensor cores idle); the kernel ported from 12_best ran 7.6% and 7.3% faster
+//   than the version before it at 4096³ and 8192³, as predicted. leaderboard.md: 1024³ 0.0127 ms
+//   (135.3% of cuBLAS's speed), 4096³ 0.2015 (106.0%; 10: 0.2139, 91.1%). The four versions,
+//   run by run: lab/stages/11_warp_specialized.md.
 // Tiles: BM=128 BN=256 BK=64 stages=4, warpgroups=3 (1 producer + 2 consumers of 64×256),
 //   no cluster (GEMM_BIG_CLUSTER=2: 2×1 when the 128×256 tiles make ≥ 3/4 of a wave); otherwise
 //   BM=64 BN=128 BK=64 stages=4 (GEMM_SMALL_STAGES), warpgroups=2 (1 + 1), no cluster

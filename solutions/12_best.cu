@@ -1,241 +1,30 @@
 // 12_best — one file for every judge GPU and every shape: Hopper wgmma/TMA kernels picked by shape (persistent 128×256 tiles with a stream-K tail, B-multicast clusters between 1 and 2 waves, split-K for small C, TMA reduce-add stores), padded copies for A and B rows TMA cannot describe, odd-N C reduce-added row by row by 1D bulk copies; mma.sync on T4/A100/B200
 //
-// Changed from 11: the file a user would submit. The same big kernel as 11 (1 TMA producer
-//   warpgroup + 2 wgmma consumer warpgroups, persistent grouped tiles; this session's changes
-//   were made here and ported to 11), plus a shape dispatch:
-//   - 128×256 tiles (2 consumers, 4 stages) when they make ≥ 3/4 of a wave;
-//   - otherwise, when one wave of 128×128 tiles covers C (the judge's 1024³: 64 tiles), split-K
-//     pairs: both CTAs of a pair compute the same tile over half of K each (128 SMs busy
-//     instead of 64, 2 consumer warpgroups per SM, 2/3 of the L2→SM bytes per MMA of a 64×128
-//     tile). With beta = 1 each half is reduce-added into C and the pair is a plain launch
-//     (runs 46–49: no exchange, no cluster); otherwise the pair is a cluster of 2 and one
-//     warpgroup of each CTA pushes its 32 KB fp32 partial into the peer with st.async;
-//   - otherwise 64×128 tiles (1 consumer, 8 stages).
-//   Epilogue: each warp rounds alpha·acc (+ beta·C) once in the fragment layout, writes 64
-//   columns at a time into one of two 2 KB 128B-swizzled boxes with stmatrix and hands the box
-//   to a TMA store. beta = 1 (the judge's case): the stores are TMA reduce-adds, C += alpha·AB
-//   in L2, so old C is never loaded into the SM (runs 44–45); other betas: old C comes in
-//   through the same boxes by TMA during the first k-steps and is read with ldmatrix. With
-//   beta 0 or 1 a tile's rounded results wait in 64 registers and are stored between the next
-//   tile's first 4 k-steps' wgmma (run 47), so the tensor pipes do not idle through the
-//   epilogue. A CTA's odd tiles walk K backwards (run 46: the k-tiles a wave starts on are the
-//   ones the last wave read, still in L2). beta = 1: the partial last wave's tiles are split by
-//   k-tiles over every CTA (stream-K, at most 3 pieces a tile, run 48) and reduce-added.
-//   Why each, in order (probe_trace per-CTA clocks, ncu): the fragment stores took ~9 µs of a
-//   128×256 tile at 4096³ and the box epilogue ~1.9 µs (runs 15–19), with both consumers off the
-//   tensor pipes; old C read by 4-byte loads cost ~4.5k cycles a tile (runs 35–36), by TMA
-//   ~5k cycles of waits for A/B fills (run 44): with the producer's C prefetch the kernel read
-//   208 MB from DRAM against 144 MB with beta = 0, the prefetched rows evicted before use (run
-//   45); the last of 3.88 waves left 16 of 132 SMs idle for a tile.
-//   Clusters of 2 along M with B multicast exist behind GEMM_*_CLUSTER: as fast as without
-//   (runs 9–10, after the remote "empty" arrivals lost their .release.cluster fence), not
-//   faster, so they stay off, except where the 128×256 tiles make between 1 and 2 waves with
-//   beta = 1 (GEMM_FEW_WAVE_CLUSTER): there every tile is stream-K'd and the L2→SM bytes set the
-//   pace, so pairs sharing B (the tail shared out by clusters) read a third less. Host work per
-//   call: three cached tensor-map look-ups and one launch; occupancy queries and shared-memory
-//   attributes run once per configuration.
-//   Odd shapes (K % 8, N % 8, misaligned pointers): see "Every shape" below.
-//   Rounding: with beta = 1 each piece's alpha·partial is rounded to fp16 and each reduce-add
-//   rounds C's running fp16 sum: 2 roundings for a whole tile, 4 for a split-K pair, up to 6
-//   for a stream-K tile of 3 pieces, against 1 on the other paths. A 64-piece split of one tile
-//   ended 0.056 off at 64×64×4096 (run 50, a layout since removed), hence the 3-piece cap.
-//   Every shape (runs 54–58): TMA needs 16-byte row strides and bases, so when K or N is not a
-//   multiple of 8 (or a pointer is misaligned) the operands that break it are copied by one
-//   pad_copy launch into a cached workspace with rows padded to 8 halves (the tensor maps keep
-//   the true extents); C with odd N goes through a padded result folded in by fold_c (beta = 0:
-//   stored by the epilogue's warps themselves, no fold; beta = 1 on 128×256 tiles: the rows
-//   mode of runs 95–96, no fold). Small C with a long K: split-K over up
-//   to 16 CTAs a 128×128 tile, fp32 partials added in L2 and the last CTA storing C from its
-//   fragments (serial); M ≤ 64 with beta = 1: 64×128 tiles, stream-K over up to 3 CTAs a tile;
-//   tiny C (≤ 4 tiles of 64×64) with rows TMA cannot describe: the CUDA-core kernel split over K
-//   in one launch (no copies).
-//   Every judge GPU: the Hopper kernels' bodies exist only under __CUDA_ARCH_FEAT_SM90_ALL and
-//   solve asks the device copy of kDevHasSm90a once before launching them; elsewhere (T4, A100,
-//   B200, plain sm_90) the mma path runs: 09's kernel (cp.async ring, ldmatrix, m16n8k16) on
-//   sm_80 and newer, on sm_75 a register-staged double buffer with 2 × m16n8k8 per k16 step
-//   (tiles picked from the SM count, the opt-in shared memory and the PTX arch), odd shapes
-//   through the same padded copies (K and N padded with zeros). No tcgen05/UMMA path for the
-//   B200: nothing here can run sm_100a code, so it gets the mma path (compiled, not measured).
-// Prediction (before measuring): first version (run 3): 1024³ ≈ 0.011 ms (≈ 0.7× cuBLAS's time),
-//   4096³ ≈ 0.195 ms (≈ 1.0× cuBLAS). Split-K (run 10): 1024³ ≈ 0.0135 ms. Box epilogue (run 16):
-//   4096³ ≈ cuBLAS. Old C by TMA (run 38): 4096³ ~5% faster. This session (runs 43–50):
-//   ping-pong consumers (run 43) would hide each tile's epilogue and K-loop ramp, 4096³ ~10%
-//   faster; reduce-add ~6% at 4096³ (the beta = 1 cost of runs 35–39: ~4.5k cycles a tile);
-//   deferred stores ~4% (the ~2.3 µs epilogue of each tile); K serpentine: fewer DRAM reads;
-//   stream-K tail ~2.7% at 4096³ and 3% at 8192³ (249 k-steps on the critical path instead of
-//   256, 1986 instead of 2048); the plain split-K pair 0.5–1 µs at 1024³ (no cluster launch or
-//   barriers); 128×256 stream-K for 1024³ ~1 µs (a quarter fewer bytes per SM).
-// Prediction (runs 54–58, before measuring): the padded copies cost ~50 µs at 4095³ (~200 MB at
-//   ~4 TB/s), so 4095³ ≈ 0.24 ms (~570 TF/s) against cuBLAS's ~0.93 (its unaligned kernels);
-//   odd K alone ≈ 0.206 ms; serial split-K 17×4096×4096 and 4096×17×4096 ≈ 0.012 ms (B or A
-//   streamed by 128 SMs), 31×47×4096 ≈ 0.010; the A100 path = 09 (0.018 / 0.34 ms at
-//   1024³ / 4096³ as compute_80 PTX), the T4 path ≈ 0.020 / 0.43 ms as compute_75 PTX.
-// Measured (H200, harness, cuBLAS alternated call by call in the same process; every judge and
-//   extra test passing, memcheck and synccheck clean):
-//   Before this session (run 42's leaderboard): 1024³ 0.0125 ms (110.2% of cuBLAS's speed),
-//   4096³ 0.2200 ms (95.3%); runs 38–39: 8192³ 1.72–1.74 ms (99–101%).
-//   Run 43: ping-pong (each consumer warpgroup whole 128×128 tiles, the two alternating K loops)
-//   ran 4096³ 0.2655–0.2675 ms against 0.2233 for this kernel, 0.2626–0.2651 with B multicast
-//   (inferred, not profiled: one warpgroup's 128×128 tile needs 32 KB per 512 MMA cycles, more
-//   than an SM took in from L2 in earlier traces, ~41–48 bytes a clock); removed. Run 44:
-//   reduce-add alone 0.2256–0.2284 against 0.2278–0.2281 (the fills, not the SM, paid for C);
-//   run 45: without the C prefetch 0.2127/0.2113 against 0.2218/0.2192; ncu
-//   189 µs, tensor pipes 92% (cuBLAS 182 µs, 94%). Run 46: K serpentine 0.2154–0.2177 against
-//   0.2180–0.2192 (DRAM reads 155 MB against 174); split-K reduce-add 1024³ 0.0121–0.0123 against
-//   0.0127–0.0136. Run 47: deferred stores 0.2095–0.2111 against 0.2135–0.2149, 8192³ 1.664
-//   against 1.687; ncu tensor pipes 94.2%. Run 48: stream-K tail 0.2071–0.2088 against
-//   0.2103–0.2113, 8192³ 1.623 against 1.663. Run 49b: the plain split-K pair 1024³
-//   0.0120–0.0123 against 0.0131–0.0134 with the cluster. Run 50: 128×256 stream-K for 1024³
-//   (4 pieces a tile) 0.0129–0.0140 against 0.0120–0.0124; removed.
-//   Run 51 (this file against the session's first, same processes): 1024³ 0.0119, 0.0119,
-//   0.0118 ms (0.67×, 0.69×, 0.68× cuBLAS's time) against 0.0146, 0.0126, 0.0140; 4096³ 0.2093,
-//   0.2088, 0.2091 (105.9%, 105.9%, 106.1%) against 0.2250, 0.2250, 0.2241 (95.6–95.8%); 8192³
-//   1.6105, 1.6108 (107.5%, 106.4%) against 1.7398, 1.7307; 2048³ 0.0310 (110.5%); 1000³ 0.0139
-//   (0.87×) against 0.0160 (0.99×). Run 52: 1024³ 0.0113 (0.75×), 2048³ 0.0307 (109.7%), 4096³
-//   0.2081 (105.3%), 8192³ 1.6079 (106.7%), 1000³ 0.0138 (0.86×); its leaderboard: 1024³ 0.0122
-//   (145.8% of cuBLAS's speed), 4096³ 0.2052 (111.7%).
-//   Run 53 (the committed file): 4096³ 0.2031 (109.9%), 0.2062 (106.3%); 8192³ 1.5901 (107.2%);
-//   1024³ 0.0124 (0.67×), 0.0113 (0.75×); its leaderboard: 1024³ 0.0123 ms (149.9% of cuBLAS's
-//   speed), 4096³ 0.2053 (109.8%).
-//   The targets (≥ 1.05× cuBLAS at 4096³ and 8192³, ≤ 0.8× its time at 1024³) held in runs
-//   51–53. cuBLAS's own 1024³ time moves from process to process (0.0138–0.0216 ms in runs
-//   46–53): against its fastest processes this file's 0.0113–0.0124 ms is 0.80–0.90×.
-//   Runs 54–62 (every shape, every judge GPU; harness, cuBLAS alternated in the same process):
-//   the shape sweep of run 62 (leaderboard.md, "gemm_fp16 — shapes"): 4095³ 0.29× cuBLAS's time
-//   (510 TF/s), 4096×4096×4095 0.21× (673), 4096×4095×4096 0.25× (547), 17×4096×4096 0.88×,
-//   4096×17×4096 0.79×, 4096×4096×17 0.68×, 31×47×4096 0.89×, 64×64×4096 0.79×, 1024³ 0.75×,
-//   4096³ 0.95×, 3000×2000×1000 1.09× (0.97–1.10× over runs 54–62: the shape is on cuBLAS's line);
-//   geometric mean 0.67×. The 4095³ / odd-N miss of the ≥ 550 TF/s aim (run 56, ncu): pad_copy
-//   33.7 µs (134 MB, ~4 TB/s), the GEMM 183 µs, the fold 41 µs with one element a thread (its
-//   4-byte pairs since); storing odd-N C from the epilogue with beta = 1 (2-byte old-C loads in
-//   the store window) ran 0.3533 ms against 0.2738 folded (run 58), so it is kept for beta = 0.
-//   Serial split-K at 17×4096×4096 (S = 4) ran 0.0319–0.0329 ms against 0.0258 as a pair and
-//   0.0180 with the skinny stream-K (run 56; ncu 29 µs, tensor pipes 24%), hence the skinny path.
-//   8192³ 1.6184 ms, 0.94× (run 59). T4 path (compute_75 PTX on the H200, run 59): 1024³ 0.0173
-//   ms (07 so built: 0.0266), 4096³ 0.4501 (07: 0.6775, 1.51×); A100 path (compute_80 PTX):
-//   1024³ 0.0168 (09: 0.0176), 4096³ 0.3406 (09: 0.3392, the same kernel). --gpu all (run 62):
-//   T4, A100, H100, H200 7/7 judge and 16/16 extra tests, B200 compiled only. memcheck clean on
-//   the extra tests (Hopper path, run 62; mma path built for sm_90a with GEMM_FORCE_MMA, both
-//   loops, run 57), racecheck clean on the staged loop (run 57).
-// Runs 67–71 (2026-12-02; predictions before measuring): (1) odd-N C with beta = 1
-//   added into C by fp16 reductions (red.global.add.f16x2, a lane per aligned pair, a shuffle to
-//   re-pair rows that start 2 bytes off) from the epilogue, no fold: predicted 4095³ ≈ 0.225 ms
-//   (the fold's ~46 µs gone, reductions as cheap as TMA reduce-add); measured 0.4546 against
-//   0.2736 folded (1.66×), 4096×4095×4096 1.70×: removed. (2) Clusters of 2 with B multicast and
-//   the stream-K tail over clusters between 1 and 2 waves: predicted ~15% at 3000×2000×1000 (a
-//   third fewer L2→SM bytes); measured 0.848× the time without (clusters without the tail
-//   0.929×); 2048³ (one wave, no tail) 1.020× slower with clusters, hence "over 1 wave"; at
-//   8192³ clusters + tail failed 1 element of 67M (a 3-piece tile's fp16 roundings; 8192³ keeps
-//   the plain persistent kernel). (3) fold_c with 4 pairs' loads in flight a thread: predicted
-//   ~28 µs for its 100 MB (~3.6 TB/s, pad_copy's rate) against ~46; measured 4095³ 0.967× the
-//   old fold's time, 4096×4095×4096 0.967×; ncu (4095³): pad_copy 36.1 µs, gemm_ws 182.6 µs
-//   (tensor pipes 94.6%), fold_c 39.7 µs (long-scoreboard stalls 84%, 2.5 TB/s).
-//   The shapes section of run 69 (leaderboard.md, cuBLAS beside it): at or under cuBLAS's time on
-//   all 17 shapes, geometric mean 0.63×; 4095³ 0.2670 ms (514 TF/s, 0.28×), 4096×4096×4095
-//   0.2128 (646 TF/s, 0.21×), 4096×4095×4096 0.2515 (546 TF/s, 0.25×; 0.2460, 559 TF/s in run
-//   68), 3000×2000×1000 0.0305 (0.88×), 2048³ 0.90×, 4096³ 0.94×, 1024³ 0.73×; 8192³ 1.5017 ms
-//   (0.93×, run 70; 1.000× the session's first file). --gpu all (run 69): T4 and A100 paths (PTX)
-//   and H100/H200 7/7 + 16/16, B200 compiled only. memcheck: the example, functional and extra
-//   tests clean (run 71), and 300×1001×200 (the fold after the split-K pair) and 3000×2000×1000
-//   (clusters + tail) (run 68).
-// Runs 73–77 (2026-12-02; predictions before measuring): (1) pad_copy and fold_c by aligned
-//   16-byte chunks, each odd-aligned source window cut out of two aligned chunks in registers:
-//   predicted fold ~28 µs and pad ~31 µs at 4095³ (~3.6 and ~4.3 TB/s), 4095³ ≈ 0.250 ms (550
-//   TF/s); measured (ncu, run 73) fold 34.6 µs (2.8 TB/s) and pad 34.8 µs (3.85 TB/s); 4095³
-//   0.2571 ms against 0.2664 for the session's first file beside it (0.965×, run 77); two chunks
-//   in flight a thread ran 1.021× slower than one (run 76: fewer blocks an SM; removed). The
-//   shapes section of run 77: 4095³ 0.2558 ms (537 TF/s), 4096×4095×4096 0.2432 (565),
-//   4096×4096×4095 0.2084 (659), all 17 shapes at or under cuBLAS's time (geometric mean 0.63×);
-//   --gpu all: T4 and A100 paths (PTX) and H100/H200 7/7 + 16/16, B200 compiled only.
-//   (2) Programmatic dependent launch pad → GEMM → fold: predicted 2–4 µs of launch gaps;
-//   measured 1.015–1.016× slower (pad → GEMM → fold, or the fold alone), not kept. (3) Odd-N C
-//   through a rank-1 tensor map of C, one TMA store / reduce-add a row segment (no padded C, no
-//   fold): predicted 4095³ ≈ 0.226 ms; a probe (tools/probe_tma1d.cu, run 75) showed aligned 1D
-//   boxes right at ~2.5 TB/s but a box at an odd element stops the kernel ("illegal instruction"),
-//   so the copies and the fold stay. What is left at 4095³ is pad (35 µs) + GEMM (183 µs, tensor
-//   pipes 94.7%) + fold (35 µs): 4095³ misses the 550 TF/s aim by ~2%.
-// Runs 78–82 (2026-12-02; predictions before measuring): (1) C with odd N stored by the producer
-//   warpgroup's three idle warps (16-byte accesses on C's own alignment, old C loaded there,
-//   prefetched into L2 a tile ahead; no padded C, no fold): predicted 4095³ ≈ 0.225 ms. Measured
-//   (run 79, against 8f81654 in one process) 0.3180 ms against 0.2602 (1.222×), 4096×4095×4096
-//   1.236×, beta = 0 1.012×: within the producer warpgroup's 40 registers a lane keeps one
-//   old-C load in flight (32 bytes spilled even so; at 48 registers every 384-thread kernel hung
-//   in run 78, setmaxnreg.inc to 232 waiting for registers the launch's 168 a thread never had),
-//   so the epilogue warps, not the tensor pipes, set the pace. Removed (the code:
-//   tools/experiments/run79_epi_warps.patch).
-//   (2) The padded C stored with an L2 evict_last hint and read back evict-first by fold_c
-//   (GEMM_CW_KEEP_L2): predicted up to 10 µs off the fold at 4095³; measured (run 80) 4095³
-//   0.2585 ms against 0.2605 (0.992×), 4096×4095×4096 0.991×, 4096³ 0.998×: within the noise,
-//   kept (never slower). The shapes section of run 80 (solutions at da22376): 17/17 at or under
-//   cuBLAS's time, geometric mean 0.62×; 4095³ 0.2610 ms (526 TF/s), 4096×4095×4096 0.2387
-//   (576), 4096×4096×4095 0.2088 (658): 4095³ still misses 550 TF/s (pad ~35 + GEMM ~183 +
-//   fold ~35 µs). (3) Run 82: (1) with old C staged in shared memory by cp.async a box ahead (no
-//   registers wait for it) and one box a consumer warp (the other 2 KB hold the staging):
-//   predicted ≈ 0.225 ms at 4095³; measured 1.323× the time of the committed file (0.3393 ms
-//   against 0.2565), 4096×4095×4096 1.349×, and beta = 0 (no old C at all) 1.136×: three warps
-//   at 40 registers do not store a tile's 64 KB within its K loop once each consumer warp has one
-//   box to hand over; removed (tools/experiments/run82_epi_warps_staged.patch).
-// Runs 83–85 (2026-12-02; predictions before measuring): (1) A with odd K read in place by 8
-//   tensor maps, one per row class r mod 8 (16-byte-aligned strides of 8 rows, each base rounded
-//   down, the box at inner coordinate (ld·r) mod 8): predicted 4095³ ≈ 0.242 ms (A's copy gone).
-//   A probe (tools/probe_tma_odd.cu, run 83) showed 2D TMA loads, stores and reduce-adds at an
-//   inner coordinate that is not 16-byte aligned all stop the kernel ("illegal instruction"; the
-//   aligned control runs): not built. (2) The fold inside the 128×256 kernel (no fold_c launch):
-//   the producer warpgroup's warps 1-3 (56 registers, consumers 224) fold each tile a tile behind
-//   the consumers, announced by a barrier once its padded-C stores have completed, rows handed out
-//   by a shared-memory counter, old C prefetched into L2 a tile ahead (cp.async.bulk.prefetch),
-//   and the consumers join after their last tile: predicted 4095³ ≈ 0.230 ms (fold_c's 35 µs gone
-//   but the last tile's ~5 µs). Measured (runs 84–85, correct, memcheck clean): 4095³ 1.100× the
-//   time of the committed file (0.2860 ms against 0.2602), 4096×4095×4096 1.107×; probe_trace: the
-//   consumers' K loops 178 µs against 174 (the fold warps' traffic), then 49 µs folding after their
-//   last tile: 11 warps an SM keep too few loads in flight (fold_c has 64), and the fold warps fall
-//   behind; loading partly covered chunks whole (run 85) 1.128×; removed
-//   (tools/experiments/run83_85_infold.patch). (3) fold_c walking C's rows from the last (the
-//   part of the padded C the last waves wrote, likelier still in L2): measured (run 86) 1.019×
-//   the time at 4095³, 1.021× at 4096×4095×4096; not kept. ncu (run 86, 4095³): pad_copy 36.0
-//   µs, gemm_ws 185.9 µs (tensor pipes 94.4%), fold_c 33.6 µs (L2 hit rate 38.3%).
-// Runs 88–94 (2026-12-02; predictions before measuring; all correct, judge + extra 16/16, other
-//   betas, memcheck clean; none kept, each a patch in tools/experiments/): (1) the fold beside
-//   the partial last wave: the 128×256 GEMM in two launches (3 whole waves, then the 116 tiles
-//   left on a high-priority stream) and the tiles of the first launch folded on a low-priority
-//   stream on the 16 SMs the last wave leaves idle: predicted 4095³ ≈ 0.247 ms. Measured (run
-//   88) 1.013× the time at 4095³, 1.086× at 3000×4095×1000; run 89 (event times, GEMM_FOLD_TRACE):
-//   as placed 1.062×, the split alone on one stream 1.070×, the GEMM's second part on the
-//   caller's stream 1.034×: the split cost ~17 µs (the second launch 50.5 µs for one tile a CTA,
-//   the two folds 40 µs against fold_c's 34), and beside the second launch the fold slowed it by
-//   9 µs while finishing only about a third of its part (inferred from the event times)
-//   (run88_89_fold_overlap.patch). (2) Odd-N C with any beta stored by the epilogue (no padded C,
-//   no fold), old C brought into box 1 by 4-byte cp.async a k-step before each chunk's stores:
-//   predicted 4095³ ≈ 0.24 ms; measured (run 90) 1.248× the folded time, 4096×4095×4096 1.271×,
-//   1001×999×77 1.674× (run90_direct_old_c.patch). (3) The same in 16-byte units of C's own
-//   alignment (window8 out of the box rows, 2-byte accesses only at segment ends; old C
-//   prefetched into L2 a k-step ahead, loaded a task ahead): predicted 4095³ ≈ 0.235 ms;
-//   measured (run 94) 1.304× at 4095³ (0.3409 against 0.2615 ms), 1.326× at 4096×4095×4096; each
-//   task's load in its own step 0.964× of that (run94_direct_units.patch). Epilogue stores with
-//   old C read by the consumer warps cost more than the 34 µs fold at every placement tried.
-// Runs 95–96 (2026-12-02; prediction before measuring): the rows mode (GEMM_ROWS_ADD, kStoreRows):
-//   odd-N C with beta = 1 (the judge's beta; the sweep's) on 128×256 tiles needs no old C in the
-//   SM, only adds. TMA cannot start a copy off a 16-byte boundary (runs 75, 83a), but a 1D bulk
-//   reduce-add over whole 16-byte units can take every row: each consumer warp stages a chunk's
-//   16 rows at their own offsets within a unit (9 units a row, zeros around the 64 values) and
-//   16 lanes each reduce-add one row over every unit it touches; the zeros leave the neighbours'
-//   values (another tile's, the next row's) as they are, since each element's add is atomic.
-//   C's last unit, which may run past the allocation, is added value by value. No padded C, no
-//   fold_c; stream-K as with TMA reduce-adds. Predicted 4095³ ≈ 0.225 ms (pad 36 µs + GEMM 186,
-//   fold_c's 34 gone). Measured (run 95, against 7ee1dba in one process): 4095³ 0.2412 ms against
-//   0.2572 (0.938×, 569 TF/s), 4096×4095×4096 0.2253 against 0.2413 (0.933×, 610 TF/s),
-//   2048×2047×2048 0.864×, 4096³ 1.001× (untouched path); judge + extra 16/16, 8 odd-N shapes
-//   (β 1, 0.5, 0; α 0.75, −1.5; C's last unit partial) correct, memcheck clean at 2049×3001×77
-//   and 1999×2047×64. So the rows mode costs ~16 µs more than the TMA epilogue, not 0: the
-//   16 small copies a chunk instead of one box (not profiled). That run's version stored even
-//   offsets 4 bytes at a time and spilled 20 bytes; the kept one stores 2 bytes at a time, no
-//   spill: 0.984× its time at 4095³, 0.981× at 4096×4095×4096 (run 96, same process), and
-//   against 7ee1dba 0.922× at 4095³. Run 96's shapes section (leaderboard.md, solutions at
-//   f97e6f3): 4095³ 0.2396 ms (573 TF/s, 0.25× cuBLAS's time), 4096×4096×4095 0.2106 (652),
-//   4096×4095×4096 0.2204 (624), 4096³ 0.2040 (0.91×), 1024³ 0.64×, all 17 shapes at or under
-//   cuBLAS's time (geometric mean 0.61×); judge + extra 16/16, the 8 odd-N shapes again, memcheck
-//   clean at 2049×3001×77 and 4095×4001×333; run 97: memcheck clean over the judge and extra
-//   tests, 8192³ 1.5900 ms against 1.5888 for 7ee1dba (1.001×, no difference beyond the noise).
+// Technique: 11's warp-specialized Hopper kernel behind a shape dispatch: 128×256 tiles when
+//   they make ≥ 3/4 of a wave (beta = 1: the partial last wave shared out by stream-K); one wave
+//   of 128×128 tiles or less (the judge's 1024³): split-K pairs, two CTAs on one tile over half
+//   of K each; else 64×128 tiles; small C, long K: serial split-K; tiny C: CUDA cores. Rows TMA
+//   cannot describe (K or N not a multiple of 8, a misaligned pointer) are copied by one launch
+//   into a padded workspace; odd-N C is reduce-added in 16-byte units (beta = 1) or folded in.
+// Changed from 11, and why it is faster: the big kernel is 11's (improved here, then ported:
+//   at 4096³ the two are within 1%, 0.2022 and 0.2015 ms). The gain is in the other shapes:
+//   - 1024³: split-K pairs give 128 CTAs of 2 consumer warpgroups on 128×128 tiles, 2/3 of the
+//     L2→SM bytes per MMA of 11's 64×128 tiles: 0.0124 ms against 0.0127;
+//   - the padded copies put odd shapes on the tensor cores: 4095³ 0.2396 ms against 11's
+//     6.8072 (its CUDA-core fallback), 4096×17×4096 0.0297 against 0.4679; M ≤ 64 gets
+//     stream-K over 64×128 tiles: 17×4096×4096 0.0171 ms against 0.0247.
+//   Inside the big kernel: beta = 1 stores are TMA reduce-adds, so old C never enters the SM;
+//   a tile's stores overlap the next tile's first k-steps (ncu: tensor pipes 94% at 4096³).
+// Paths by judge GPU: the Hopper kernels exist only under __CUDA_ARCH_FEAT_SM90_ALL; T4, A100,
+//   B200 solve runs an mma.sync path (09's kernel on sm_80 and newer, m16n8k8 on sm_75), odd
+//   shapes through the same padded copies. B200: compiled, not measured (no tcgen05 path).
+// Prediction (before measuring): 1024³ ≈ 0.011 ms (≈ 0.7× cuBLAS's time), 4096³ ≈ cuBLAS,
+//   4095³ ≈ 0.24 ms (~50 µs of it padded copies); T4 path ≈ 0.43 ms at 4096³, A100 path = 09.
+// Measured (H200, harness, cuBLAS alternated in the same process; leaderboard.md): 1024³
+//   0.0124 ms (0.66× cuBLAS's time: the ratio held, not the ms), 4096³ 0.2022 (107.9% of
+//   cuBLAS's speed: better than predicted); shapes: all 17 at or under cuBLAS's time, geometric
+//   mean 0.61×, 4095³ 0.2396 ms (held, 573 TF/s). As PTX on the H200: T4 path 4096³ 0.4501 ms,
+//   A100 path 0.3406 (09: 0.3392). What did not pay, and why each choice: lab/stages/12_best.md.
 // Tiles: big BM=128 BN=256 BK=64 stages=4 (GEMM_BIG_STAGES), 1 producer + 2 consumer warpgroups,
 //   no cluster (GEMM_BIG_CLUSTER), stream-K tail with beta = 1 (GEMM_STREAMK); split-K BM=128
 //   BN=128 BK=64 stages=4 (GEMM_SPLIT_STAGES), 1 + 2 warpgroups, pairs along K (GEMM_SPLITK),
@@ -345,7 +134,7 @@
 #define GEMM_SPLIT_STAGES 4    // 128×128×64 stages are 32 KB (6 fit beside the exchange buffer)
 #endif
 
-// Inspection hooks: tools/probe_trace.cu defines these before including this file, to time a
+// Inspection hooks: lab/probes/probe_trace.cu defines these before including this file, to time a
 // call's phases per CTA (cycles waiting on barriers, in the K loop, in the epilogue). Here they
 // compile to nothing.
 #ifndef GEMM_TRACE_SET

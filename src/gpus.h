@@ -1,13 +1,13 @@
 /* gpus.h — the judge's GPUs: the target each one compiles for, whether this machine's GPU can
- * run that code (as SASS, or as PTX the driver compiles at load), compiles of several targets at
- * once, and one file judged for every judge GPU (--gpu all). */
+ * run that code (as SASS, or as PTX the driver compiles at load), and compiles of several targets
+ * at once. The judge calls these; --gpu all, which calls the judge, is gpus_all.h. */
 #ifndef GPUS_H
 #define GPUS_H
 
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "judge.h"
+#include "loader.h"
 
 typedef struct {
     const char *name;   /* what --gpu takes: "A100" */
@@ -53,34 +53,5 @@ void gp_judge_gpus(const char *const *files, size_t n, const char *nvcc_flags,
 
 /* The distinct judge targets in table order ("sm_75", "sm_80", "sm_90a", "sm_100a"). */
 size_t gp_targets(const char **out, size_t max);
-
-/* --gpu all: a row per judge GPU. */
-typedef struct {
-    const gp_gpu *gpu;
-    bool compiled;          /* the target's SASS build succeeded */
-    char compile_error[400]; /* nvcc's first error line when it did not */
-    bool ran;               /* its tests ran here */
-    char ran_here[300];     /* "yes, as SASS", "yes, as compute_75 PTX on NVIDIA H200", "no: ..." */
-    int exit_code;          /* jd_judge's for this row (HX_COMPILE when it did not compile) */
-    rs_status status;
-    int judge_pass, judge_n, extra_pass, extra_n;
-    bool timed;
-    double perf_ms;         /* the performance case's runtime */
-    char detail[400];
-} gp_row;
-
-typedef struct {
-    const pb_problem *problem;
-    dv_info device;          /* the local GPU (device.present false without one) */
-    gp_row rows[GP_N];
-    int exit_code;
-    char detail[1024];       /* why nothing was judged (a bad file, option or signature) */
-} gp_matrix;
-
-/* Compile for every judge target at once, then judge each target this machine can run.
- * Exit code: the file's own error (3, 4, 7, 2) before any compile; 5 when any target fails to
- * compile; else the first failing row's code (1, 6, 9, 10, 11...); else 8 when there is no
- * device; else 0 (rows that cannot run here, 13 on their own, do not count). */
-int gp_judge_all(const jd_options *o, gp_matrix *m);
 
 #endif

@@ -5,7 +5,7 @@
 
 #include <stdio.h>
 
-#include "gpus.h"
+#include "gpus_all.h"
 #include "loader.h"
 #include "runner.h"
 #include "shapes.h"

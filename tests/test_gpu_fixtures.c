@@ -174,7 +174,7 @@ Test(fixtures, shapes_sweep_checks_and_times_every_shape)
 
 /* The GEMM family: each problem inferred from its signature; the naive stage and a minimal
  * correct fixture pass every judge and extra test (batched_matmul_fp32: only where its fp32 order
- * rounds like cuBLAS's at 1e-5; docs/NOTES.md shows on the CPU that two correct orders miss 1e-5
+ * rounds like cuBLAS's at 1e-5; lab/NOTES.md shows on the CPU that two correct orders miss 1e-5
  * against float64 at the performance case, so a failure there is the tolerance's, to be
  * reported, not the kernel's); each known-wrong fixture fails where it
  * must (int8 rounding half away from zero on the exact-tie test, fp32 accumulation past 2^24,

@@ -165,7 +165,7 @@ Test(reference, every_problem_gpu_matches_cpu)
                 ck_summary s;
                 bool ok = ck_compare_f32(g, k, (int)rows, (int)cols, atol, rtol, &s);
                 /* challenge 30's 1e-5 does not hold against float64 for correct fp32 orders at
-                 * its larger cases (docs/NOTES.md, tools/tolerance_bmm32.c): there, say how far
+                 * its larger cases (lab/NOTES.md, lab/probes/tolerance_bmm32.c): there, say how far
                  * cuBLAS is; everywhere else, and on the judge's small tables, it must hold */
                 bool judge_table = set == PB_SET_EXAMPLE || set == PB_SET_FUNCTIONAL;
                 if (!ok && atol <= 1e-5 && !judge_table)

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 
 #include "gpus.h"
+#include "judge.h" /* the exit codes (HX_*) */
 #include "loader.h"
 #include "problem.h"
 #include "util.h"

@@ -12,6 +12,7 @@
 #        beside its library), forge-before (the forging fixture against the harness as of
 #        51f80b6, the last design with the check inside the solution's process), speed,
 #        lb-cost (the gemm_fp16 leaderboard's wall time, 51f80b6 against HEAD), batch=FILE
+#        (a file of harness commands: lab/runs/ holds those of past runs)
 # The Criterion build needs libcriterion: tools/carry_criterion.sh puts it in .deps (carried);
 # its libraries are on LD_LIBRARY_PATH for the test steps only (they could shadow the image's).
 set -uo pipefail
@@ -46,6 +47,7 @@ for step in "$@"; do
     case $step in
     batch=*) # batch=FILE: every non-comment line of FILE is one command (LINE_LIMIT seconds each,
              # default 150: `--gpu all` of a large file needs more); the summary quotes each.
+             # Each run's FILE is kept as lab/runs/batch_runNN.txt, its results in lab/NOTES.md.
              # The judge is built first if no step built it (run 87: the harness's first-use build
              # ate both lines' time)
         [ -x build/harness ] || run build 300 make -j16

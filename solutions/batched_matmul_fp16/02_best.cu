@@ -14,8 +14,7 @@
 //   SM's tile count × tile area / per-shape efficiency): 64×64 (4 warps of 32×32), 128×64 (4
 //   warps of 64×32), 128×128 (8 warps of 64×32), 128×256 (8 warps of 64×64). Epilogue: fp32
 //   accumulators through a per-warp shared scratch so a warp stores C in 8-byte runs (128
-//   contiguous bytes a row), each value rounded once with round-to-nearest-even
-//   (__floats2half2_rn = __float2half_rn per element; scalar __float2half_rn on odd N).
+//   contiguous bytes a row), each value rounded once to nearest-even.
 //   sm_75 (T4; also any build whose PTX arch is < 8.0): no cp.async and no f16 m16n8k16, so the
 //   same kernels run a register-staged double buffer (ld.global.v4 one k-tile ahead into
 //   registers, st.shared, one barrier a k-tile) with ldmatrix at k8 granularity and m16n8k8.
@@ -23,23 +22,20 @@
 //   (and the base pointers are), which also makes every batch offset a multiple of 16 bytes;
 //   otherwise the ALIGNED = false kernels fill the same shared layout by guarded 2-byte loads
 //   (zero outside the matrix) through the register-staged loop, and store C element by element.
-//   If no tensor-core kernel can be prepared (no image for the device, smem opt-in refused),
-//   01's kernel runs instead.
+//   No tensor-core kernel can be prepared (no image, smem opt-in refused): 01's kernel runs.
 // Prediction (before measuring): 32×256³ (1.07 GFLOP): the model picks 128×128 (32 × 4 = 128
 //   tiles, one 8-warp CTA per SM on 128 of 132 SMs): 2048 mma.sync per SM at ~256 shared bytes
 //   per mma (192 of ldmatrix + 64 of cp.async fill) against 128 B/clk ≈ 4.1k clocks ≈ 2.2 µs,
 //   plus ~1 µs to fill the first stages and ~0.5 µs of epilogue: kernel ≈ 4 µs, ≈ 0.0065 ms
 //   per call by events with launch overhead (~165 TF/s) — about 3× faster than torch.bmm's
-//   0.0190 ms per call (its kernel alone is 4.9 µs, so the kernels themselves should be within
-//   ~20% of each other). 64×64 tiles (512 tiles, 4 CTAs per SM) would move 2× the L2→SM bytes
-//   and ~1.5× the shared bytes per mma: predicted ~1 µs slower; -DBMM16_FORCE=0 measures them.
+//   0.0190 ms per call (its kernel alone is 4.9 µs).
 //   128×1024³ (275 GFLOP): the model picks 128×256 (4096 tiles, 31 waves), 09's tile and loop,
 //   which reached 397 TF/s at 4096³; with 32 k-tiles per tile instead of 128 each tile's fill
 //   and epilogue weigh ~4× more, so ~360 TF/s ≈ 0.76 ms, ~60% of cuBLAS's speed (0.461 ms).
 // Measured (H200, harness, cuBLAS strided-batched beside it in the same process): 32×256³
-//   0.0118 ms vs 0.0150 (0.79×, run 64), 0.0128 vs 0.0167 (leaderboard, run 66); 128×1024³
-//   0.791 ms vs 0.416 (1.90×, run 65), 0.730 vs 0.464 (run 66): the 0.76 ms prediction held,
-//   mma.sync cannot feed the H200 (03 adds wgmma).
+//   0.0118 ms vs 0.0150 (0.79×; 0.0128 vs 0.0167 in the leaderboard): 0.0065 was optimistic,
+//   yet faster than cuBLAS; 128×1024³ 0.791 ms vs 0.416 (1.90×; 0.730 vs 0.464 in the
+//   leaderboard): the 0.76 ms prediction held, mma.sync cannot feed the H200 (03 adds wgmma).
 // Tiles: BK=32, 4 stages (sm_80+; 2 of them on the register-staged path), per-warp fp32
 //   epilogue scratch in the ring. 64×64 (warps 2×2, warp 32×32, 32 KB), 128×64 (2×2, 64×32,
 //   48 KB), 128×128 (2×4, 64×32, 64 KB), 128×256 (2×4, 64×64, 96 KB); on devices below sm_80

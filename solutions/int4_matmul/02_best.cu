@@ -4,61 +4,33 @@
 //   bound, ~150 ms predicted). Here each block tile reads its int4 bytes once and turns them
 //   into fp16 operands in registers; no dequantized copy of W exists anywhere in memory.
 //   (1) M > 4, tensor cores. y = x·Wᵀ with W N×K k-contiguous is mma's ".col" B operand as
-//   stored. Per 64-k tile a 4-stage cp.async ring brings the x tile (BM×64 fp16, 16-byte
-//   chunks XOR-swizzled for conflict-free ldmatrix.x4) and the RAW w_q bytes of BN columns
-//   (32 bytes each) into shared memory. The m16n8k16 B fragment of thread (g = lane/4,
-//   t = lane%4) is column g, k = {2t, 2t+1} (b0) and {2t+8, 2t+9} (b1) = byte t of the k0-7
-//   word and byte t of the k8-15 word of that column (byte i = weights 2i in bits 7:4, 2i+1 in
-//   3:0). One LDS.128 (shared by the 4 threads of a quad) gives the 4 words of a k32 slice; a
-//   PRMT with a per-lane selector builds [a_t, b_t, a_t, b_t]; LOP3 (& 0x000F00F0 | 0x64006400)
-//   makes the half2 (1024 + 16·hi, 1024 + lo), i.e. (k even, k odd), and the same on r >> 8
-//   gives b1; one HFMA2 by (1/16, 1) plus (−72, −1032) gives the exact integers w − 8.
+//   stored. Per 64-k tile a 4-stage cp.async ring brings the x tile (XOR-swizzled for
+//   ldmatrix.x4) and the raw w_q bytes of BN columns into shared memory. The m16n8k16 B fragment
+//   of thread (g, t) is byte t of two w_q words of column g: one LDS.128 a quad gives a k32
+//   slice, a PRMT builds [a_t, b_t, a_t, b_t], LOP3 (& 0x000F00F0 | 0x64006400) makes the half2
+//   (1024 + 16·hi, 1024 + lo), and one HFMA2 by (1/16, 1) plus (−72, −1032) gives w − 8 exactly.
 //   Scales are applied in fp32, never folded into fp16 weights: (w − 8)·s rounded to fp16 errs
-//   by up to 2^-11 per weight, ~0.004 rms in y at K = 4096, and fails atol = 0.01 on ~7e-5 of
-//   the outputs at 4096³ (3e-4 at K = 8192; checked on the judge's distributions). So the mma
-//   accumulate exact sums of x·(w − 8) into a per-group fp32 partial (a fresh group starts with
-//   C = 0), and at the group's end acc += scale(n, group)·partial: one FFMA per accumulator per
-//   group (g = 128: once every two tiles). Group sizes 16 and 32 scale per k16 / k32 step;
-//   2, 4, 8 (a k16 step spans several groups) fold the scale into B as two fp16 halves, s_hi (8
-//   significant bits) and s − s_hi (3 bits), whose products with w − 8 are both exact, at two
-//   mma per step. Warp tiles 16·MT × 32; block tiles 64×256 (8 warps, every weight dequantized
-//   once per block), 128×128, 64×128, 32×128, 16×128, and a split of K into 1–16 slices when
-//   the tiles leave SMs idle, all picked by a wave/cost model. Split-K partials go to a cached
-//   fp32 workspace in the accumulators' register order; the last block of a tile to take an
-//   atomic ticket sums the slices in slice order (deterministic, one launch) and resets the
-//   ticket. Grouped tile order (8 tile-rows) keeps x and w_q panels in L2.
-//   (2) M ≤ 4, memory-bound GEMV. 256 threads; a warp serves 16 columns with 2 lanes each, so
-//   one 16-byte __ldg per lane covers a 32-byte sector of a w_q row; the 8 warps split K (or
-//   columns, when N is large) and reduce through shared memory in a fixed order. x (≤ 4 rows)
-//   is staged in shared memory as fp32, 4 floats of padding per 32, so the two lanes of a
-//   column hit different banks and the others broadcast. Nibbles become fp32 by the 2^23 magic
-//   (LOP3 + FADD, exact), are summed per 32-weight block and scaled once per block (g ≥ 32);
-//   the next 4 blocks per lane are in flight while a batch is computed, the first while x is
-//   staged.
-//   Odd shapes: K % 32 ≠ 0 or misaligned x / w_q take guarded element loads into the same
-//   layouts (64×128 tiles, or a byte loop in the GEMV). sm_75 (T4) has neither cp.async nor an
-//   f16 m16n8k16: the same kernels use synchronous 16-byte copies and two m16n8k8 per step.
-// Prediction (before measuring): 4096³ g128 ≈ 0.42 ms (~330 TF/s): 64×256 tiles, 1024 tiles =
-//   7.8 waves of 132 SMs, one 8-warp block per SM. The loop is the project's 09 mma.sync loop
-//   (0.347 ms dense) with more shared traffic per m16n8k16 (~224 B: 128 of ldmatrix, since each
-//   A fragment feeds only 4 mma; 64 of quad-broadcast LDS.128 for weights; 32 of cp.async
-//   fills; 09 had ~176) and ~2.7 extra instructions per mma (1.5 dequant, 0.5 group FFMA,
-//   loads); the warp tile is held to 64×32 because the fp32 group partial doubles the
-//   accumulator registers. L2 traffic ~1 GB (x read 16×, w_q 64×). So slower than cuBLAS dense
-//   (0.203) and about torch's dequantize+matmul (0.376); 0.22 ms is out of reach of mma.sync on
-//   Hopper (~63% of the wgmma peak; 10_wgmma_tma reached 0.218 ms dense). The next stage
-//   should be wgmma with W dequantized into register A fragments (yᵀ = W·xᵀ) and x tiles by TMA.
-//   M = 1, N = K = 4096: ≈ 8 µs per call (target ≤ 12): ~5.5 µs launch floor + ~2.5 µs of
-//   kernel (256 blocks; the 8 MB of w_q stays in the 60 MB L2 between calls, ~1.5 µs at L2
-//   rate; ~4 ALU ops per weight ≈ 1.7 µs if every SM issues), against 26 µs for the dense
-//   matmul and the 1.8 µs HBM floor. M = 16, N = K = 4096: ≈ 9 µs (16×128 tiles, split-K 8 →
-//   256 blocks of 8 k-tiles).
+//   by up to 2^-11 a weight and fails atol = 0.01 on ~7e-5 of the outputs at 4096³. So the mma
+//   accumulate exact x·(w − 8) into a per-group fp32 partial, and at the group's end
+//   acc += scale·partial (one FFMA an accumulator a group); groups of 2, 4, 8 fold the scale
+//   into B as two fp16 halves whose products with w − 8 are both exact. Block tiles 64×256 to
+//   16×128 and split-K 1–16 by a wave/cost model; the slices are summed in slice order by the
+//   last block to take an atomic ticket (deterministic, one launch).
+//   (2) M ≤ 4, memory-bound GEMV: a warp serves 16 columns with 2 lanes each, one 16-byte __ldg
+//   a lane covering a 32-byte sector of a w_q row; 8 warps split K (or columns) and reduce in a
+//   fixed order; x staged as fp32 in padded shared memory; nibbles to fp32 by the 2^23 magic
+//   (LOP3 + FADD, exact), scaled once a 32-weight block; 4 blocks a lane in flight.
+//   Odd shapes (K % 32 ≠ 0, misaligned x / w_q): guarded loads into the same layouts. sm_75
+//   (T4): synchronous 16-byte copies and two m16n8k8 a step.
+// Prediction (before measuring): 4096³ g128 ≈ 0.42 ms (~330 TF/s): 09's mma.sync loop (0.347 ms
+//   dense) with more shared traffic per mma (~224 B against 176) and ~2.7 extra instructions
+//   per mma; slower than cuBLAS dense (0.203), since mma.sync reaches ~63% of Hopper's wgmma
+//   peak: the next stage is wgmma (03). M = 1, N = K = 4096: ≈ 8 µs a call (a ~5.5 µs launch
+//   floor + ~2.5 µs with w_q in L2); M = 16: ≈ 9 µs.
 // Measured (H200, harness, dequantize + cuBLAS fp16 GEMM beside it): 4096³ g128 0.6426 ms vs
-//   0.2243 (2.86× its time, run 64; 0.6415 in the leaderboard, run 66): 1.5× the prediction;
-//   M = 1, N = K = 4096 0.0140 ms vs 0.0537 (run 65); M = 16 0.0236 ms (run 66). Memcheck clean
-//   on the functional tests (run 66). After run 66 the split-K buffers moved from globals into
-//   a function-local cache, as in 03 (frees checked, a failed allocation's error cleared):
-//   nothing else.
+//   0.2243 (2.86× its time; 0.6415 in the leaderboard): 1.5× the prediction; M = 1 0.0140 ms vs
+//   0.0537 (the 8 µs missed, yet 3.8× faster than the dequantize + GEMM); M = 16 0.0236 ms.
+//   Memcheck clean on the functional tests. The full derivation: lab/stages/int4_matmul_02_best.md.
 // Tiles: mma BK=64, 4 cp.async stages, warp tile 16·MT × 32 (MT m16 × 4 n8); BM×BN = 64×256 (8
 //   warps 1×8, 64 KB), 128×128 (8 warps 2×4, 80 KB), 64×128 / 32×128 / 16×128 (4 warps, 48/32/24
 //   KB), split-K 1–16 (only when tiles < SMs); group sizes < 64 use 64×128 or 16×128; ragged K

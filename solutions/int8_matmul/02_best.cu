@@ -21,7 +21,6 @@
 //   int32 round trip plus a second kernel. (4) Edges: every cp.async is predicated and
 //   zero-fills (rows ≥ M, columns ≥ N, chunks ≥ Kp); K % 16 ≠ 0 or a misaligned A goes through
 //   a zero-padded copy of A made by prep_a; C is written byte by byte when N % 16 ≠ 0.
-//   Scratch is one cached cudaMalloc, grown when a call needs more, never freed per call.
 // Prediction (before measuring): ~0.23 ms at M=8192, N=4096, K=2048 on an H200 (≈600 TOP/s),
 //   about cuBLASLt's int8 GEMM alone (0.228 ms, int32 out, no requantization) and ~3.3× under
 //   its GEMM + separate requantize (0.755 ms). Reasoning: int8 mma.sync peaks near half the
@@ -34,16 +33,14 @@
 //   read + 8 MB written) and a launch, → 0.20–0.26 ms. C is 32 MB of int8 (≈7 µs of HBM
 //   writes, spread across the waves).
 // Measured (H200, harness, cublasGemmEx int8→int32 + a requantize pass beside it): 8192×4096×2048
-//   0.1882 ms vs 1.1990 (run 64), 0.1825 vs 1.2082 (leaderboard, run 66): faster than
-//   the 0.23 ms prediction and under the issue's 0.25 ms aim. --gpu all: T4 path (compute_75 PTX on
-//   the H200) 0.4447 ms, A100 path 0.1845, SASS 0.1818, every test passing on each (run 65);
-//   memcheck clean on the functional tests (run 65).
+//   0.1882 ms vs 1.1990 (0.1825 vs 1.2082 in the leaderboard): faster than the 0.23 ms prediction
+//   and under the issue's 0.25 ms aim. --gpu all: T4 path (compute_75 PTX on the H200) 0.4447 ms,
+//   A100 path 0.1845, SASS 0.1818, every test passing on each; memcheck clean.
 // Tiles: sm_80+: L = BM 128 × BN 256 × BK 64 (bytes = k), 4 stages, 8 warps (2×4) of 64×64
 //   (96 KB ring; the int8 C tile, 128×272 B, reuses it); M = 128×128, 4 stages, warps 2×4 of
 //   64×32 (64 KB); S = 128×64, 4 stages, warps 4×2 of 32×32 (48 KB, 2 blocks/SM); picked by
 //   09's wave-count cost model. sm_75 (T4, 64 KB smem, no cp.async): 128×128 and 128×64 with 2
-//   register-staged stages (32 / 24 KB). prep_b: 64×64 byte tiles, 256 threads; prep_a: one
-//   warp per row.
+//   register-staged stages (32 / 24 KB). prep_b: 64×64 byte tiles, 256 threads; prep_a: a warp a row.
 // Targets: sm_75 sm_80 sm_90a sm_100a
 // Judge GPUs: T4 A100 H100 H200 B200
 

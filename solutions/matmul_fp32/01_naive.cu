@@ -5,7 +5,7 @@
 //   threadIdx.x walks along a row of C, so a warp reads B and writes C coalesced and A by broadcast.
 // Prediction (before measuring): ~60 ms at M=8192, N=6144, K=4096 (≈7 TF/s, ~14% of cuBLAS's
 //   8.28 ms): one global (L1) load of B per FMA, no reuse through shared memory.
-// Measured (H200, harness): 81.59 ms at M=8192, N=6144, K=4096 (5.1 TF/s, 10.0% of cuBLAS) (run 2, cuBLAS beside it).
+// Measured (H200, harness): 81.59 ms at M=8192, N=6144, K=4096 (5.1 TF/s, 10.0% of cuBLAS) (cuBLAS beside it).
 //   1.4× slower than predicted (60 ms).
 // Tiles: none; 16×16 threads per block, one output per thread
 // Targets: sm_75 sm_80 sm_90a sm_100a

@@ -8,12 +8,12 @@
 //   alpha = 1 and beta = 0 (the kernel never reads C when beta is 0).
 // Prediction (before measuring): ~8.6 ms at M=8192, N=6144, K=4096 (≈48 TF/s, ~96% of cuBLAS).
 // Measured (H200, harness): first version (the kernel re-typed with the challenge's names and a
-//   store-only epilogue): 9.3720 ms, 87.2% of cuBLAS (run 2); 9.37 ms on U(−1, 1) inputs as well
-//   (run 4), while sgemm 09 ran the same GEMM shape (--size 8192x4096x6144) in 8.49 ms, 95.9%
-//   (run 3): the same source compiled to a slower main loop (ptxas scheduled the re-typed copy
+//   store-only epilogue): 9.3720 ms, 87.2% of cuBLAS; 9.37 ms on U(−1, 1) inputs as well,
+//   while sgemm 09 ran the same GEMM shape (--size 8192x4096x6144) in 8.49 ms, 95.9%:
+//   the same source compiled to a slower main loop (ptxas scheduled the re-typed copy
 //   differently; 233 against 226 registers). This version instantiates sgemm 09's kernel itself.
-//   This version: 8.4690 ms, 96.2% of cuBLAS (run 5); 8.4798 ms, 96.8% (run 11, the committed
-//   leaderboard, cuBLAS timed call by call in alternation with it).
+//   This version: 8.4690 ms, 96.2% of cuBLAS; 8.4798 ms, 96.8% (the committed leaderboard,
+//   cuBLAS timed call by call in alternation with it).
 // Tiles: big BM=128 BN=128 BK=8 TM=8 TN=16 (2×2 warps of 64×64), small BM=64 BN=64 BK=8 TM=4 TN=8 (2×2 warps of 32×32); 128 threads per block, 4 cp.async stages
 // Targets: sm_75 sm_80 sm_90a sm_100a
 // Judge GPUs: T4 A100 H100 H200 B200

@@ -6,7 +6,7 @@
 //   different 32-byte sectors.
 // Prediction (before measuring): ~150 ms at 4096³ (≈1 TF/s, ~2% of cuBLAS): each FMA needs one
 //   uncoalesced load of A (L1 hits only 7 of 8 times along k) and a broadcast load of B.
-// Measured (H200, harness): 275.90 ms at 4096³ (0.5 TF/s, 1.0% of cuBLAS), 823.45 ms at 8192×6144×4096 (run 2, cuBLAS beside it).
+// Measured (H200, harness): 275.90 ms at 4096³ (0.5 TF/s, 1.0% of cuBLAS), 823.45 ms at 8192×6144×4096 (cuBLAS beside it).
 //   Missed by 1.8×: the strided A loads cost more than one L1 miss in eight.
 // Tiles: none; 32×32 threads per block, one output per thread
 // Targets: sm_75 sm_80 sm_90a sm_100a

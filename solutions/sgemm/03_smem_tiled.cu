@@ -5,7 +5,7 @@
 //   traffic per FMA falls 32×; the inner loop becomes two shared loads per FMA.
 // Prediction (before measuring): ~14 ms at 4096³ (≈10 TF/s, ~20% of cuBLAS): now bound by the
 //   shared-memory pipe (2 LDS per FFMA), not by DRAM.
-// Measured (H200, harness): 15.89 ms at 4096³ (8.7 TF/s, 17.3%), 47.62 ms at 8192×6144×4096 (run 2, cuBLAS beside it).
+// Measured (H200, harness): 15.89 ms at 4096³ (8.7 TF/s, 17.3%), 47.62 ms at 8192×6144×4096 (cuBLAS beside it).
 //   Close (14 ms predicted).
 // Tiles: BM=32 BN=32 BK=32, 1024 threads per block (32×32), one output per thread
 // Targets: sm_75 sm_80 sm_90a sm_100a

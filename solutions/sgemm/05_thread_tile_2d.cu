@@ -6,7 +6,7 @@
 // Prediction (before measuring): ~7.5 ms at 4096³ (≈18 TF/s, ~36% of cuBLAS; seed 000's kernel of
 //   this shape measured 8.1 ms): the scalar LDS of A (row-major tile, 2-way conflicts) and of B
 //   (stride-8 columns, 4-way conflicts) keep the shared-memory pipe the bottleneck.
-// Measured (H200, harness): 4.49 ms at 4096³ (30.6 TF/s, 60.6%), 13.47 ms at 8192×6144×4096 (run 2, cuBLAS beside it).
+// Measured (H200, harness): 4.49 ms at 4096³ (30.6 TF/s, 60.6%), 13.47 ms at 8192×6144×4096 (cuBLAS beside it).
 //   Better than predicted (7.5 ms): the bank conflicts cost less than estimated.
 // Tiles: BM=128 BN=128 BK=8 TM=8 TN=8, 256 threads per block
 // Targets: sm_75 sm_80 sm_90a sm_100a

@@ -8,7 +8,7 @@
 // Prediction (before measuring): ~4.3 ms at 4096³ (≈32 TF/s, ~63% of cuBLAS; seed 000's kernel of
 //   this shape measured 4.41 ms). Left for later: B reads at a 32-byte stride between lanes
 //   (2 wavefronts per LDS.128), and the transposed A store is a 2-way bank conflict.
-// Measured (H200, harness): 3.95 ms at 4096³ (34.8 TF/s, 69.5%), 11.76 ms at 8192×6144×4096 (run 2, cuBLAS beside it).
+// Measured (H200, harness): 3.95 ms at 4096³ (34.8 TF/s, 69.5%), 11.76 ms at 8192×6144×4096 (cuBLAS beside it).
 //   Held (4.3 ms predicted), 1.14× over 05.
 // Tiles: BM=128 BN=128 BK=8 TM=8 TN=8, 256 threads per block
 // Targets: sm_75 sm_80 sm_90a sm_100a

@@ -9,7 +9,7 @@
 // Prediction (before measuring): ~3.9 ms at 4096³ (≈35 TF/s, ~70% of cuBLAS): shared-memory
 //   wavefronts per FMA drop by a third; still one tile in flight, so every k-tile waits for its
 //   global loads at the barrier (no overlap; fixed in 08).
-// Measured (H200, harness): 3.60 ms at 4096³ (38.2 TF/s, 75.6%), 10.68 ms at 8192×6144×4096 (run 2, cuBLAS beside it).
+// Measured (H200, harness): 3.60 ms at 4096³ (38.2 TF/s, 75.6%), 10.68 ms at 8192×6144×4096 (cuBLAS beside it).
 //   Held (3.9 ms predicted).
 // Tiles: BM=128 BN=128 BK=8, warp 32×64 (4×2 warps), lanes 4×8, TM=8 TN=8 per thread, 256 threads
 // Targets: sm_75 sm_80 sm_90a sm_100a

