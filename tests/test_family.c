@@ -1,7 +1,7 @@
 /* The GEMM family's machinery on the CPU: every problem's reference (through the float64 CPU
  * environment) against the official expected outputs, the fp32 problems' two references (which
- * GEMM fills which array, the exact one left out without memory), the int8 requantization's order and
- * rounding, the int4 nibble order, the signature inference over all seven problems, the arena
+ * GEMM fills which array, the exact one left out without memory), the int8 requantization's
+ * order and rounding, the int4 nibble order, the signature inference over all seven problems, the arena
  * layout, the input fills, and check.c's guard, input and note helpers. */
 #include <criterion/criterion.h>
 #include <math.h>
