@@ -615,11 +615,11 @@ static bool rn_check(rn_ctx *x, const wr_layout *l, rs_test *t, const char *what
                                      t->atol, t->rtol, &t->check);
     if (ok) return true;
     t->status = RS_FAILED;
+    bool both = p->alt_reference && !x->ref_remark[0]; /* a remark: the second was left out */
     snprintf(t->detail, sizeof(t->detail), "%s%lld of %lld elements outside tolerance%s%s%s%s",
              what, (long long)t->check.n_bad, (long long)t->check.n_total,
-             p->alt_reference ? " of both references (cuBLAS's fp32 and " : "",
-             p->alt_reference ? p->alt_reference : "", p->alt_reference ? ")" : "",
-             x->ref_remark[0] ? "; " : "");
+             both ? " of both references (cuBLAS's fp32 and " : "",
+             both ? p->alt_reference : "", both ? ")" : "", x->ref_remark[0] ? "; " : "");
     if (x->ref_remark[0]) {
         size_t u = strlen(t->detail);
         snprintf(t->detail + u, sizeof(t->detail) - u, "%s", x->ref_remark);

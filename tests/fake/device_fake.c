@@ -84,10 +84,14 @@ void dv_blas_destroy(dv_blas *h) { free(h); }
 
 /* The reference: refcpu.c's. With HARNESS_FAKE_REF_SKEW=s its fp32 GEMM (cuBLAS's in the
  * oracle) moves every element by s·(1 + |c|), as cuBLAS's fp32 sits off the exact answer; the
- * exact GEMM (pb_gemm.exact) stays as it is. */
+ * exact GEMM (pb_gemm.exact) stays as it is, or finds no memory with HARNESS_FAKE_EXACT_NOMEM. */
 static int df_ref_gemm(const pb_ref_env *env, const pb_gemm *g, char *err, size_t errlen)
 {
     (void)env;
+    if (g->exact && getenv("HARNESS_FAKE_EXACT_NOMEM")) {
+        snprintf(err, errlen, "exact reference: no device memory for 1 MiB");
+        return PB_ERR_MEMORY;
+    }
     pb_ref_env cpu;
     rc_env_init(&cpu);
     int r = cpu.gemm(&cpu, g, err, errlen);
