@@ -90,7 +90,15 @@ typedef struct {
     double alpha, beta; /* C is not read when beta == 0 */
     const void *a, *b;
     void *c;
+    /* PB_F32 only: A, B (and C when read) widened exactly to float64, the GEMM in float64, each
+     * result rounded once to fp32 (a product of two floats is exact in float64, so this is the
+     * correctly rounded answer but for ties a float64 rounding apart) */
+    bool exact;
 } pb_gemm;
+
+/* A reference environment's gemm (or a reference) that had no memory (host or device) for a
+ * computation the caller may do without: the exact alternative of an fp32 reference. */
+#define PB_ERR_MEMORY (-2)
 
 typedef struct pb_ref_env pb_ref_env;
 struct pb_ref_env {
@@ -130,8 +138,10 @@ typedef struct pb_problem pb_problem;
 
 /* The reference of one case: in[] are the pointer parameters' host contents before the call
  * (in signature order, their element types), out the output's rows×cols reference values;
- * note, when the problem gives it, a value per element that explains it in a mismatch report
- * (int8: the fp32 value before rounding). 0, or nonzero with err set. */
+ * note (NULL: not wanted), when the problem gives it, a value per element: what explains out in
+ * a mismatch report (int8: the fp32 value before rounding) or, when the problem sets
+ * alt_reference, a second legitimate reference (NaN where it has none). 0, or nonzero with err
+ * set; on 0, err holds a remark or "" (a caller that shows it clears err first). */
 typedef int (*pb_reference_fn)(const pb_problem *p, const pb_ref_env *env, const double *v,
                                const void *const *in, float *out, float *note, char *err,
                                size_t errlen);
@@ -151,6 +161,10 @@ struct pb_problem {
                                FMA units, PB_I8 integer tensor cores */
     pb_reference_fn reference;
     const char *reference_note; /* one line: how the reference computes */
+    /* NULL, or the note is a second reference (fp32: the exact product rounded once, beside
+     * cuBLAS's fp32 in out): an element passes within tolerance of either; its label in mismatch
+     * reports ("exact") */
+    const char *alt_reference;
     pb_baseline_fn baseline;
     const char *baseline_note;  /* "cublasGemmEx, fp16 in and out, fp32 compute" */
     double atol, rtol;      /* fixed tolerance, unless tolerance() is set */
@@ -254,6 +268,15 @@ typedef struct {
 int pb_gemm_reference(const pb_problem *p, const pb_gemm_dims *d, pb_type in_type,
                       const pb_ref_env *env, const double *v, const void *const *in, float *out,
                       char *err, size_t errlen);
+/* The fp32 problems' pair: out = the environment's fp32 GEMM (cuBLAS, pedantic: what the site's
+ * torch computes), exact (when not NULL) = the same GEMM with pb_gemm.exact. When the exact one
+ * has no memory, exact holds NaN (the judge then has out alone), the call returns 0 and err says
+ * so. */
+int pb_gemm_reference_fp32(const pb_problem *p, const pb_gemm_dims *d, const pb_ref_env *env,
+                           const double *v, const void *const *in, float *out, float *exact,
+                           char *err, size_t errlen);
+/* The alt_reference label of the fp32 problems. */
+#define PB_EXACT_LABEL "exact"
 int pb_gemm_baseline(const pb_problem *p, const pb_gemm_dims *d, pb_type type,
                      const pb_dev_env *env, const double *v, void *const *bufs, char *err,
                      size_t errlen);

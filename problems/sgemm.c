@@ -29,8 +29,7 @@ static const pb_gemm_dims sg_dims = {NULL, "M", "N", "K"};
 static int sg_reference(const pb_problem *p, const pb_ref_env *env, const double *v,
                         const void *const *in, float *out, float *note, char *err, size_t errlen)
 {
-    (void)note;
-    return pb_gemm_reference(p, &sg_dims, PB_F32, env, v, in, out, err, errlen);
+    return pb_gemm_reference_fp32(p, &sg_dims, env, v, in, out, note, err, errlen);
 }
 
 static int sg_baseline(const pb_problem *p, const pb_dev_env *env, const double *v,
@@ -104,7 +103,9 @@ const pb_problem pb_sgemm = {
     .flops = "2*M*N*K",
     .compute = PB_F32,
     .reference = sg_reference,
-    .reference_note = "cuBLAS SGEMM, pedantic fp32 (no TF32)",
+    .reference_note = "cuBLAS SGEMM, pedantic fp32 (no TF32), or the exact alpha·AB + beta·C "
+                      "rounded once to fp32 (float64 GEMM): within tolerance of either passes",
+    .alt_reference = PB_EXACT_LABEL,
     .baseline = sg_baseline,
     .baseline_note = "cublasSgemm, no TF32",
     .atol = 0,

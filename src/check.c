@@ -27,8 +27,9 @@ void ck_map_shape(int64_t rows, int64_t cols, ck_summary *out)
     out->map_cols = (int)ck_ceil_div(cols, out->cell_w);
 }
 
-bool ck_compare_notes(const float *got, const float *ref, const float *note, int64_t rows,
-                      int64_t cols, double atol, double rtol, ck_summary *out)
+/* The comparison; alt: the note is a second reference, not only shown. */
+static bool ck_compare(const float *got, const float *ref, const float *note, bool alt,
+                       int64_t rows, int64_t cols, double atol, double rtol, ck_summary *out)
 {
     ck_map_shape(rows, cols, out);
     if (out->n_total == 0) return rows == 0 || cols == 0; /* a negative extent is never right */
@@ -43,8 +44,10 @@ bool ck_compare_notes(const float *got, const float *ref, const float *note, int
         for (int64_t c = 0; c < cols; c++) {
             double gv = g[c], ev = e[c];
             if (ck_close(gv, ev, atol, rtol)) continue;
+            double nv = note ? note[(size_t)r * (size_t)cols + (size_t)c] : NAN;
+            if (alt && ck_close(gv, nv, atol, rtol)) continue;
             out->n_bad++;
-            if (!isfinite(gv) && isfinite(ev)) out->n_nonfinite++;
+            if (!isfinite(gv) && (isfinite(ev) || (alt && isfinite(nv)))) out->n_nonfinite++;
             double abs_err = fabs(gv - ev);
             double rel_err = ev != 0 ? abs_err / fabs(ev) : INFINITY;
             /* a NaN error sticks: no later finite error may hide it */
@@ -52,8 +55,7 @@ bool ck_compare_notes(const float *got, const float *ref, const float *note, int
             if (isnan(rel_err) || (!isnan(out->max_rel) && rel_err > out->max_rel)) out->max_rel = rel_err;
             if (out->n_shown < CK_MAX_SHOWN)
                 out->shown[out->n_shown++] =
-                    (ck_mismatch){r, c, gv, ev, atol + rtol * fabs(ev),
-                                  note ? note[(size_t)r * (size_t)cols + (size_t)c] : NAN};
+                    (ck_mismatch){r, c, gv, ev, atol + rtol * fabs(ev), nv};
             bad_in_cell[r / out->cell_h][c / out->cell_w]++;
         }
     }
@@ -67,6 +69,18 @@ bool ck_compare_notes(const float *got, const float *ref, const float *note, int
         }
     }
     return out->n_bad == 0;
+}
+
+bool ck_compare_notes(const float *got, const float *ref, const float *note, int64_t rows,
+                      int64_t cols, double atol, double rtol, ck_summary *out)
+{
+    return ck_compare(got, ref, note, false, rows, cols, atol, rtol, out);
+}
+
+bool ck_compare_alt(const float *got, const float *ref, const float *alt, int64_t rows,
+                    int64_t cols, double atol, double rtol, ck_summary *out)
+{
+    return ck_compare(got, ref, alt, alt != NULL, rows, cols, atol, rtol, out);
 }
 
 bool ck_guard_hit(const unsigned char *whole, size_t data_bytes, size_t guard, unsigned char pattern,

@@ -13,8 +13,8 @@
 typedef struct {
     int64_t row, col;
     double got, expected, allowed;
-    double note; /* what explains the expected value (int8: the fp32 value before rounding); NaN
-                    when the problem gives none */
+    double note; /* what explains the expected value (int8: the fp32 value before rounding), or
+                    the alternative reference (ck_compare_alt); NaN when there is none */
 } ck_mismatch;
 
 typedef struct {
@@ -46,6 +46,14 @@ bool ck_compare_f32(const float *got, const float *ref, int64_t rows, int64_t co
 /* The same, with a note per reference element shown beside each listed mismatch (NULL: none). */
 bool ck_compare_notes(const float *got, const float *ref, const float *note, int64_t rows,
                       int64_t cols, double atol, double rtol, ck_summary *out);
+
+/* Two legitimate references (fp32: cuBLAS's, and the exact product rounded once): an element
+ * passes within tolerance of ref or of alt (NaN in alt: ref alone; alt NULL: ck_compare_f32).
+ * Errors, listed expected values and their allowance are against ref, with alt as the note;
+ * n_nonfinite counts NaN/Inf where either reference is finite; the map only elements close to
+ * neither. */
+bool ck_compare_alt(const float *got, const float *ref, const float *alt, int64_t rows,
+                    int64_t cols, double atol, double rtol, ck_summary *out);
 
 /* The summary cleared, with the element count and the error map's geometry for rows×cols
  * (what the comparison fills in; apart so that its arithmetic can be checked at any extent). */

@@ -246,9 +246,76 @@ static int dv_ref_gemm_dev(dv_blas *b, const pb_gemm *g, const void *A, const vo
     return e;
 }
 
+/* Widen n floats into the host scratch h, then upload them as doubles (a pageable copy returns
+ * once h is read, so h serves the next array). */
+static int dv_widen_upload(void *dst, double *h, const float *src, size_t n)
+{
+    for (size_t i = 0; i < n; i++) h[i] = src[i];
+    return dv_upload(dst, h, n * sizeof(double));
+}
+
+/* pb_gemm.exact: A, B (and C when beta reads it) widened to float64 on the host one array at a
+ * time through one scratch, a float64 GEMM, each result rounded once to fp32. Memory: the
+ * largest array in float64 on the host, all three on the device, freed before returning. No
+ * memory for them is PB_ERR_MEMORY (the caller judges with the fp32 reference alone). */
+static int dv_ref_gemm_exact(dv_blas *b, const pb_gemm *g, char *err, size_t errlen)
+{
+    if (g->type != PB_F32) {
+        snprintf(err, errlen, "exact reference GEMM: fp32 inputs only");
+        return -1;
+    }
+    size_t na = (size_t)g->batch * g->m * g->k, nb = (size_t)g->batch * g->k * g->n,
+           nc = (size_t)g->batch * g->m * g->n;
+    size_t most = na > nb ? na : nb;
+    most = most > nc ? most : nc;
+    double *h = malloc(most > 0 ? most * sizeof(double) : 1);
+    if (!h) {
+        snprintf(err, errlen, "exact reference: no host memory for %zu MiB", (most * 8) >> 20);
+        return PB_ERR_MEMORY;
+    }
+    void *A = NULL, *B = NULL, *C = NULL;
+    cudaError_t ce = cudaMalloc(&A, na > 0 ? na * sizeof(double) : 1);
+    if (ce == cudaSuccess) ce = cudaMalloc(&B, nb > 0 ? nb * sizeof(double) : 1);
+    if (ce == cudaSuccess) ce = cudaMalloc(&C, nc > 0 ? nc * sizeof(double) : 1);
+    int e = 0;
+    if (ce == cudaErrorMemoryAllocation) {
+        cudaGetLastError(); /* not sticky: clear it, or the next sync reports it */
+        snprintf(err, errlen, "exact reference: no device memory for %zu MiB",
+                 ((na + nb + nc) * 8) >> 20);
+        e = PB_ERR_MEMORY;
+    } else if (ce != cudaSuccess) {
+        e = (int)ce;
+        snprintf(err, errlen, "exact reference buffers: %s", dv_error_string(e));
+    }
+    if (!e) {
+        e = dv_widen_upload(A, h, g->a, na);
+        if (!e) e = dv_widen_upload(B, h, g->b, nb);
+        if (!e && g->beta != 0.0) e = dv_widen_upload(C, h, g->c, nc);
+        if (e) snprintf(err, errlen, "exact reference upload: %s", dv_error_string(e));
+    }
+    if (!e) {
+        pb_gemm d = *g;
+        d.type = PB_F64;
+        d.exact = false;
+        e = dv_ref_gemm_dev(b, &d, A, B, C, err, errlen);
+    }
+    if (!e) {
+        e = dv_download(h, C, nc * sizeof(double));
+        if (e) snprintf(err, errlen, "reading the exact reference: %s", dv_error_string(e));
+    }
+    float *out = g->c;
+    for (size_t i = 0; i < nc && !e; i++) out[i] = (float)h[i]; /* the one rounding */
+    free(h);
+    cudaFree(A);
+    cudaFree(B);
+    cudaFree(C);
+    return e;
+}
+
 static int dv_ref_gemm(const pb_ref_env *env, const pb_gemm *g, char *err, size_t errlen)
 {
     dv_blas *b = env->ctx;
+    if (g->exact) return dv_ref_gemm_exact(b, g, err, errlen);
     size_t es = pb_type_size(g->type), cs = g->type == PB_F64 ? sizeof(double) : sizeof(float);
     size_t na = (size_t)g->batch * g->m * g->k, nb = (size_t)g->batch * g->k * g->n,
            nc = (size_t)g->batch * g->m * g->n;

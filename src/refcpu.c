@@ -17,6 +17,8 @@ static double rc_at(pb_type t, const void *p, size_t i)
     return 0;
 }
 
+/* Every GEMM here is pb_gemm.exact's: exact products, a float64 sum, alpha·AB + beta·C in
+ * float64, one rounding to the output type. */
 static int rc_gemm(const pb_ref_env *env, const pb_gemm *g, char *err, size_t errlen)
 {
     (void)env;

@@ -1,6 +1,7 @@
 /* The GEMM family's machinery on the CPU: every problem's reference (through the float64 CPU
- * environment) against the official expected outputs, the int8 requantization's order and
- * rounding, the int4 nibble order, the signature inference over all seven problems, the arena
+ * environment) against the official expected outputs, the fp32 problems' two references (which
+ * GEMM fills which array, the exact one left out without memory), the int8 requantization's
+ * order and rounding, the int4 nibble order, the signature inference over all seven problems, the arena
  * layout, the input fills, and check.c's guard, input and note helpers. */
 #include <criterion/criterion.h>
 #include <math.h>
@@ -217,4 +218,126 @@ Test(family, check_helpers)
     cr_expect_eq(s.shown[0].note, 2.5);
     cr_expect_not(ck_compare_f32(got, ref, 1, 2, 0, 0, &s));
     cr_expect(isnan(s.shown[0].note));
+}
+
+/* A reference environment that records its calls: the fp32 GEMM writes 3, the exact one 7 (or
+ * fails with exact_fails), each after noting what it was asked. */
+typedef struct {
+    int calls;
+    bool exact[2];
+    pb_type type[2];
+    double alpha[2], beta[2];
+    float c0[2]; /* C's first element on entry (the initial C when beta reads it) */
+    int exact_fails;
+} rec_env;
+
+static int rec_gemm(const pb_ref_env *env, const pb_gemm *g, char *err, size_t errlen)
+{
+    rec_env *r = env->ctx;
+    int i = r->calls++;
+    cr_assert_lt(i, 2, "at most two GEMMs a reference");
+    r->exact[i] = g->exact;
+    r->type[i] = g->type;
+    r->alpha[i] = g->alpha;
+    r->beta[i] = g->beta;
+    r->c0[i] = ((float *)g->c)[0];
+    if (g->exact && r->exact_fails) {
+        snprintf(err, errlen, "exact: no");
+        return r->exact_fails;
+    }
+    for (size_t e = 0; e < (size_t)g->batch * g->m * g->n; e++)
+        ((float *)g->c)[e] = g->exact ? 7.0f : 3.0f;
+    return 0;
+}
+
+static bool fp32_problem(const char *name)
+{
+    return !strcmp(name, "matmul_fp32") || !strcmp(name, "batched_matmul_fp32") ||
+           !strcmp(name, "sgemm");
+}
+
+/* The fp32 problems have two references: out from the environment's fp32 GEMM (cuBLAS's in
+ * the oracle), the note from its exact GEMM; the others keep theirs. Through the CPU (float64)
+ * environment both are the float64 result; with no memory for the exact one the note is NaN,
+ * the reference still succeeds and says so; its other errors fail the reference. */
+Test(family, fp32_problems_give_two_references)
+{
+    int seen = 0;
+    for (size_t pi = 0; pi < pb_count(); pi++) {
+        const pb_problem *p = pb_at(pi);
+        bool fp32 = fp32_problem(p->name);
+        seen += fp32;
+        cr_expect_eq(p->alt_reference != NULL, fp32, "%s: alt_reference", p->name);
+        if (!fp32) continue;
+        cr_expect_str_eq(p->alt_reference, "exact");
+        cr_expect(strstr(p->reference_note, "exact"), "%s: %s", p->name, p->reference_note);
+        /* the CPU environment: every small table case fills both, equal (both are float64's) */
+        int cases = 0;
+        for (int s = 0; s < PB_N_SETS; s++)
+            for (size_t i = 0; i < p->n_cases[s]; i++) {
+                const pb_case *c = &p->cases[s][i];
+                if (pb_flops(p, c->v) > 2e7) continue;
+                tu_bufs t;
+                tu_bufs_make(p, c, c->seed, &t);
+                size_t n = t.l.n_out;
+                float *note = malloc(n * sizeof(float) + 4);
+                for (size_t e = 0; e < n; e++) note[e] = NAN;
+                tu_bufs_free(&t);
+                size_t n2;
+                float *ref = cpu_reference(p, c, note, &n2);
+                cr_assert_eq(n, n2);
+                for (size_t e = 0; e < n; e++)
+                    cr_expect(note[e] == ref[e], "%s %s element %zu: exact %.9g, out %.9g",
+                              p->name, c->name, e, note[e], ref[e]);
+                free(note);
+                free(ref);
+                cases++;
+            }
+        cr_expect_geq(cases, 6, "%s: %d cases", p->name, cases);
+
+        /* which GEMM fills which array */
+        const pb_case *c = &p->cases[PB_SET_FUNCTIONAL][p->n_cases[PB_SET_FUNCTIONAL] - 1];
+        pb_case pc = *c;
+        bool ab = pb_scalar_index(p, "alpha") >= 0;
+        if (ab) { /* not floats: the exact answer is for the floats the solution gets */
+            pc.v[pb_scalar_index(p, "alpha")] = 0.1;
+            pc.v[pb_scalar_index(p, "beta")] = 0.3;
+        }
+        tu_bufs t;
+        tu_bufs_make(p, &pc, pc.seed, &t);
+        size_t n = t.l.n_out;
+        float *out = malloc(n * 4), *note = malloc(n * 4);
+        rec_env r = {0};
+        pb_ref_env env = {rec_gemm, &r};
+        char err[200] = "";
+        cr_assert_eq(p->reference(p, &env, pc.v, t.in, out, note, err, sizeof(err)), 0, "%s", err);
+        cr_expect_eq(r.calls, 2);
+        cr_expect(!r.exact[0] && r.exact[1] && r.type[0] == PB_F32 && r.type[1] == PB_F32);
+        for (size_t e = 0; e < n; e++)
+            cr_expect(out[e] == 3.0f && note[e] == 7.0f, "%s %zu: %g %g", p->name, e, out[e], note[e]);
+        cr_expect_str_eq(err, "", "no remark");
+        if (ab) {
+            for (int k = 0; k < 2; k++)
+                cr_expect(r.alpha[k] == (double)0.1f && r.beta[k] == (double)0.3f,
+                          "%s call %d: alpha %.17g beta %.17g", p->name, k, r.alpha[k], r.beta[k]);
+            cr_expect(r.c0[1] == ((const float *)t.in[2])[0], "the exact GEMM reads the initial C");
+        }
+        /* no note wanted: one GEMM */
+        r = (rec_env){0};
+        cr_assert_eq(p->reference(p, &env, pc.v, t.in, out, NULL, err, sizeof(err)), 0, "%s", err);
+        cr_expect(r.calls == 1 && !r.exact[0]);
+        /* no memory for the exact one: NaN notes, success, a remark */
+        r = (rec_env){.exact_fails = PB_ERR_MEMORY};
+        cr_assert_eq(p->reference(p, &env, pc.v, t.in, out, note, err, sizeof(err)), 0, "%s", err);
+        for (size_t e = 0; e < n; e++) cr_expect(out[e] == 3.0f && isnan(note[e]));
+        cr_expect(strstr(err, "exact reference was left out"), "%s", err);
+        /* any other failure is the reference's */
+        r = (rec_env){.exact_fails = 700};
+        cr_expect_eq(p->reference(p, &env, pc.v, t.in, out, note, err, sizeof(err)), 700);
+        cr_expect_str_eq(err, "exact: no");
+        free(out);
+        free(note);
+        tu_bufs_free(&t);
+    }
+    cr_expect_eq(seen, 3);
 }

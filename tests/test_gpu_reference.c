@@ -2,7 +2,9 @@
  * on small sizes, follows BLAS semantics for beta = 0, and the sgemm tolerance separates fp32
  * from fp16 accumulation at K = 4096; every problem's reference on the GPU (the oracle's
  * environment) agrees with the same reference on the CPU in float64 (refcpu.c) within the
- * problem's tolerance on every table case small enough for the CPU. */
+ * problem's tolerance on every table case small enough for the CPU (the fp32 problems: their
+ * exact reference to an fp32 ulp, and float64's answer passes against the pair); a correct
+ * sequential fp32 order passes the fp32 problems where cuBLAS's fp32 alone failed it. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdlib.h>
@@ -155,30 +157,43 @@ Test(reference, every_problem_gpu_matches_cpu)
                 const void *const *cin = t.in;
                 long long rows = t.l.rows[t.l.out], cols = t.l.cols[t.l.out];
                 size_t n = t.l.n_out;
-                float *g = malloc(n * 4 + 4), *k = malloc(n * 4 + 4);
-                cr_assert_eq(p->reference(p, &gpu, c->v, cin, g, NULL, err, sizeof(err)), 0,
+                float *g = malloc(n * 4 + 4), *k = malloc(n * 4 + 4), *gx = malloc(n * 4 + 4);
+                for (size_t e = 0; e < n; e++) gx[e] = NAN;
+                cr_assert_eq(p->reference(p, &gpu, c->v, cin, g, gx, err, sizeof(err)), 0,
                              "%s %s: %s", p->name, c->name, err);
                 cr_assert_eq(p->reference(p, &cpu, c->v, cin, k, NULL, err, sizeof(err)), 0,
                              "%s %s: %s", p->name, c->name, err);
                 double atol, rtol;
                 pb_case_tolerance(p, c, &atol, &rtol);
                 ck_summary s;
-                bool ok = ck_compare_f32(g, k, (int)rows, (int)cols, atol, rtol, &s);
-                /* challenge 30's 1e-5 does not hold against float64 for correct fp32 orders at
-                 * its larger cases (lab/NOTES.md, lab/probes/tolerance_bmm32.c): there, say how far
-                 * cuBLAS is; everywhere else, and on the judge's small tables, it must hold */
-                bool judge_table = set == PB_SET_EXAMPLE || set == PB_SET_FUNCTIONAL;
-                if (!ok && atol <= 1e-5 && !judge_table)
-                    cr_log_warn("%s %s: cuBLAS's fp32 and float64 differ beyond atol = rtol = "
-                                "%g at %lld of %lld elements (max rel %.3g)",
-                                p->name, c->name, atol, (long long)s.n_bad,
-                                (long long)s.n_total, s.max_rel);
-                else
-                    cr_expect(ok, "%s %s: cuBLAS's reference and float64's differ at %lld of %lld "
-                                  "(first (%d, %d): %.9g vs %.9g)",
-                              p->name, c->name, (long long)s.n_bad, (long long)s.n_total,
-                              s.n_shown ? s.shown[0].row : -1, s.n_shown ? s.shown[0].col : -1,
-                              s.n_shown ? s.shown[0].got : 0, s.n_shown ? s.shown[0].expected : 0);
+                bool ok;
+                if (p->alt_reference) {
+                    /* fp32: the oracle's exact reference is float64's but for the two float64
+                     * sums' orders (an fp32 ulp at a rounding boundary, or ~1e-11 absolute where
+                     * the sum cancels); float64's answer, what a correct order approaches, passes
+                     * against the pair. cuBLAS's fp32 alone need not hold challenge 30's 1e-5
+                     * (H200: 1×439×82×17; lab/NOTES.md), so how far it is is only logged. */
+                    size_t ulps = 0;
+                    for (size_t e = 0; e < n; e++) {
+                        float d = fabsf(gx[e] - k[e]);
+                        ulps += !(d <= 1e-9f || d <= nextafterf(fabsf(k[e]), INFINITY) - fabsf(k[e]));
+                    }
+                    cr_expect_eq(ulps, 0, "%s %s: the exact reference is over an ulp off float64 "
+                                 "at %zu of %zu", p->name, c->name, ulps, n);
+                    ok = ck_compare_alt(k, g, gx, rows, cols, atol, rtol, &s);
+                    ck_summary fp32;
+                    if (!ck_compare_f32(g, k, rows, cols, atol, rtol, &fp32))
+                        cr_log_info("%s %s: cuBLAS's fp32 and float64 differ beyond the tolerance "
+                                    "at %lld of %lld elements (max rel %.3g)", p->name, c->name,
+                                    (long long)fp32.n_bad, (long long)fp32.n_total, fp32.max_rel);
+                } else {
+                    ok = ck_compare_f32(g, k, rows, cols, atol, rtol, &s);
+                }
+                cr_expect(ok, "%s %s: the GPU's reference and float64's differ at %lld of %lld "
+                              "(first (%d, %d): %.9g vs %.9g)",
+                          p->name, c->name, (long long)s.n_bad, (long long)s.n_total,
+                          s.n_shown ? (int)s.shown[0].row : -1, s.n_shown ? (int)s.shown[0].col : -1,
+                          s.n_shown ? s.shown[0].got : 0, s.n_shown ? s.shown[0].expected : 0);
                 if (c->expected)
                     for (size_t e = 0; e < n; e++)
                         cr_expect(ck_close(g[e], c->expected[e], atol, rtol),
@@ -187,10 +202,74 @@ Test(reference, every_problem_gpu_matches_cpu)
                 tu_bufs_free(&t);
                 free(g);
                 free(k);
+                free(gx);
             }
         cr_log_info("%s: cuBLAS and float64 references agree within the tolerance on %d table "
                     "cases (%d larger ones left to the GPU)", p->name, checked, skipped);
     }
+    dv_blas_destroy(h);
+}
+
+/* A correct fp32 order, one fmaf per k in order (a naive kernel's), against the oracle's pair
+ * on the GPU: it passes the judge's compare. The shapes where cuBLAS's fp32 alone failed it
+ * (H200, --sweep random): cuBLAS's own misses are logged. */
+static void check_sequential(const pb_ref_env *gpu, const char *name, pb_case c, int batch, int m,
+                             int n, int k)
+{
+    const pb_problem *p = pb_find(name);
+    tu_bufs t;
+    tu_bufs_make(p, &c, c.seed, &t);
+    const float *a = t.in[0], *b = t.in[1];
+    size_t nc = (size_t)batch * m * n;
+    cr_assert_eq(nc, t.l.n_out, "%s: the shape", name);
+    float *seq = malloc(nc * 4), *g = malloc(nc * 4), *gx = malloc(nc * 4);
+    for (int bi = 0; bi < batch; bi++)
+        for (int i = 0; i < m; i++)
+            for (int j = 0; j < n; j++) {
+                float acc = 0;
+                for (int q = 0; q < k; q++)
+                    acc = fmaf(a[((size_t)bi * m + i) * k + q], b[((size_t)bi * k + q) * n + j], acc);
+                seq[((size_t)bi * m + i) * n + j] = acc;
+            }
+    char err[300];
+    cr_assert_eq(p->reference(p, gpu, c.v, t.in, g, gx, err, sizeof(err)), 0, "%s", err);
+    double atol, rtol;
+    pb_case_tolerance(p, &c, &atol, &rtol);
+    ck_summary s, alone;
+    cr_expect(ck_compare_alt(seq, g, gx, (int64_t)batch * m, n, atol, rtol, &s),
+              "%s %s: a sequential fp32 sum fails at %lld of %lld (first (%lld, %lld): %.9g; cuBLAS "
+              "%.9g, exact %.9g)", name, c.name, (long long)s.n_bad, (long long)s.n_total,
+              s.n_shown ? (long long)s.shown[0].row : -1, s.n_shown ? (long long)s.shown[0].col : -1,
+              s.n_shown ? s.shown[0].got : 0, s.n_shown ? s.shown[0].expected : 0,
+              s.n_shown ? s.shown[0].note : 0);
+    ck_compare_f32(seq, g, (int64_t)batch * m, n, atol, rtol, &alone);
+    cr_log_info("%s %s: against cuBLAS's fp32 alone, %lld of %lld elements outside", name, c.name,
+                (long long)alone.n_bad, (long long)alone.n_total);
+    tu_bufs_free(&t);
+    free(seq), free(g), free(gx);
+}
+
+Test(reference, sequential_fp32_passes_against_the_pair)
+{
+    dv_blas *h;
+    char err[300];
+    cr_assert_eq(dv_blas_create(&h, err, sizeof(err)), 0, "%s", err);
+    pb_ref_env gpu;
+    dv_ref_env_init(&gpu, h);
+    /* batched: BATCH, M, N, K */
+    check_sequential(&gpu, "batched_matmul_fp32",
+                     (pb_case){"1x439x82x17", {1, 439, 82, 17}, {PB_U(-1, 1), PB_U(-1, 1), PB_NANS}, NULL, 7},
+                     1, 439, 82, 17);
+    check_sequential(&gpu, "batched_matmul_fp32",
+                     (pb_case){"3x77x130x33", {3, 77, 130, 33}, {PB_U(-1, 1), PB_U(-1, 1), PB_NANS}, NULL, 8},
+                     3, 77, 130, 33);
+    /* matmul_fp32's names: A M×N, B N×K, the inner dimension N (≥ 550 where cuBLAS missed) */
+    check_sequential(&gpu, "matmul_fp32",
+                     (pb_case){"61x555x97", {61, 555, 97}, {PB_U(-1, 1), PB_U(-1, 1), PB_NANS}, NULL, 9},
+                     1, 61, 97, 555);
+    check_sequential(&gpu, "matmul_fp32",
+                     (pb_case){"33x2049x129", {33, 2049, 129}, {PB_U(-1, 1), PB_U(-1, 1), PB_NANS}, NULL, 10},
+                     1, 33, 129, 2049);
     dv_blas_destroy(h);
 }
 

@@ -3,10 +3,12 @@
  * device_fake.c: host memory between the same guard zones, the CPU reference), judging fake
  * solutions: a correct one passes and is timed beside the baseline; wrong output, a write past
  * C, a changed input, a cached result, an exit, a hang and forged records each get their
- * verdict from the parent; --vs compares two files. The process suite: constructors that abort,
+ * verdict from the parent; --vs compares two files; an fp32 output close to the exact answer
+ * alone passes (the fake's fp32 reference skewed). The process suite: constructors that abort,
  * exit or hang, a grandchild holding the pipe, a solution reaching for the harness (signals,
  * /proc/PPID/mem, ptrace), an output flood, and SIGINT mid-run. No GPU and no nvcc needed. */
 #include <criterion/criterion.h>
+#include <math.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -237,10 +239,10 @@ Test(protocol, int8_through_the_three_processes)
 
 /* The other call shapes through the solution's child: batched (three pointers, four sizes) and
  * int4 (four pointers): each problem's judge tests and its small extra tests pass. */
-static void run_tables(const char *problem, const char *so, double max_flops)
+static rs_run run_tables_of(const char *problem, const char *so, double max_flops, size_t *n_out)
 {
     const pb_problem *p = pb_find(problem);
-    rn_item it[40];
+    static rn_item it[40];
     size_t n = 0;
     for (int s = 0; s < PB_N_SETS && n < 40; s++)
         for (size_t i = 0; i < p->n_cases[s] && n < 40; i++)
@@ -250,6 +252,14 @@ static void run_tables(const char *problem, const char *so, double max_flops)
                     .timing = {.warmup = 1, .min_runs = 3, .max_runs = 10, .max_time_s = 0.05}};
     rs_run run;
     cr_assert_eq(rn_run(&plan, &run), RN_OK, "%s", run.detail);
+    *n_out = n;
+    return run;
+}
+
+static void run_tables(const char *problem, const char *so, double max_flops)
+{
+    size_t n;
+    rs_run run = run_tables_of(problem, so, max_flops, &n);
     for (size_t i = 0; i < n; i++)
         cr_expect_eq(run.tests[i].status, RS_SUCCESS, "%s %s: %s", problem, run.tests[i].name,
                      run.tests[i].detail);
@@ -261,6 +271,52 @@ Test(protocol, batched_and_int4_call_shapes)
 {
     run_tables("batched_matmul_fp32", FAKE_BMM32, 5e7);
     run_tables("int4_matmul", FAKE_INT4, 5e7);
+}
+
+/* The oracle's fp32 GEMM (cuBLAS's) off the exact answer by 3e-5·(1 + |c|), three times
+ * batched_matmul_fp32's tolerance, as cuBLAS's fp32 was at 1×439×82×17 on an H200: a correct
+ * solution, close to the exact answer alone, passes every table test; one element off by 1e-3
+ * fails, listed against cuBLAS's value with the exact one beside it. */
+Test(protocol, fp32_output_close_to_the_exact_reference_alone_passes)
+{
+    cr_assert_eq(setenv("HARNESS_FAKE_REF_SKEW", "3e-5", 1), 0); /* this test's process only */
+    run_tables("batched_matmul_fp32", FAKE_BMM32, 5e7);
+    size_t n;
+    rs_run run = run_tables_of("batched_matmul_fp32", FAKE_BMM32_OFF, 5e7, &n);
+    for (size_t i = 0; i < n; i++) {
+        const rs_test *t = &run.tests[i];
+        cr_expect_eq(t->status, RS_FAILED, "%s: %s", t->name, t->detail);
+        cr_expect(strstr(t->detail, "1 of ") && strstr(t->detail, "elements outside tolerance of "
+                                                                 "both references (cuBLAS's fp32 and exact)"),
+                  "%s: %s", t->name, t->detail);
+        cr_assert(t->checked && t->check.n_bad == 1 && t->check.n_shown == 1, "%s", t->name);
+        const ck_mismatch *m = &t->check.shown[0];
+        double x = m->note, scale = 1 + fabs(x);
+        cr_expect(m->row == 0 && m->col == 0, "%s: (%lld, %lld)", t->name, (long long)m->row,
+                  (long long)m->col);
+        /* the skew is in force (ref is cuBLAS's stand-in), the note is the exact answer */
+        cr_expect(fabs(m->expected - x - 3e-5 * scale) < 1e-6 * scale, "%s: ref %.9g, exact %.9g",
+                  t->name, m->expected, x);
+        cr_expect(fabs(m->got - x - 1e-3 * scale) < 1e-5 * scale, "%s: got %.9g, exact %.9g",
+                  t->name, m->got, x);
+    }
+    cr_expect_geq(n, 8);
+    rn_free(&run);
+    /* no memory for the exact one: cuBLAS's fp32 alone judges, and a failure says so */
+    cr_assert_eq(setenv("HARNESS_FAKE_EXACT_NOMEM", "1", 1), 0);
+    run = run_tables_of("batched_matmul_fp32", FAKE_BMM32, 5e7, &n);
+    for (size_t i = 0; i < n; i++) {
+        const rs_test *t = &run.tests[i];
+        bool exact_data = strstr(t->name, "example") || !strcmp(t->name, "functional 1") ||
+                          !strcmp(t->name, "functional 2"); /* official expected outputs */
+        if (exact_data) continue; /* the skewed fp32 disagrees with them: a harness error */
+        cr_expect_eq(t->status, RS_FAILED, "%s: %s", t->name, t->detail);
+        cr_expect(strstr(t->detail, "elements outside tolerance; the exact reference was left out "
+                                    "(exact reference: no device memory for 1 MiB): cuBLAS's fp32 "
+                                    "alone judged this test"), "%s: %s", t->name, t->detail);
+        cr_expect(t->check.n_shown > 0 && isnan(t->check.shown[0].note), "%s", t->name);
+    }
+    rn_free(&run);
 }
 
 /* Start-up outcomes through the solution's child: solve only looked up (--gpu compiled-only),

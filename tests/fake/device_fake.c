@@ -3,6 +3,7 @@
  * monotonic clock, the reference's GEMM is refcpu.c's, and so is the baseline's (C rounded to its type). With it the
  * parent, the oracle and the solution's child run their real code on a machine without a GPU;
  * the fake solutions (tests/fake/fake_*.c) compute on host pointers. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -81,10 +82,32 @@ int dv_blas_create(dv_blas **h, char *err, size_t errlen)
 
 void dv_blas_destroy(dv_blas *h) { free(h); }
 
+/* The reference: refcpu.c's. With HARNESS_FAKE_REF_SKEW=s its fp32 GEMM (cuBLAS's in the
+ * oracle) moves every element by s·(1 + |c|), as cuBLAS's fp32 sits off the exact answer; the
+ * exact GEMM (pb_gemm.exact) stays as it is, or finds no memory with HARNESS_FAKE_EXACT_NOMEM. */
+static int df_ref_gemm(const pb_ref_env *env, const pb_gemm *g, char *err, size_t errlen)
+{
+    (void)env;
+    if (g->exact && getenv("HARNESS_FAKE_EXACT_NOMEM")) {
+        snprintf(err, errlen, "exact reference: no device memory for 1 MiB");
+        return PB_ERR_MEMORY;
+    }
+    pb_ref_env cpu;
+    rc_env_init(&cpu);
+    int r = cpu.gemm(&cpu, g, err, errlen);
+    const char *skew = getenv("HARNESS_FAKE_REF_SKEW");
+    double s = skew ? strtod(skew, NULL) : 0;
+    if (r || s == 0 || g->type != PB_F32 || g->exact) return r;
+    float *c = g->c;
+    for (size_t i = 0; i < (size_t)g->batch * g->m * g->n; i++)
+        c[i] = (float)(c[i] + s * (1 + fabs(c[i])));
+    return 0;
+}
+
 void dv_ref_env_init(pb_ref_env *env, dv_blas *b)
 {
-    (void)b;
-    rc_env_init(env);
+    env->gemm = df_ref_gemm;
+    env->ctx = b;
 }
 
 /* The baseline: refcpu.c's GEMM into an fp32 copy of C, rounded back to C's type. */
@@ -100,7 +123,8 @@ static int df_base_gemm(const pb_dev_env *env, const pb_dev_gemm *g, char *err, 
     bool half = g->type == PB_F16;
     for (size_t i = 0; i < n && g->beta != 0; i++)
         c[i] = half ? f16_to_float(((const uint16_t *)g->c)[i]) : ((const float *)g->c)[i];
-    pb_gemm rg = {g->type, g->trans_b, g->batch, g->m, g->n, g->k, g->alpha, g->beta, g->a, g->b, c};
+    pb_gemm rg = {g->type, g->trans_b, g->batch, g->m, g->n, g->k, g->alpha, g->beta, g->a, g->b, c,
+                  false};
     pb_ref_env cpu;
     rc_env_init(&cpu);
     int r = cpu.gemm(&cpu, &rg, err, errlen);
