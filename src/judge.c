@@ -122,6 +122,13 @@ static bool jd_read_file(const char *path, char **text, size_t *len, char *err, 
     return true;
 }
 
+/* A build that failed for another reason than the solution's code: nvcc writing no shared object
+ * because of --nvcc-flags (-E, -c, -ptx...) is a usage error (2), anything else the harness's (12). */
+static int jd_exit_for_build(ld_status ls, const ld_build *b)
+{
+    return ls == LD_NOT_OBJECT && b->has_flags ? HX_USAGE : HX_INTERNAL;
+}
+
 static int jd_exit_for(rs_status s)
 {
     switch (s) {
@@ -290,7 +297,7 @@ static int jd_gpu_plan(const jd_options *o, const gp_gpu *gpu, jd_result *r, boo
                 r->ptx_failed = true;
                 return HX_COMPILE;
             }
-            return HX_INTERNAL;
+            return jd_exit_for_build(ls, &r->ptx_build);
         }
         r->ptx_built = true;
         snprintf(r->ran_as, sizeof(r->ran_as),
@@ -467,7 +474,7 @@ int jd_judge(const jd_options *o, jd_result *r)
     }
     if (ls != LD_OK) {
         snprintf(r->detail, sizeof(r->detail), "%s", r->build.error);
-        return r->exit_code = HX_INTERNAL;
+        return r->exit_code = jd_exit_for_build(ls, &r->build);
     }
 
     /* 4b. --gpu: how this machine runs the target's code (as built, as PTX, or not at all) */
@@ -501,7 +508,7 @@ int jd_judge(const jd_options *o, jd_result *r)
                 r->vs_failed = true;
                 return r->exit_code = HX_COMPILE;
             }
-            return r->exit_code = HX_INTERNAL;
+            return r->exit_code = jd_exit_for_build(vs, &r->vs_build);
         }
         r->vs_built = true;
         plan.vs_path = r->vs_build.so_path;
