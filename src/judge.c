@@ -53,6 +53,61 @@ const pb_problem *jd_infer_problem(const sig_info *sig)
     return NULL;
 }
 
+/* The answer's verdict on problem p. An extern "C" solve has the compiler's verdict; a C++ one
+ * (or nvcc's absence: the tokenizer's guess) is compared by its declared types. */
+static sig_verdict jd_verdict(const sc_answer *a, const pb_problem *p)
+{
+    if (a->exact == p) return SIG_MATCH;
+    if (a->consts == p) return SIG_MATCH_CONST;
+    return SIG_MISMATCH;
+}
+
+/* The problems a declared text matches (a C++-linkage solve, whose type no probe asks about). */
+static void jd_classify_text(sc_answer *a)
+{
+    sig_info s;
+    sig_read(a->text, strlen(a->text), &s);
+    for (size_t i = 0; s.found && i < pb_count(); i++) {
+        sig_verdict v = jd_compare_signature(&s, pb_at(i));
+        if (v == SIG_MATCH && !a->exact) a->exact = pb_at(i);
+        if (v == SIG_MATCH_CONST && !a->consts) a->consts = pb_at(i);
+    }
+}
+
+/* solve in path as the compiler sees it (sigcheck.h). Without nvcc, the tokenizer's first guess
+ * (src/sig.c): the build then fails anyway (exit 12), and --gpu all's first check still names the
+ * problem. HX_SUCCESS or an exit code with r->detail. */
+static int jd_read_signature(const jd_options *o, const char *path, sc_answer *a, jd_result *r)
+{
+    ld_options lo = {.extra_flags = o->nvcc_flags, .cache_dir = o->cache_dir,
+                     .rebuild = o->rebuild, .quiet = o->quiet};
+    ld_status ls = sc_check(&lo, path, a);
+    if (ls == LD_NO_NVCC) {
+        size_t n;
+        char *text = ld_read_text(path, &n);
+        sig_info s;
+        memset(&s, 0, sizeof(s));
+        if (text) sig_read(text, n, &s);
+        free(text);
+        memset(a, 0, sizeof(*a));
+        a->answered = true;
+        a->declared = s.found;
+        a->extern_c = s.found && s.extern_c;
+        if (s.found) {
+            snprintf(a->text, sizeof(a->text), "%s", s.text);
+            snprintf(a->where, sizeof(a->where), "%.*s:%d", PATH_MAX, path, s.line);
+            jd_classify_text(a);
+        }
+        return HX_SUCCESS;
+    }
+    if (ls != LD_OK) {
+        snprintf(r->detail, sizeof(r->detail), "%s", a->error);
+        return HX_INTERNAL;
+    }
+    if (a->answered && a->declared && !a->extern_c && a->text[0]) jd_classify_text(a);
+    return HX_SUCCESS;
+}
+
 void jd_default_options(jd_options *o)
 {
     memset(o, 0, sizeof(*o));
@@ -355,43 +410,45 @@ int jd_judge(const jd_options *o, jd_result *r)
     size_t src_len = 0;
     if (!jd_read_file(o->solution, &src, &src_len, r->detail, sizeof(r->detail)))
         return r->exit_code = HX_BAD_FILE;
-    sig_read(src, src_len, &r->sig);
     free(src);
 
-    /* 2. the problem: named, or inferred from the declared signature */
+    /* 2. the problem: named, or the one whose signature the compiler finds on the extern "C"
+     * solve */
     if (o->problem) {
         r->problem = pb_find(o->problem);
         if (!r->problem) {
             snprintf(r->detail, sizeof(r->detail), "unknown problem '%s'", o->problem);
             return r->exit_code = HX_USAGE;
         }
-    } else {
-        r->problem = r->sig.found ? jd_infer_problem(&r->sig) : NULL;
-        if (!r->problem) r->problem = pb_find("gemm_fp16");
     }
+    int sig_rc = jd_read_signature(o, o->solution, &r->check, r);
+    if (sig_rc != HX_SUCCESS) return r->exit_code = sig_rc;
+    const sc_answer *a = &r->check;
+    if (!r->problem) r->problem = a->exact ? a->exact : a->consts;
+    if (!r->problem) r->problem = pb_find("gemm_fp16");
     const pb_problem *p = r->problem;
-    if (r->sig.found) {
-        sig_verdict v = jd_compare_signature(&r->sig, p);
+    if (a->answered && a->declared && (a->extern_c || a->text[0])) {
+        sig_verdict v = jd_verdict(a, p);
         if (v == SIG_MISMATCH) {
             char want[512];
             jd_format_signature(p, want, sizeof(want));
-            snprintf(r->detail, sizeof(r->detail),
-                     "signature mismatch: %s:%d declares %s, but %s needs %s", o->solution,
-                     r->sig.line, r->sig.text, p->name, want);
+            snprintf(r->detail, sizeof(r->detail), "signature mismatch: %s declares %s, but %s needs %s",
+                     a->where[0] ? a->where : o->solution,
+                     a->text[0] ? a->text : "an extern \"C\" solve of another type", p->name, want);
             return r->exit_code = HX_SIGNATURE;
         }
         if (v == SIG_MATCH_CONST && !o->quiet)
-            fprintf(stderr, "warning: %s:%d: solve's const qualifiers differ from the site's "
+            fprintf(stderr, "warning: %s: solve's const qualifiers differ from the site's "
                             "(%s); same ABI, accepted\n",
-                    o->solution, r->sig.line, p->signature);
-        if (!r->sig.extern_c && !o->quiet)
-            fprintf(stderr, "warning: %s:%d: solve is not declared extern \"C\": its symbol will "
-                            "be mangled and not found\n",
-                    o->solution, r->sig.line);
-    } else if (!o->quiet) {
+                    a->where[0] ? a->where : o->solution, p->signature);
+    }
+    if (a->answered && a->declared && !a->extern_c && !o->quiet)
+        fprintf(stderr, "warning: %s: solve is not declared extern \"C\": its symbol will "
+                        "be mangled and not found\n",
+                a->where[0] ? a->where : o->solution);
+    if (a->answered && !a->declared && !o->quiet)
         fprintf(stderr, "warning: no solve(...) declaration found in %s; assuming %s\n",
                 o->solution, p->name);
-    }
     if (o->custom) {
         pb_size sz;
         char names[64];
@@ -425,16 +482,20 @@ int jd_judge(const jd_options *o, jd_result *r)
             snprintf(r->detail, sizeof(r->detail), "--vs: %s", why);
             return r->exit_code = HX_BAD_FILE;
         }
-        sig_info vsig;
-        sig_read(vsrc, vlen, &vsig);
         free(vsrc);
-        if (vsig.found && jd_compare_signature(&vsig, p) == SIG_MISMATCH) {
+        sc_answer va;
+        sig_rc = jd_read_signature(o, o->vs, &va, r);
+        if (sig_rc != HX_SUCCESS) return r->exit_code = sig_rc;
+        if (va.answered && va.declared && (va.extern_c || va.text[0]) &&
+            jd_verdict(&va, p) == SIG_MISMATCH) {
             char want[512];
             jd_format_signature(p, want, sizeof(want));
             snprintf(r->detail, sizeof(r->detail),
-                     "--vs: the two files solve different problems: %s:%d declares %s, but %s "
+                     "--vs: the two files solve different problems: %s declares %s, but %s "
                      "(the problem of %s) needs %s",
-                     o->vs, vsig.line, vsig.text, p->name, o->solution, want);
+                     va.where[0] ? va.where : o->vs,
+                     va.text[0] ? va.text : "an extern \"C\" solve of another type", p->name,
+                     o->solution, want);
             return r->exit_code = HX_SIGNATURE;
         }
     }
@@ -475,6 +536,12 @@ int jd_judge(const jd_options *o, jd_result *r)
     if (ls != LD_OK) {
         snprintf(r->detail, sizeof(r->detail), "%s", r->build.error);
         return r->exit_code = jd_exit_for_build(ls, &r->build);
+    }
+
+    /* the compiler built what it could not read through for the check: no verdict on solve */
+    if (!r->check.answered) {
+        snprintf(r->detail, sizeof(r->detail), "harness: %s", r->check.error);
+        return r->exit_code = HX_INTERNAL;
     }
 
     /* 4b. --gpu: how this machine runs the target's code (as built, as PTX, or not at all) */
@@ -534,7 +601,7 @@ int jd_judge(const jd_options *o, jd_result *r)
     case RN_NO_SOLVE:
         snprintf(r->detail, sizeof(r->detail),
                  "no symbol 'solve' in the compiled object%s: declare it as %s",
-                 r->sig.found && !r->sig.extern_c ? " (solve is declared without extern \"C\", so "
+                 r->check.declared && !r->check.extern_c ? " (solve is declared without extern \"C\", so "
                                                      "its name is mangled)"
                                                    : "",
                  p->signature);

@@ -1,0 +1,313 @@
+/* sigcheck.c — the compiler's answer about `solve` (sigcheck.h).
+ *
+ * The probe file, after the solution, in lines of its own (#line 1 "hx-probe"):
+ *   SHOW      an error that prints &::solve's type (when solve is not overloaded)
+ *   SENTINEL  extern "C" void solve(hx_sig_tag *): compiles only when no extern "C" solve exists
+ *   probes    extern "C" void solve(<a problem's types>), each const variant of its pointers too:
+ *             one compiles exactly when it is the extern "C" solve's type (nvcc's front end
+ *             reports every conflicting one and goes on; no type repeats, since a repeated
+ *             conflicting declaration is not reported twice)
+ *   CALL      a call no solve accepts: its notes list the declared overloads with file and line
+ *   END       an error that must be reported, or the answer is incomplete
+ * Measured (nvcc 13.0): the host front end (cudafe++) runs first and stops the pipeline on these
+ * errors, so the check costs preprocessing and parsing only, never device code generation. */
+#include "sigcheck.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define XXH_INLINE_ALL
+#include "xxhash.h"
+
+#include "sig.h"
+
+enum { SC_SHOW = 3, SC_SENTINEL = 5, SC_FIRST_PROBE = 6 };
+#define SC_VARIANTS (1 << PB_MAX_BUFS)
+
+static const char *const sc_cxx_types[] = {"__half", "float", "signed char", "unsigned char", "double"};
+
+/* Problem p's parameter list with the const of each pointer whose bit is set in flip toggled. */
+static void sc_params(const pb_problem *p, unsigned flip, char *out, size_t len)
+{
+    size_t u = 0;
+    int ptr = 0;
+    out[0] = '\0';
+    for (int i = 0; i < p->n_params && u < len; i++) {
+        const pb_param *q = &p->params[i];
+        const char *sep = i ? ", " : "";
+        if (q->kind == PB_INT) {
+            u += (size_t)snprintf(out + u, len - u, "%sint", sep);
+        } else if (q->kind == PB_FLOAT) {
+            u += (size_t)snprintf(out + u, len - u, "%sfloat", sep);
+        } else {
+            bool c = (q->role == PB_IN) != ((flip >> ptr++) & 1u);
+            u += (size_t)snprintf(out + u, len - u, "%s%s%s*", sep, c ? "const " : "",
+                                  sc_cxx_types[q->type]);
+        }
+    }
+}
+
+static int sc_pointers(const pb_problem *p)
+{
+    int n = 0;
+    for (int i = 0; i < p->n_params; i++) n += p->params[i].kind == PB_PTR;
+    return n;
+}
+
+/* Line of probe (problem pi, variant flip); the lines run in this order. */
+static int sc_probe_line(size_t pi, unsigned flip)
+{
+    int line = SC_FIRST_PROBE;
+    for (size_t i = 0; i < pi; i++) line += 1 << sc_pointers(pb_at(i));
+    return line + (int)flip;
+}
+
+static int sc_call_line(void) { return sc_probe_line(pb_count(), 0); }
+
+char *sc_probe_text(const char *wrapper)
+{
+    size_t cap = 4096 + pb_count() * SC_VARIANTS * 256, u = 0;
+    char *t = malloc(cap);
+    if (!t) return NULL;
+    u += (size_t)snprintf(t + u, cap - u,
+                          "#include \"%s\"\n"
+                          "#line 1 \"hx-probe\"\n"
+                          "struct hx_sig_tag;\n"
+                          "template <class T> struct hx_sig_show;\n"
+                          "hx_sig_show<decltype(&::solve)>::hx_type hx_sig_shown;\n"
+                          "struct __half;\n"
+                          "extern \"C\" void solve(hx_sig_tag *);\n",
+                          wrapper);
+    for (size_t pi = 0; pi < pb_count(); pi++) {
+        const pb_problem *p = pb_at(pi);
+        for (unsigned flip = 0; flip < (1u << sc_pointers(p)); flip++) {
+            char params[400];
+            sc_params(p, flip, params, sizeof(params));
+            u += (size_t)snprintf(t + u, cap - u, "extern \"C\" void solve(%s);\n", params);
+        }
+    }
+    snprintf(t + u, cap - u,
+             "using hx_sig_call = decltype(::solve((hx_sig_tag *)0, 0));\n"
+             "hx_sig_show<int>::hx_type hx_sig_end;\n");
+    return t;
+}
+
+/* "void solve(P)" normalized the way the messages write types ("const half*"). */
+static void sc_normalize(const char *params, size_t n, char *out, size_t len)
+{
+    char decl[640];
+    snprintf(decl, sizeof(decl), "void solve(%.*s);", (int)(n < 600 ? n : 600), params);
+    sig_info s;
+    sig_read(decl, strlen(decl), &s);
+    snprintf(out, len, "%s", s.found ? s.text : decl);
+}
+
+/* nvcc's output, line by line, into a. */
+static void sc_parse(const char *log, const ch_source *src, const char *src_path, sc_answer *a)
+{
+    int n_lines = sc_call_line() + 2;
+    bool *err = calloc((size_t)n_lines + 1, sizeof(bool));
+    if (!err) return;
+    bool user_error = false, no_solve = false, candidate = false;
+    const char *end_of_text = log + strlen(log);
+    for (const char *l = log; l < end_of_text;) {
+        size_t len = strcspn(l, "\n");
+        char line[2048];
+        snprintf(line, sizeof(line), "%.*s", (int)(len < sizeof(line) ? len : sizeof(line) - 1), l);
+        l += len + (l[len] == '\n');
+        int num = 0, used = 0;
+        if (sscanf(line, "hx-probe(%d): %n", &num, &used) == 1 && used > 0) {
+            if (strncmp(line + used, "error", 5) != 0 || num < 1 || num > n_lines) continue;
+            err[num] = true;
+            if (num != SC_SHOW) continue;
+            if (strstr(line, "has no \"solve\"")) no_solve = true;
+            const char *t = strstr(line, "hx_sig_show<void (*)(");
+            const char *e = t ? strstr(t, ")>\"") : NULL;
+            if (t && e) {
+                t += strlen("hx_sig_show<void (*)(");
+                sc_normalize(t, (size_t)(e - t), a->text, sizeof(a->text));
+            }
+            continue;
+        }
+        /* FILE(LINE): note ... function "solve(...)": a declared overload and where */
+        const char *note = strstr(line, "): note");
+        const char *fn = strstr(line, "of function \"solve(");
+        if (note && fn && !candidate) {
+            const char *paren = NULL; /* FILE(LINE)'s */
+            for (const char *q = line; q < note; q++)
+                if (*q == '(') paren = q;
+            const char *params = fn + strlen("of function \"solve(");
+            const char *close = strstr(params, ")\"");
+            if (paren && close) {
+                candidate = true;
+                if (!a->text[0]) sc_normalize(params, (size_t)(close - params), a->text, sizeof(a->text));
+                char file[PATH_MAX];
+                snprintf(file, sizeof(file), "%.*s", (int)(paren - line), line);
+                bool own = strcmp(file, src->included) == 0;
+                snprintf(a->where, sizeof(a->where), "%s:%d", own ? src_path : file, atoi(paren + 1));
+            }
+            continue;
+        }
+        if (strstr(line, "errors detected in the compilation") ||
+            strstr(line, "error detected in the compilation"))
+            continue;
+        if (strstr(line, "): error") || strstr(line, "): catastrophic error") ||
+            strstr(line, ": fatal error") || strstr(line, ": error:") ||
+            strncmp(line, "nvcc fatal", 10) == 0)
+            user_error = true;
+    }
+    a->answered = err[sc_call_line() + 1] && !user_error;
+    a->extern_c = err[SC_SENTINEL];
+    a->declared = a->extern_c || candidate || (err[SC_SHOW] && !no_solve);
+    for (size_t pi = 0; a->extern_c && pi < pb_count(); pi++) {
+        const pb_problem *p = pb_at(pi);
+        for (unsigned flip = 0; flip < (1u << sc_pointers(p)); flip++) {
+            if (err[sc_probe_line(pi, flip)]) continue;
+            if (flip == 0 && !a->exact) a->exact = p;
+            if (flip != 0 && !a->consts) a->consts = p;
+        }
+    }
+    free(err);
+}
+
+/* The cached answer: "key value" lines. */
+static bool sc_save(const char *path, const sc_answer *a)
+{
+    char text[2048];
+    snprintf(text, sizeof(text), "hx-sig 1\nextern_c %d\ndeclared %d\nexact %s\nconsts %s\ntext %s\nwhere %s\n",
+             a->extern_c, a->declared, a->exact ? a->exact->name : "-",
+             a->consts ? a->consts->name : "-", a->text, a->where);
+    return ch_write(path, text);
+}
+
+static bool sc_load(const char *path, sc_answer *a)
+{
+    char *text = ld_read_text(path, NULL);
+    if (!text || strncmp(text, "hx-sig 1\n", 9) != 0) {
+        free(text);
+        return false;
+    }
+    bool ok = true;
+    for (char *line = text, *nl; line && *line; line = nl ? nl + 1 : NULL) {
+        nl = strchr(line, '\n');
+        if (nl) *nl = '\0';
+        char *v = strchr(line, ' ');
+        if (!v) continue;
+        *v++ = '\0';
+        if (strcmp(line, "extern_c") == 0) a->extern_c = atoi(v) != 0;
+        else if (strcmp(line, "declared") == 0) a->declared = atoi(v) != 0;
+        else if (strcmp(line, "exact") == 0) a->exact = strcmp(v, "-") ? pb_find(v) : NULL;
+        else if (strcmp(line, "consts") == 0) a->consts = strcmp(v, "-") ? pb_find(v) : NULL;
+        else if (strcmp(line, "text") == 0) snprintf(a->text, sizeof(a->text), "%s", v);
+        else if (strcmp(line, "where") == 0) snprintf(a->where, sizeof(a->where), "%s", v);
+        if ((strcmp(line, "exact") == 0 || strcmp(line, "consts") == 0) && strcmp(v, "-") &&
+            !pb_find(v))
+            ok = false; /* a problem since renamed: ask again */
+    }
+    free(text);
+    a->answered = ok;
+    return ok;
+}
+
+static double sc_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+ld_status sc_check(const ld_options *o, const char *src_path, sc_answer *a)
+{
+    memset(a, 0, sizeof(*a));
+    ld_prep p;
+    ld_status status;
+    char *probe = sc_probe_text("");
+    if (!probe) {
+        snprintf(a->error, sizeof(a->error), "out of memory");
+        return LD_IO_ERROR;
+    }
+    char tag[64];
+    snprintf(tag, sizeof(tag), "signature %016llx",
+             (unsigned long long)XXH3_64bits(probe, strlen(probe)));
+    free(probe);
+    if (!ld_prepare(o, src_path, tag, &p, &status, a->error, sizeof(a->error))) return status;
+
+    char stem[PATH_MAX + 64], dfile[PATH_MAX + 96], answer[PATH_MAX + 96], src[PATH_MAX + 96];
+    unsigned long long k0 = (unsigned long long)p.key0;
+    snprintf(stem, sizeof(stem), "%s/%s", p.cache_dir, p.src.stem);
+    snprintf(dfile, sizeof(dfile), "%s-%016llx.d", stem, k0);
+    snprintf(src, sizeof(src), "%s-%016llx.sig.cu", stem, k0);
+    snprintf(a->log_path, sizeof(a->log_path), "%s-%016llx.sig.log", stem, k0);
+    uint64_t key;
+    if (!o->rebuild && ch_deps_key(dfile, p.key0, &key)) {
+        snprintf(answer, sizeof(answer), "%s-%016llx.sig", stem, (unsigned long long)key);
+        if (sc_load(answer, a)) {
+            a->cached = true;
+            return LD_OK;
+        }
+        memset(a, 0, sizeof(*a));
+        snprintf(a->log_path, sizeof(a->log_path), "%s-%016llx.sig.log", stem, k0);
+    }
+
+    probe = sc_probe_text(p.src.wrapper);
+    if (!probe || !ch_write(src, probe)) {
+        free(probe);
+        snprintf(a->error, sizeof(a->error), "cannot write %s: %s", src, strerror(errno));
+        return LD_IO_ERROR;
+    }
+    free(probe);
+    int pid = (int)getpid();
+    char dtmp[PATH_MAX + 128], logtmp[PATH_MAX + 128];
+    snprintf(dtmp, sizeof(dtmp), "%s.tmp.%d", dfile, pid);
+    snprintf(logtmp, sizeof(logtmp), "%s.tmp.%d", a->log_path, pid);
+    /* the front end only: -c into nothing; every conflicting probe reported, however many */
+    const char *more[] = {"-c", "-Xcudafe", "--error_limit=100000", NULL};
+    const char *argv[112];
+    char *copy = NULL;
+    ld_argv(&p, o, true, dtmp, more, "/dev/null", src, argv, 112, &copy);
+    ch_sweep(p.cache_dir);
+    int log = open(logtmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (log < 0) {
+        free(copy);
+        snprintf(a->error, sizeof(a->error), "cannot write %s: %s", logtmp, strerror(errno));
+        return LD_IO_ERROR;
+    }
+    double t0 = sc_now();
+    const char *tmps[CH_TMPS] = {dtmp, logtmp, NULL};
+    int slot = -1;
+    pid_t child = ch_spawn((char *const *)argv, log, tmps, &slot);
+    close(log);
+    free(copy);
+    int ws = 0;
+    bool waited = child > 0 && waitpid(child, &ws, 0) == child;
+    ch_release(slot);
+    a->seconds = sc_now() - t0;
+    if (!waited || rename(logtmp, a->log_path) != 0) {
+        unlink(logtmp);
+        unlink(dtmp);
+        snprintf(a->error, sizeof(a->error), "cannot run nvcc: %s", strerror(errno));
+        return LD_IO_ERROR;
+    }
+    char *out = ld_read_text(a->log_path, NULL);
+    if (out) sc_parse(out, &p.src, src_path, a);
+    free(out);
+    if (!a->answered) {
+        unlink(dtmp);
+        snprintf(a->error, sizeof(a->error),
+                 "nvcc could not read solve's signature (its output: %s)", a->log_path);
+        return LD_OK;
+    }
+    /* cached under the key of every file the front end read, like an object */
+    if (ch_deps_key(dtmp, p.key0, &key)) {
+        snprintf(answer, sizeof(answer), "%s-%016llx.sig", stem, (unsigned long long)key);
+        if (sc_save(answer, a) && rename(dtmp, dfile) == 0) return LD_OK;
+    }
+    unlink(dtmp);
+    return LD_OK;
+}
