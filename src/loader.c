@@ -19,6 +19,8 @@
 #define XXH_INLINE_ALL
 #include "xxhash.h"
 
+#define LD_OBJECT_MARK "NAME-KEY.so" /* in the command until the object's key is known */
+
 /* Bump when the compile recipe below changes: old objects then no longer match. */
 #define LD_RECIPE "nvcc -O3 -shared -fPIC --cudart shared -lineinfo -lcuda(stub, as-needed) v3"
 
@@ -339,6 +341,17 @@ int ld_argv(const ld_prep *p, const ld_options *o, bool bare, const char *dfile,
     return argc;
 }
 
+/* The command's -o argument, known once the object's key is: the object's file name. */
+static void ld_name_object(ld_build *b)
+{
+    char *mark = strstr(b->command, LD_OBJECT_MARK);
+    const char *slash = strrchr(b->so_path, '/');
+    if (!mark || !slash) return;
+    char rest[sizeof(b->command)];
+    snprintf(rest, sizeof(rest), "%s", mark + strlen(LD_OBJECT_MARK));
+    snprintf(mark, sizeof(b->command) - (size_t)(mark - b->command), "%s%s", slash + 1, rest);
+}
+
 ld_status ld_build_start(const ld_options *o, const char *src_path, ld_build *b)
 {
     memset(b, 0, sizeof(*b));
@@ -361,19 +374,6 @@ ld_status ld_build_start(const ld_options *o, const char *src_path, ld_build *b)
     snprintf(b->dep_tmp, sizeof(b->dep_tmp), "%s.tmp.%d", b->dep_path, pid);
     snprintf(b->log_tmp, sizeof(b->log_tmp), "%s.tmp.%d", b->log_path, pid);
 
-    /* cached: the last build's dependency list, every file it names unchanged, and its object */
-    uint64_t key;
-    if (!o->rebuild && ch_deps_key(b->dep_path, p->key0, &key)) {
-        snprintf(b->so_path, sizeof(b->so_path), "%s-%016llx.so", b->stem_path,
-                 (unsigned long long)key);
-        if (access(b->so_path, R_OK) == 0) {
-            b->cached = true;
-            snprintf(b->command, sizeof(b->command), "(cached) %s", b->so_path);
-            return LD_OK;
-        }
-    }
-    b->so_path[0] = '\0';
-
     char gencode[96];
     if (o->ptx_only)
         ld_gencode_ptx(o->arch, gencode, sizeof(gencode));
@@ -394,10 +394,25 @@ ld_status ld_build_start(const ld_options *o, const char *src_path, ld_build *b)
     for (int i = 0; i < argc && used < sizeof(b->command); i++) {
         const char *a = argv[i];
         if (i == argc - 1) a = src_path;
-        else if (i == argc - 2) a = "NAME.so";
+        else if (i == argc - 2) a = LD_OBJECT_MARK;
+        else if (a == b->dep_tmp) a = strrchr(b->dep_path, '/') + 1;
         used += (size_t)snprintf(b->command + used, sizeof(b->command) - used, "%s%s",
                                  i ? " " : "", a);
     }
+
+    /* cached: the last build's dependency list, every file it names unchanged, and its object */
+    uint64_t key;
+    if (!o->rebuild && ch_deps_key(b->dep_path, p->key0, &key)) {
+        snprintf(b->so_path, sizeof(b->so_path), "%s-%016llx.so", b->stem_path,
+                 (unsigned long long)key);
+        if (access(b->so_path, R_OK) == 0) {
+            b->cached = true;
+            ld_name_object(b);
+            free(copy);
+            return LD_OK;
+        }
+    }
+    b->so_path[0] = '\0';
 
     ch_sweep(p->cache_dir);
     if (!o->quiet)
@@ -489,6 +504,7 @@ static ld_status ld_build_reaped(ld_build *b, int ws)
         return LD_IO_ERROR;
     }
     if (!deps || rename(b->dep_tmp, b->dep_path) != 0) unlink(b->dep_tmp);
+    ld_name_object(b);
     return LD_OK;
 }
 
