@@ -220,7 +220,7 @@ bool ch_deps_key(const char *dfile, uint64_t seed, uint64_t *key)
  * pid last, so the handler never sees half of one. */
 #define CH_SLOTS 32
 typedef struct {
-    volatile sig_atomic_t pid; /* 0: free */
+    volatile sig_atomic_t pid; /* 0: free; -1: the child is reaped, its temporaries not yet moved */
     char tmp[CH_TMPS][PATH_MAX + 64];
 } ch_slot;
 static ch_slot ch_live[CH_SLOTS];
@@ -235,8 +235,8 @@ static void ch_on_signal(int sig)
 {
     for (int i = 0; i < CH_SLOTS; i++) {
         pid_t pid = (pid_t)ch_live[i].pid;
-        if (pid <= 0) continue;
-        kill(-pid, SIGKILL);
+        if (pid == 0) continue;
+        if (pid > 0) kill(-pid, SIGKILL);
         for (int t = 0; t < CH_TMPS; t++)
             if (ch_live[i].tmp[t][0]) unlink(ch_live[i].tmp[t]);
     }
@@ -293,6 +293,11 @@ pid_t ch_spawn(char *const argv[], int out_fd, const char *const tmps[CH_TMPS], 
     *slot = pid > 0 ? s : -1;
     sigprocmask(SIG_SETMASK, &old, NULL);
     return pid;
+}
+
+void ch_reaped(int slot)
+{
+    if (slot >= 0 && slot < CH_SLOTS && ch_live[slot].pid > 0) ch_live[slot].pid = -1;
 }
 
 void ch_release(int slot)

@@ -37,10 +37,13 @@ bool ch_deps_key(const char *dfile, uint64_t seed, uint64_t *key);
 
 /* Temporaries are named FILE.tmp.PID. ch_spawn starts argv (stdout and stderr into out_fd) in a
  * process group of its own and registers the temporaries its result will be written to: SIGINT,
- * SIGTERM, SIGHUP or SIGQUIT on the harness then kill the group and remove them. ch_release
- * forgets them once the child is reaped. Returns the child's pid (<0: fork failed). */
+ * SIGTERM, SIGHUP or SIGQUIT on the harness then kill the group and remove them. Returns the
+ * child's pid (<0: fork failed). */
 #define CH_TMPS 3
 pid_t ch_spawn(char *const argv[], int out_fd, const char *const tmps[CH_TMPS], int *slot);
+/* The child is reaped (its group no longer to be killed); its temporaries are still removed on a
+ * signal until ch_release, once they are renamed into place or removed. */
+void ch_reaped(int slot);
 void ch_release(int slot);
 
 /* Remove FILE.tmp.PID left in dir by processes that no longer run (a SIGKILL'd harness). */

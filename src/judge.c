@@ -74,14 +74,11 @@ static void jd_classify_text(sc_answer *a)
     }
 }
 
-/* solve in path as the compiler sees it (sigcheck.h). Without nvcc, the tokenizer's first guess
- * (src/sig.c): the build then fails anyway (exit 12), and --gpu all's first check still names the
- * problem. HX_SUCCESS or an exit code with r->detail. */
-static int jd_read_signature(const jd_options *o, const char *path, sc_answer *a, jd_result *r)
+/* The compiler's answer (sigcheck.h) given its status ls. Without nvcc, the tokenizer's first
+ * guess (src/sig.c): the build then fails anyway (exit 12), and --gpu all's first check still
+ * names the problem. HX_SUCCESS or an exit code with r->detail. */
+static int jd_take_answer(ld_status ls, const char *path, sc_answer *a, jd_result *r)
 {
-    ld_options lo = {.extra_flags = o->nvcc_flags, .cache_dir = o->cache_dir,
-                     .rebuild = o->rebuild, .quiet = o->quiet};
-    ld_status ls = sc_check(&lo, path, a);
     if (ls == LD_NO_NVCC) {
         size_t n;
         char *text = ld_read_text(path, &n);
@@ -106,6 +103,12 @@ static int jd_read_signature(const jd_options *o, const char *path, sc_answer *a
     }
     if (a->answered && a->declared && !a->extern_c && a->text[0]) jd_classify_text(a);
     return HX_SUCCESS;
+}
+
+static ld_options jd_check_options(const jd_options *o)
+{
+    return (ld_options){.extra_flags = o->nvcc_flags, .cache_dir = o->cache_dir,
+                        .rebuild = o->rebuild, .quiet = o->quiet};
 }
 
 void jd_default_options(jd_options *o)
@@ -395,34 +398,11 @@ static int jd_load_failed(const jd_options *o, jd_result *r, const char *so_path
     return HX_ERROR;
 }
 
-int jd_judge(const jd_options *o, jd_result *r)
+/* The problem from the answer, the signature's verdict on it, then what depends on the problem
+ * (--size, --sweep's shapes, --vs's file). *op becomes the sweep's options (in *sweep_o). */
+static int jd_front(const jd_options **op, jd_options *sweep_o, jd_result *r)
 {
-    memset(r, 0, sizeof(*r));
-    r->status = RS_ERROR;
-
-    /* 1. the file */
-    size_t len = strlen(o->solution);
-    if (len < 4 || strcmp(o->solution + len - 3, ".cu") != 0) {
-        snprintf(r->detail, sizeof(r->detail), "%s: not a .cu file", o->solution);
-        return r->exit_code = HX_BAD_FILE;
-    }
-    char *src = NULL;
-    size_t src_len = 0;
-    if (!jd_read_file(o->solution, &src, &src_len, r->detail, sizeof(r->detail)))
-        return r->exit_code = HX_BAD_FILE;
-    free(src);
-
-    /* 2. the problem: named, or the one whose signature the compiler finds on the extern "C"
-     * solve */
-    if (o->problem) {
-        r->problem = pb_find(o->problem);
-        if (!r->problem) {
-            snprintf(r->detail, sizeof(r->detail), "unknown problem '%s'", o->problem);
-            return r->exit_code = HX_USAGE;
-        }
-    }
-    int sig_rc = jd_read_signature(o, o->solution, &r->check, r);
-    if (sig_rc != HX_SUCCESS) return r->exit_code = sig_rc;
+    const jd_options *o = *op;
     const sc_answer *a = &r->check;
     if (!r->problem) r->problem = a->exact ? a->exact : a->consts;
     if (!r->problem) r->problem = pb_find("gemm_fp16");
@@ -435,7 +415,7 @@ int jd_judge(const jd_options *o, jd_result *r)
             snprintf(r->detail, sizeof(r->detail), "signature mismatch: %s declares %s, but %s needs %s",
                      a->where[0] ? a->where : o->solution,
                      a->text[0] ? a->text : "an extern \"C\" solve of another type", p->name, want);
-            return r->exit_code = HX_SIGNATURE;
+            return HX_SIGNATURE;
         }
         if (v == SIG_MATCH_CONST && !o->quiet)
             fprintf(stderr, "warning: %s: solve's const qualifiers differ from the site's "
@@ -456,36 +436,35 @@ int jd_judge(const jd_options *o, jd_result *r)
         if (!pb_parse_sizes(o->size, pb_n_sizes(p), sz.v)) {
             snprintf(r->detail, sizeof(r->detail), "--size: %s takes %s (positive integers), got '%s'",
                      p->name, names, o->size);
-            return r->exit_code = HX_USAGE;
+            return HX_USAGE;
         }
         pb_case c = pb_perf_case(p, sz, 0, "custom");
         char what[64];
         snprintf(what, sizeof(what), "size %s", o->size);
-        if (!jd_values_fit(p, c.v, o->any_size, what, r)) return r->exit_code = HX_BAD_SIZE;
+        if (!jd_values_fit(p, c.v, o->any_size, what, r)) return HX_BAD_SIZE;
     }
-    jd_options sweep_o;
     if (o->sweep) {
-        int rc = jd_sweep_options(o, p, &sweep_o, r);
-        if (rc != HX_SUCCESS) return r->exit_code = rc;
-        o = &sweep_o;
+        int rc = jd_sweep_options(o, p, sweep_o, r);
+        if (rc != HX_SUCCESS) return rc;
+        *op = o = sweep_o;
     }
-
     if (o->vs) {
         char *vsrc = NULL, why[600];
         size_t vlen = 0;
         size_t vl = strlen(o->vs);
         if (vl < 4 || strcmp(o->vs + vl - 3, ".cu") != 0) {
             snprintf(r->detail, sizeof(r->detail), "--vs %s: not a .cu file", o->vs);
-            return r->exit_code = HX_BAD_FILE;
+            return HX_BAD_FILE;
         }
         if (!jd_read_file(o->vs, &vsrc, &vlen, why, sizeof(why))) {
             snprintf(r->detail, sizeof(r->detail), "--vs: %s", why);
-            return r->exit_code = HX_BAD_FILE;
+            return HX_BAD_FILE;
         }
         free(vsrc);
         sc_answer va;
-        sig_rc = jd_read_signature(o, o->vs, &va, r);
-        if (sig_rc != HX_SUCCESS) return r->exit_code = sig_rc;
+        ld_options co = jd_check_options(o);
+        int rc = jd_take_answer(sc_check(&co, o->vs, &va), o->vs, &va, r);
+        if (rc != HX_SUCCESS) return rc;
         if (va.answered && va.declared && (va.extern_c || va.text[0]) &&
             jd_verdict(&va, p) == SIG_MISMATCH) {
             char want[512];
@@ -496,19 +475,22 @@ int jd_judge(const jd_options *o, jd_result *r)
                      va.where[0] ? va.where : o->vs,
                      va.text[0] ? va.text : "an extern \"C\" solve of another type", p->name,
                      o->solution, want);
-            return r->exit_code = HX_SIGNATURE;
+            return HX_SIGNATURE;
         }
     }
+    return HX_SUCCESS;
+}
 
-    if (o->check_only) return r->exit_code = HX_SUCCESS;
-
-    /* 3. the architecture: --gpu's target, given, or the device's (asked of a child) */
+/* The architecture: --gpu's target, given, or the device's (asked of a child). */
+static int jd_arch(const jd_options *o, jd_result *r, const gp_gpu **gpu_out)
+{
     const gp_gpu *gpu = o->gpu ? gp_find(o->gpu) : NULL;
+    *gpu_out = gpu;
     if (o->gpu && !gpu) {
         char names[128];
         gp_list(names, sizeof(names));
         snprintf(r->detail, sizeof(r->detail), "unknown GPU '%s' (the judge's: %s, or all)", o->gpu, names);
-        return r->exit_code = HX_USAGE;
+        return HX_USAGE;
     }
     if (gpu) {
         snprintf(r->arch, sizeof(r->arch), "%s", gpu->arch);
@@ -522,11 +504,74 @@ int jd_judge(const jd_options *o, jd_result *r)
         else
             snprintf(r->arch, sizeof(r->arch), "sm_90a"); /* no device: the project's target */
     }
+    return HX_SUCCESS;
+}
 
-    /* 4. compile (or reuse the cached object) */
-    ld_options lo = {.arch = r->arch, .extra_flags = o->nvcc_flags, .cache_dir = o->cache_dir,
-                     .rebuild = o->rebuild, .quiet = o->quiet};
-    ld_status ls = ld_build_solution(&lo, o->solution, &r->build);
+int jd_judge(const jd_options *o, jd_result *r)
+{
+    memset(r, 0, sizeof(*r));
+    r->status = RS_ERROR;
+
+    /* 1. the file */
+    size_t len = strlen(o->solution);
+    if (len < 4 || strcmp(o->solution + len - 3, ".cu") != 0) {
+        snprintf(r->detail, sizeof(r->detail), "%s: not a .cu file", o->solution);
+        return r->exit_code = HX_BAD_FILE;
+    }
+    char *src = NULL;
+    size_t src_len = 0;
+    if (!jd_read_file(o->solution, &src, &src_len, r->detail, sizeof(r->detail)))
+        return r->exit_code = HX_BAD_FILE;
+    free(src);
+    if (o->problem) {
+        r->problem = pb_find(o->problem);
+        if (!r->problem) {
+            snprintf(r->detail, sizeof(r->detail), "unknown problem '%s'", o->problem);
+            return r->exit_code = HX_USAGE;
+        }
+    }
+
+    /* 2. the compiler's reading of solve (sigcheck.h), started first: it runs beside the device
+     * probe and the object's build, and is waited for before anything else is decided */
+    sc_job *job = malloc(sizeof(*job));
+    if (!job) {
+        snprintf(r->detail, sizeof(r->detail), "out of memory");
+        return r->exit_code = HX_INTERNAL;
+    }
+    ld_options co = jd_check_options(o);
+    ld_status cs = sc_start(&co, o->solution, &r->check, job);
+
+    /* 3. the architecture, and the object's build started (or found cached) */
+    const gp_gpu *gpu = NULL;
+    ld_status ls = LD_OK;
+    bool building = false;
+    if (!o->check_only) {
+        int rc = jd_arch(o, r, &gpu);
+        if (rc != HX_SUCCESS) {
+            sc_cancel(job);
+            free(job);
+            return r->exit_code = rc;
+        }
+        ld_options lo = {.arch = r->arch, .extra_flags = o->nvcc_flags, .cache_dir = o->cache_dir,
+                         .rebuild = o->rebuild, .quiet = o->quiet};
+        ls = ld_build_start(&lo, o->solution, &r->build);
+        building = ls == LD_OK;
+    }
+
+    /* 4. the problem: named, or the one whose signature the extern "C" solve has */
+    if (cs == LD_OK) cs = sc_finish(job);
+    free(job);
+    int rc = jd_take_answer(cs, o->solution, &r->check, r);
+    jd_options sweep_o;
+    if (rc == HX_SUCCESS) rc = jd_front(&o, &sweep_o, r);
+    if (rc != HX_SUCCESS || o->check_only) {
+        if (building) ld_build_cancel(&r->build);
+        return r->exit_code = rc;
+    }
+    const pb_problem *p = r->problem;
+
+    /* 5. the object */
+    if (building) ls = ld_build_finish(&r->build);
     r->built = ls == LD_OK;
     if (ls == LD_COMPILE_ERROR) {
         r->status = RS_COMPILE_ERROR;
@@ -547,7 +592,7 @@ int jd_judge(const jd_options *o, jd_result *r)
     /* 4b. --gpu: how this machine runs the target's code (as built, as PTX, or not at all) */
     bool lookup_only = false;
     if (gpu) {
-        int rc = jd_gpu_plan(o, gpu, r, &lookup_only);
+        rc = jd_gpu_plan(o, gpu, r, &lookup_only);
         if (rc != HX_SUCCESS) return r->exit_code = rc;
     }
 

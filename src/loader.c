@@ -7,6 +7,7 @@
 
 #include <elf.h>
 #include <errno.h>
+#include <signal.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -460,12 +461,20 @@ static void ld_keep_log(ld_build *b)
 }
 
 /* nvcc has exited with ws: move the object into the cache under the key of what it read. */
+static ld_status ld_build_settle(ld_build *b, int ws);
 static ld_status ld_build_reaped(ld_build *b, int ws)
 {
     b->pid = 0;
-    ch_release(b->slot);
-    b->slot = -1;
+    ch_reaped(b->slot);
     b->seconds = ld_now() - b->t0;
+    ld_status st = ld_build_settle(b, ws);
+    ch_release(b->slot); /* its temporaries are moved or removed: a signal has nothing to undo */
+    b->slot = -1;
+    return st;
+}
+
+static ld_status ld_build_settle(ld_build *b, int ws)
+{
     ld_keep_log(b);
     if (!WIFEXITED(ws) || WEXITSTATUS(ws) != 0) {
         unlink(b->tmp_path);
@@ -539,6 +548,19 @@ ld_status ld_build_finish(ld_build *b)
         return LD_IO_ERROR;
     }
     return ld_build_reaped(b, ws);
+}
+
+void ld_build_cancel(ld_build *b)
+{
+    if (b->pid <= 0) return;
+    kill(-(pid_t)b->pid, SIGKILL); /* nvcc and the tools it started */
+    waitpid((pid_t)b->pid, NULL, 0);
+    b->pid = 0;
+    unlink(b->tmp_path);
+    unlink(b->dep_tmp);
+    unlink(b->log_tmp);
+    ch_release(b->slot);
+    b->slot = -1;
 }
 
 ld_status ld_build_solution(const ld_options *o, const char *src_path, ld_build *b)

@@ -87,6 +87,8 @@ void ld_print_log(const ld_build *build, FILE *to);
 ld_status ld_build_start(const ld_options *o, const char *src_path, ld_build *build);
 ld_status ld_build_finish(ld_build *build);
 bool ld_build_poll(ld_build *build, ld_status *status);
+/* A started build no longer wanted: nvcc's process group killed, its temporaries removed. */
+void ld_build_cancel(ld_build *build);
 
 /* Whether the shared object's dynamic symbol table defines name (read from the ELF file, without
  * loading it: an object whose libraries are missing here can still be checked). */

@@ -15,6 +15,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -222,10 +223,13 @@ static double sc_now(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-ld_status sc_check(const ld_options *o, const char *src_path, sc_answer *a)
+ld_status sc_start(const ld_options *o, const char *src_path, sc_answer *a, sc_job *j)
 {
     memset(a, 0, sizeof(*a));
-    ld_prep p;
+    memset(j, 0, sizeof(*j));
+    j->a = a;
+    j->slot = -1;
+    snprintf(j->src_path, sizeof(j->src_path), "%s", src_path);
     ld_status status;
     char *probe = sc_probe_text("");
     if (!probe) {
@@ -236,78 +240,128 @@ ld_status sc_check(const ld_options *o, const char *src_path, sc_answer *a)
     snprintf(tag, sizeof(tag), "signature %016llx",
              (unsigned long long)XXH3_64bits(probe, strlen(probe)));
     free(probe);
-    if (!ld_prepare(o, src_path, tag, &p, &status, a->error, sizeof(a->error))) return status;
+    ld_prep *p = &j->p;
+    if (!ld_prepare(o, src_path, tag, p, &status, a->error, sizeof(a->error))) return status;
 
-    char stem[PATH_MAX + 64], dfile[PATH_MAX + 96], answer[PATH_MAX + 96], src[PATH_MAX + 96];
-    unsigned long long k0 = (unsigned long long)p.key0;
-    snprintf(stem, sizeof(stem), "%s/%s", p.cache_dir, p.src.stem);
-    snprintf(dfile, sizeof(dfile), "%s-%016llx.d", stem, k0);
-    snprintf(src, sizeof(src), "%s-%016llx.sig.cu", stem, k0);
-    snprintf(a->log_path, sizeof(a->log_path), "%s-%016llx.sig.log", stem, k0);
+    unsigned long long k0 = (unsigned long long)p->key0;
+    snprintf(j->stem, sizeof(j->stem), "%s/%s", p->cache_dir, p->src.stem);
+    snprintf(j->dfile, sizeof(j->dfile), "%s-%016llx.d", j->stem, k0);
+    snprintf(j->probe, sizeof(j->probe), "%s-%016llx.sig.cu", j->stem, k0);
+    snprintf(a->log_path, sizeof(a->log_path), "%s-%016llx.sig.log", j->stem, k0);
     uint64_t key;
-    if (!o->rebuild && ch_deps_key(dfile, p.key0, &key)) {
-        snprintf(answer, sizeof(answer), "%s-%016llx.sig", stem, (unsigned long long)key);
+    if (!o->rebuild && ch_deps_key(j->dfile, p->key0, &key)) {
+        char answer[PATH_MAX + 160];
+        snprintf(answer, sizeof(answer), "%s-%016llx.sig", j->stem, (unsigned long long)key);
         if (sc_load(answer, a)) {
             a->cached = true;
             return LD_OK;
         }
         memset(a, 0, sizeof(*a));
-        snprintf(a->log_path, sizeof(a->log_path), "%s-%016llx.sig.log", stem, k0);
+        snprintf(a->log_path, sizeof(a->log_path), "%s-%016llx.sig.log", j->stem, k0);
     }
 
-    probe = sc_probe_text(p.src.wrapper);
-    if (!probe || !ch_write(src, probe)) {
+    probe = sc_probe_text(p->src.wrapper);
+    if (!probe || !ch_write(j->probe, probe)) {
         free(probe);
-        snprintf(a->error, sizeof(a->error), "cannot write %s: %s", src, strerror(errno));
+        snprintf(a->error, sizeof(a->error), "cannot write %s: %s", j->probe, strerror(errno));
         return LD_IO_ERROR;
     }
     free(probe);
     int pid = (int)getpid();
-    char dtmp[PATH_MAX + 128], logtmp[PATH_MAX + 128];
-    snprintf(dtmp, sizeof(dtmp), "%s.tmp.%d", dfile, pid);
-    snprintf(logtmp, sizeof(logtmp), "%s.tmp.%d", a->log_path, pid);
+    snprintf(j->dtmp, sizeof(j->dtmp), "%s.tmp.%d", j->dfile, pid);
+    snprintf(j->logtmp, sizeof(j->logtmp), "%s.tmp.%d", a->log_path, pid);
     /* the front end only: -c into nothing; every conflicting probe reported, however many */
     const char *more[] = {"-c", "-Xcudafe", "--error_limit=100000", NULL};
     const char *argv[112];
     char *copy = NULL;
-    ld_argv(&p, o, true, dtmp, more, "/dev/null", src, argv, 112, &copy);
-    ch_sweep(p.cache_dir);
-    int log = open(logtmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    ld_argv(p, o, true, j->dtmp, more, "/dev/null", j->probe, argv, 112, &copy);
+    ch_sweep(p->cache_dir);
+    int log = open(j->logtmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
     if (log < 0) {
         free(copy);
-        snprintf(a->error, sizeof(a->error), "cannot write %s: %s", logtmp, strerror(errno));
+        snprintf(a->error, sizeof(a->error), "cannot write %s: %s", j->logtmp, strerror(errno));
         return LD_IO_ERROR;
     }
-    double t0 = sc_now();
-    const char *tmps[CH_TMPS] = {dtmp, logtmp, NULL};
-    int slot = -1;
-    pid_t child = ch_spawn((char *const *)argv, log, tmps, &slot);
+    j->t0 = sc_now();
+    const char *tmps[CH_TMPS] = {j->dtmp, j->logtmp, NULL};
+    j->pid = ch_spawn((char *const *)argv, log, tmps, &j->slot);
     close(log);
     free(copy);
+    if (j->pid < 0) {
+        j->pid = 0;
+        unlink(j->logtmp);
+        snprintf(a->error, sizeof(a->error), "cannot run nvcc: %s", strerror(errno));
+        return LD_IO_ERROR;
+    }
+    return LD_OK;
+}
+
+static ld_status sc_settle(sc_job *j, bool waited);
+ld_status sc_finish(sc_job *j)
+{
+    sc_answer *a = j->a;
+    if (j->pid <= 0) return LD_OK; /* cached, or never started */
     int ws = 0;
-    bool waited = child > 0 && waitpid(child, &ws, 0) == child;
-    ch_release(slot);
-    a->seconds = sc_now() - t0;
-    if (!waited || rename(logtmp, a->log_path) != 0) {
-        unlink(logtmp);
-        unlink(dtmp);
+    bool waited = waitpid(j->pid, &ws, 0) == j->pid;
+    j->pid = 0;
+    ch_reaped(j->slot);
+    a->seconds = sc_now() - j->t0;
+    ld_status st = sc_settle(j, waited);
+    ch_release(j->slot); /* its temporaries are moved or removed */
+    j->slot = -1;
+    return st;
+}
+
+static ld_status sc_settle(sc_job *j, bool waited)
+{
+    sc_answer *a = j->a;
+    if (!waited || rename(j->logtmp, a->log_path) != 0) {
+        unlink(j->logtmp);
+        unlink(j->dtmp);
         snprintf(a->error, sizeof(a->error), "cannot run nvcc: %s", strerror(errno));
         return LD_IO_ERROR;
     }
     char *out = ld_read_text(a->log_path, NULL);
-    if (out) sc_parse(out, &p.src, src_path, a);
+    if (out) sc_parse(out, &j->p.src, j->src_path, a);
     free(out);
     if (!a->answered) {
-        unlink(dtmp);
+        unlink(j->dtmp);
         snprintf(a->error, sizeof(a->error),
                  "nvcc could not read solve's signature (its output: %s)", a->log_path);
         return LD_OK;
     }
     /* cached under the key of every file the front end read, like an object */
-    if (ch_deps_key(dtmp, p.key0, &key)) {
-        snprintf(answer, sizeof(answer), "%s-%016llx.sig", stem, (unsigned long long)key);
-        if (sc_save(answer, a) && rename(dtmp, dfile) == 0) return LD_OK;
+    uint64_t key;
+    if (ch_deps_key(j->dtmp, j->p.key0, &key)) {
+        char answer[PATH_MAX + 160];
+        snprintf(answer, sizeof(answer), "%s-%016llx.sig", j->stem, (unsigned long long)key);
+        if (sc_save(answer, a) && rename(j->dtmp, j->dfile) == 0) return LD_OK;
     }
-    unlink(dtmp);
+    unlink(j->dtmp);
     return LD_OK;
+}
+
+void sc_cancel(sc_job *j)
+{
+    if (j->pid <= 0) return;
+    kill(-j->pid, SIGKILL);
+    waitpid(j->pid, NULL, 0);
+    j->pid = 0;
+    unlink(j->dtmp);
+    unlink(j->logtmp);
+    ch_release(j->slot);
+}
+
+ld_status sc_check(const ld_options *o, const char *src_path, sc_answer *a)
+{
+    sc_job *j = malloc(sizeof(*j));
+    if (!j) {
+        memset(a, 0, sizeof(*a));
+        snprintf(a->error, sizeof(a->error), "out of memory");
+        return LD_IO_ERROR;
+    }
+    ld_status s = sc_start(o, src_path, a, j);
+    if (s == LD_OK) s = sc_finish(j);
+    free(j);
+    return s;
 }

@@ -9,6 +9,7 @@
 
 #include <limits.h>
 #include <stdbool.h>
+#include <sys/types.h>
 
 #include "loader.h"
 #include "problem.h"
@@ -31,6 +32,22 @@ typedef struct {
  * not used. LD_OK with a->answered false: nvcc ran but could not read the file through (a
  * compile error, or flags such as -E): the object's build then says why. */
 ld_status sc_check(const ld_options *o, const char *src_path, sc_answer *a);
+
+/* The same in two halves, so the check runs beside other work (the device probe, the object's
+ * build): start returns LD_OK when nvcc was started or the answer is cached; finish waits. */
+typedef struct {
+    sc_answer *a;
+    ld_prep p;
+    char src_path[PATH_MAX];
+    char stem[PATH_MAX + 64], dfile[PATH_MAX + 96], probe[PATH_MAX + 96];
+    char dtmp[PATH_MAX + 128], logtmp[PATH_MAX + 160];
+    pid_t pid;
+    int slot;
+    double t0;
+} sc_job;
+ld_status sc_start(const ld_options *o, const char *src_path, sc_answer *a, sc_job *j);
+ld_status sc_finish(sc_job *j);
+void sc_cancel(sc_job *j); /* a started check no longer wanted */
 
 /* The probe file's text for the solution's wrapper (exposed for the tests). */
 char *sc_probe_text(const char *wrapper);

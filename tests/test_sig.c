@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "problem.h"
 #include "sig.h"
@@ -232,16 +234,21 @@ Test(sig_compiler, cached_and_invalidated_by_a_header, .timeout = 180)
     mkdir(dir, 0755);
     snprintf(cu, sizeof(cu), "%s/uses_header.cu", dir);
     snprintf(h, sizeof(h), "%s/elem.h", dir);
-    cr_assert(tu_write(h, "typedef float elem;\n"));
+    /* a header no earlier run of this test wrote, so nothing is cached for it yet */
+    char first[128], second[128];
+    snprintf(first, sizeof(first), "typedef float elem; /* %d %ld */\n", (int)getpid(), (long)time(NULL));
+    snprintf(second, sizeof(second), "typedef int elem; /* %d %ld */\n", (int)getpid(), (long)time(NULL));
+    cr_assert(tu_write(h, first));
     cr_assert(tu_write(cu, "#include \"elem.h\"\nextern \"C\" void solve(const elem* A, const elem* B, "
                            "elem* C, int M, int N, int K) {}\n"));
     sc_answer a = ask_in(dir, cu);
+    cr_expect(!a.cached, "a new header: asked");
     cr_expect(a.exact && strcmp(a.exact->name, "matmul_fp32") == 0);
     sc_answer b = ask_in(dir, cu);
     cr_expect(b.cached, "the second ask is cached");
     cr_expect_eq(b.seconds, 0.0);
     cr_expect(b.exact == a.exact);
-    cr_assert(tu_write(h, "typedef int elem;\n"));
+    cr_assert(tu_write(h, second));
     sc_answer c = ask_in(dir, cu);
     cr_expect(!c.cached, "an edited header is noticed");
     cr_expect(c.extern_c && !c.exact, "int* is no problem's: got %s", c.exact ? c.exact->name : "none");
