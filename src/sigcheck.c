@@ -13,6 +13,7 @@
  * errors, so the check costs preprocessing and parsing only, never device code generation. */
 #include "sigcheck.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -71,9 +72,12 @@ static int sc_probe_line(size_t pi, unsigned flip)
 
 static int sc_call_line(void) { return sc_probe_line(pb_count(), 0); }
 
-char *sc_probe_text(const char *wrapper)
+char *sc_probe_text(const char *wrapper, const char *scope)
 {
-    size_t cap = 4096 + pb_count() * SC_VARIANTS * 256, u = 0;
+    /* in a namespace's scope each declaration reopens it on its own line, so lines stay put */
+    const char *open = scope[0] ? "namespace " : "", *brace = scope[0] ? " { " : "";
+    const char *close = scope[0] ? " }" : "";
+    size_t cap = 4096 + pb_count() * SC_VARIANTS * (320 + 2 * strlen(scope)), u = 0;
     char *t = malloc(cap);
     if (!t) return NULL;
     u += (size_t)snprintf(t + u, cap - u,
@@ -81,22 +85,48 @@ char *sc_probe_text(const char *wrapper)
                           "#line 1 \"hx-probe\"\n"
                           "struct hx_sig_tag;\n"
                           "template <class T> struct hx_sig_show;\n"
-                          "hx_sig_show<decltype(&::solve)>::hx_type hx_sig_shown;\n"
+                          "hx_sig_show<decltype(&%s::solve)>::hx_type hx_sig_shown;\n"
                           "struct __half;\n"
-                          "extern \"C\" void solve(hx_sig_tag *);\n",
-                          wrapper);
+                          "%s%s%sextern \"C\" void solve(hx_sig_tag *);%s\n",
+                          wrapper, scope, open, scope, brace, close);
     for (size_t pi = 0; pi < pb_count(); pi++) {
         const pb_problem *p = pb_at(pi);
         for (unsigned flip = 0; flip < (1u << sc_pointers(p)); flip++) {
             char params[400];
             sc_params(p, flip, params, sizeof(params));
-            u += (size_t)snprintf(t + u, cap - u, "extern \"C\" void solve(%s);\n", params);
+            u += (size_t)snprintf(t + u, cap - u, "%s%s%sextern \"C\" void solve(%s);%s\n", open,
+                                  scope, brace, params, close);
         }
     }
     snprintf(t + u, cap - u,
-             "using hx_sig_call = decltype(::solve((hx_sig_tag *)0, 0));\n"
-             "hx_sig_show<int>::hx_type hx_sig_end;\n");
+             "using hx_sig_call = decltype(%s::solve((hx_sig_tag *)0, 0));\n"
+             "hx_sig_show<int>::hx_type hx_sig_end;\n",
+             scope);
     return t;
+}
+
+/* An extern "C" solve declared in a namespace is not ::solve, and a global redeclaration of
+ * another type only warns (EDG #338, naming it "NS::solve"): NS, to ask again in its scope. */
+static bool sc_namespace_of(const char *log, char *out, size_t len)
+{
+    for (const char *l = log; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+        int num = 0, used = 0;
+        if (sscanf(l, "hx-probe(%d): %n", &num, &used) != 1 || num != SC_SENTINEL ||
+            strncmp(l + used, "warning", 7) != 0)
+            continue;
+        const char *q = strstr(l, "function \"");
+        const char *end = q ? strstr(q + 10, "::solve\"") : NULL;
+        const char *eol = strchr(l, '\n');
+        if (!end || (eol && end > eol)) return false;
+        q += 10;
+        size_t n = (size_t)(end - q);
+        if (n == 0 || n + 1 > len) return false;
+        for (size_t i = 0; i < n; i++) /* a name that can be reopened: no "<unnamed>" */
+            if (!(isalnum((unsigned char)q[i]) || q[i] == '_' || q[i] == ':')) return false;
+        snprintf(out, len, "%.*s", (int)n, q);
+        return true;
+    }
+    return false;
 }
 
 /* "void solve(P)" normalized the way the messages write types ("const half*"). */
@@ -223,6 +253,8 @@ static double sc_now(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+static ld_status sc_launch(sc_job *j);
+
 ld_status sc_start(const ld_options *o, const char *src_path, sc_answer *a, sc_job *j)
 {
     memset(a, 0, sizeof(*a));
@@ -231,7 +263,7 @@ ld_status sc_start(const ld_options *o, const char *src_path, sc_answer *a, sc_j
     j->slot = -1;
     snprintf(j->src_path, sizeof(j->src_path), "%s", src_path);
     ld_status status;
-    char *probe = sc_probe_text("");
+    char *probe = sc_probe_text("", "");
     if (!probe) {
         snprintf(a->error, sizeof(a->error), "out of memory");
         return LD_IO_ERROR;
@@ -260,7 +292,16 @@ ld_status sc_start(const ld_options *o, const char *src_path, sc_answer *a, sc_j
         snprintf(a->log_path, sizeof(a->log_path), "%s-%016llx.sig.log", j->stem, k0);
     }
 
-    probe = sc_probe_text(p->src.wrapper);
+    j->o = *o;
+    return sc_launch(j);
+}
+
+/* Write the probe for j->scope and start nvcc on it. */
+static ld_status sc_launch(sc_job *j)
+{
+    sc_answer *a = j->a;
+    ld_prep *p = &j->p;
+    char *probe = sc_probe_text(p->src.wrapper, j->scope);
     if (!probe || !ch_write(j->probe, probe)) {
         free(probe);
         snprintf(a->error, sizeof(a->error), "cannot write %s: %s", j->probe, strerror(errno));
@@ -274,7 +315,7 @@ ld_status sc_start(const ld_options *o, const char *src_path, sc_answer *a, sc_j
     const char *more[] = {"-c", "-Xcudafe", "--error_limit=100000", NULL};
     const char *argv[112];
     char *copy = NULL;
-    ld_argv(p, o, true, j->dtmp, more, "/dev/null", j->probe, argv, 112, &copy);
+    ld_argv(p, &j->o, true, j->dtmp, more, "/dev/null", j->probe, argv, 112, &copy);
     ch_sweep(p->cache_dir);
     int log = open(j->logtmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
     if (log < 0) {
@@ -323,7 +364,25 @@ static ld_status sc_settle(sc_job *j, bool waited)
     }
     char *out = ld_read_text(a->log_path, NULL);
     if (out) sc_parse(out, &j->p.src, j->src_path, a);
+    char scope[256];
+    bool retry = out && !j->scope[0] && !a->extern_c && sc_namespace_of(out, scope, sizeof(scope));
     free(out);
+    if (retry) { /* once, in the namespace that holds the extern "C" solve */
+        unlink(j->dtmp);
+        double spent = a->seconds;
+        char log_path[sizeof(a->log_path)];
+        snprintf(log_path, sizeof(log_path), "%s", a->log_path);
+        memset(a, 0, sizeof(*a));
+        snprintf(a->log_path, sizeof(a->log_path), "%s", log_path);
+        snprintf(j->scope, sizeof(j->scope), "%s", scope);
+        ch_release(j->slot);
+        j->slot = -1;
+        ld_status st = sc_launch(j);
+        if (st != LD_OK) return st;
+        st = sc_finish(j);
+        a->seconds += spent;
+        return st;
+    }
     if (!a->answered) {
         unlink(j->dtmp);
         snprintf(a->error, sizeof(a->error),

@@ -253,3 +253,10 @@ Test(sig_compiler, cached_and_invalidated_by_a_header, .timeout = 180)
     cr_expect(!c.cached, "an edited header is noticed");
     cr_expect(c.extern_c && !c.exact, "int* is no problem's: got %s", c.exact ? c.exact->name : "none");
 }
+
+/* an extern "C" solve inside a namespace is the C symbol too; a global redeclaration of another
+ * type only warns there, so the check asks again in that namespace */
+Test(sig_compiler, extern_c_inside_a_namespace, .timeout = 120)
+{
+    expect_problem(FIXTURES "/sig_namespace_extern_c.cu", "matmul_fp32");
+}
