@@ -53,8 +53,7 @@ const pb_problem *jd_infer_problem(const sig_info *sig)
     return NULL;
 }
 
-/* The answer's verdict on problem p. An extern "C" solve has the compiler's verdict; a C++ one
- * (or nvcc's absence: the tokenizer's guess) is compared by its declared types. */
+/* The answer's verdict on problem p: the compiler's, or without nvcc the tokenizer's guess. */
 static sig_verdict jd_verdict(const sc_answer *a, const pb_problem *p)
 {
     if (a->exact == p) return SIG_MATCH;
@@ -407,7 +406,9 @@ static int jd_front(const jd_options **op, jd_options *sweep_o, jd_result *r)
     if (!r->problem) r->problem = a->exact ? a->exact : a->consts;
     if (!r->problem) r->problem = pb_find("gemm_fp16");
     const pb_problem *p = r->problem;
-    if (a->answered && a->declared && (a->extern_c || a->text[0])) {
+    /* only an extern "C" solve is judged by its type: a C++ one is exit 6 whatever its type
+     * (its declared text, which keeps typedefs, only names the problem when it reads as one) */
+    if (a->answered && a->extern_c) {
         sig_verdict v = jd_verdict(a, p);
         if (v == SIG_MISMATCH) {
             char want[512];
@@ -465,8 +466,7 @@ static int jd_front(const jd_options **op, jd_options *sweep_o, jd_result *r)
         ld_options co = jd_check_options(o);
         int rc = jd_take_answer(sc_check(&co, o->vs, &va), o->vs, &va, r);
         if (rc != HX_SUCCESS) return rc;
-        if (va.answered && va.declared && (va.extern_c || va.text[0]) &&
-            jd_verdict(&va, p) == SIG_MISMATCH) {
+        if (va.answered && va.extern_c && jd_verdict(&va, p) == SIG_MISMATCH) {
             char want[512];
             jd_format_signature(p, want, sizeof(want));
             snprintf(r->detail, sizeof(r->detail),

@@ -317,7 +317,7 @@ int ld_argv(const ld_prep *p, const ld_options *o, bool bare, const char *dfile,
     argv[argc++] = p->nvcc;
     *copy = strdup(o->extra_flags ? o->extra_flags : "");
     if (!bare) {
-        /* a build's argv lives as long as the ld_build: its strings in static storage or in p */
+        /* static: argv may be read after this returns */
         static const char *const fixed[] = {"-O3", "-shared", "-Xcompiler", "-fPIC", "--cudart",
                                             "shared", "-lineinfo"};
         for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++) argv[argc++] = fixed[i];
