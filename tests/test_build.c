@@ -266,3 +266,33 @@ Test(cache, parallel_builds, .timeout = 300)
     cr_expect_eq(run_in(NULL, cache, again, out, sizeof(out)), expected_success(), "%s", out);
     cr_expect(strstr(out, "\"cached\":true"), "%s", out);
 }
+
+/* A folder the preprocessor cannot quote (a " in it): the file goes through links in the cache
+ * and its relative #include still resolves in its own folder; diagnostics name it as given. */
+Test(names, quote_in_folder_with_relative_include, .timeout = 240)
+{
+    char dir[512], path[700], h[700];
+    snprintf(dir, sizeof(dir), "%s/hostile/q\"folder", SCRATCH);
+    mkdir(SCRATCH, 0755);
+    snprintf(path, sizeof(path), "%s/hostile", SCRATCH);
+    mkdir(path, 0755);
+    mkdir(dir, 0755);
+    snprintf(h, sizeof(h), "%s/beside.h", dir);
+    snprintf(path, sizeof(path), "%s/uses\"beside.cu", dir);
+    cr_assert(tu_write(h, "#define FROM_BESIDE 1\n"));
+    char *text = tu_slurp(FIXTURES "/correct.cu");
+    cr_assert_not_null(text);
+    char *with = malloc(strlen(text) + 128);
+    sprintf(with, "#include \"beside.h\"\n#if !FROM_BESIDE\n#error not found\n#endif\n%s", text);
+    cr_assert(tu_write(path, with));
+    free(with);
+    free(text);
+    const char *args[] = {"--arch", "sm_80", "uses\"beside.cu", NULL};
+    cr_expect_eq(run_in(dir, CACHE, args, out, sizeof(out)), expected_success(), "%s", out);
+    /* a compile error there names the file as given */
+    snprintf(path, sizeof(path), "%s/broken\"beside.cu", dir);
+    cr_assert(tu_write(path, "#include \"beside.h\"\nint broken = ;\n"));
+    const char *bad[] = {"--arch", "sm_80", "broken\"beside.cu", NULL};
+    cr_expect_eq(run_in(dir, CACHE, bad, out, sizeof(out)), HX_COMPILE, "%s", out);
+    cr_expect(strstr(out, "broken\"beside.cu(2): error"), "%s", out);
+}
