@@ -229,11 +229,13 @@ static const int ch_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
 static struct sigaction ch_saved[CH_NSIG];
 static bool ch_caught[CH_NSIG];
 static int ch_users; /* slots in use: the handlers stay while any is */
+static volatile sig_atomic_t ch_owner; /* the process that registered them (not a forked child) */
 
-/* Async-signal-safe: kill, unlink, sigaction, raise. */
+/* Async-signal-safe: getpid, kill, unlink, sigaction, raise. */
 static void ch_on_signal(int sig)
 {
-    for (int i = 0; i < CH_SLOTS; i++) {
+    /* a child forked meanwhile (the device probe) inherits the handler, not the builds */
+    for (int i = 0; i < CH_SLOTS && getpid() == (pid_t)ch_owner; i++) {
         pid_t pid = (pid_t)ch_live[i].pid;
         if (pid == 0) continue;
         if (pid > 0) kill(-pid, SIGKILL);
@@ -277,6 +279,7 @@ pid_t ch_spawn(char *const argv[], int out_fd, const char *const tmps[CH_TMPS], 
             snprintf(ch_live[s].tmp[t], sizeof(ch_live[s].tmp[t]), "%s", tmps[t] ? tmps[t] : "");
         ch_live[s].pid = pid;
         if (ch_users++ == 0) {
+            ch_owner = getpid();
             struct sigaction sa;
             memset(&sa, 0, sizeof(sa));
             sa.sa_handler = ch_on_signal;
