@@ -1,6 +1,7 @@
 /* sigcheck.c — the compiler's answer about `solve` (sigcheck.h).
  *
- * The probe file, after the solution, in lines of its own (#line 1 "hx-probe"):
+ * The probe file, after the solution, in lines of its own (#line 1 "hx-probe-NONCE": a name the
+ * solution cannot predict, so no diagnostic of its own can pass for the probe's):
  *   SHOW      an error that prints &::solve's type (when solve is not overloaded)
  *   SENTINEL  extern "C" void solve(hx_sig_tag *): compiles only when no extern "C" solve exists
  *   probes    extern "C" void solve(<a problem's types>), each const variant of its pointers too:
@@ -20,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -30,6 +32,8 @@
 #include "sig.h"
 
 enum { SC_SHOW = 3, SC_SENTINEL = 5, SC_FIRST_PROBE = 6 };
+/* Bump when how the answer is read changes: cached answers then no longer match. */
+#define SC_VERSION "v2"
 #define SC_VARIANTS (1 << PB_MAX_BUFS)
 
 static const char *const sc_cxx_types[] = {"__half", "float", "signed char", "unsigned char", "double"};
@@ -72,7 +76,7 @@ static int sc_probe_line(size_t pi, unsigned flip)
 
 static int sc_call_line(void) { return sc_probe_line(pb_count(), 0); }
 
-char *sc_probe_text(const char *wrapper, const char *scope)
+char *sc_probe_text(const char *wrapper, const char *scope, const char *name)
 {
     /* in a namespace's scope each declaration reopens it on its own line, so lines stay put */
     const char *open = scope[0] ? "namespace " : "", *brace = scope[0] ? " { " : "";
@@ -82,13 +86,13 @@ char *sc_probe_text(const char *wrapper, const char *scope)
     if (!t) return NULL;
     u += (size_t)snprintf(t + u, cap - u,
                           "#include \"%s\"\n"
-                          "#line 1 \"hx-probe\"\n"
+                          "#line 1 \"%s\"\n"
                           "struct hx_sig_tag;\n"
                           "template <class T> struct hx_sig_show;\n"
                           "hx_sig_show<decltype(&%s::solve)>::hx_type hx_sig_shown;\n"
                           "struct __half;\n"
                           "%s%s%sextern \"C\" void solve(hx_sig_tag *);%s\n",
-                          wrapper, scope, open, scope, brace, close);
+                          wrapper, name, scope, open, scope, brace, close);
     for (size_t pi = 0; pi < pb_count(); pi++) {
         const pb_problem *p = pb_at(pi);
         for (unsigned flip = 0; flip < (1u << sc_pointers(p)); flip++) {
@@ -105,14 +109,28 @@ char *sc_probe_text(const char *wrapper, const char *scope)
     return t;
 }
 
+/* Whether line l is a diagnostic on the probe's line *num ("NAME(N): "); *rest after it. */
+static bool sc_probe_diag(const char *l, const char *name, int *num, const char **rest)
+{
+    size_t n = strlen(name);
+    if (strncmp(l, name, n) != 0 || l[n] != '(') return false;
+    char *end;
+    long v = strtol(l + n + 1, &end, 10);
+    if (end == l + n + 1 || strncmp(end, "): ", 3) != 0 || v < 1 || v > 100000) return false;
+    *num = (int)v;
+    *rest = end + 3;
+    return true;
+}
+
 /* An extern "C" solve declared in a namespace is not ::solve, and a global redeclaration of
  * another type only warns (EDG #338, naming it "NS::solve"): NS, to ask again in its scope. */
-static bool sc_namespace_of(const char *log, char *out, size_t len)
+static bool sc_namespace_of(const char *log, const char *name, char *out, size_t len)
 {
     for (const char *l = log; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
-        int num = 0, used = 0;
-        if (sscanf(l, "hx-probe(%d): %n", &num, &used) != 1 || num != SC_SENTINEL ||
-            strncmp(l + used, "warning", 7) != 0)
+        int num = 0;
+        const char *rest;
+        if (!sc_probe_diag(l, name, &num, &rest) || num != SC_SENTINEL ||
+            strncmp(rest, "warning", 7) != 0)
             continue;
         const char *q = strstr(l, "function \"");
         const char *end = q ? strstr(q + 10, "::solve\"") : NULL;
@@ -140,7 +158,8 @@ static void sc_normalize(const char *params, size_t n, char *out, size_t len)
 }
 
 /* nvcc's output, line by line, into a. */
-static void sc_parse(const char *log, const ch_source *src, const char *src_path, sc_answer *a)
+static void sc_parse(const char *log, const char *name, const ch_source *src, const char *src_path,
+                     sc_answer *a)
 {
     int n_lines = sc_call_line() + 2;
     bool *err = calloc((size_t)n_lines + 1, sizeof(bool));
@@ -149,12 +168,13 @@ static void sc_parse(const char *log, const ch_source *src, const char *src_path
     const char *end_of_text = log + strlen(log);
     for (const char *l = log; l < end_of_text;) {
         size_t len = strcspn(l, "\n");
-        char line[2048];
+        char line[8192];
         snprintf(line, sizeof(line), "%.*s", (int)(len < sizeof(line) ? len : sizeof(line) - 1), l);
         l += len + (l[len] == '\n');
-        int num = 0, used = 0;
-        if (sscanf(line, "hx-probe(%d): %n", &num, &used) == 1 && used > 0) {
-            if (strncmp(line + used, "error", 5) != 0 || num < 1 || num > n_lines) continue;
+        int num = 0;
+        const char *rest;
+        if (sc_probe_diag(line, name, &num, &rest)) {
+            if (strncmp(rest, "error", 5) != 0 || num > n_lines) continue;
             err[num] = true;
             if (num != SC_SHOW) continue;
             if (strstr(line, "has no \"solve\"")) no_solve = true;
@@ -210,10 +230,14 @@ static void sc_parse(const char *log, const ch_source *src, const char *src_path
 /* The cached answer: "key value" lines. */
 static bool sc_save(const char *path, const sc_answer *a)
 {
-    char text[2048];
+    char text[8192], what[sizeof(a->text)], where[sizeof(a->where)];
+    snprintf(what, sizeof(what), "%s", a->text);
+    snprintf(where, sizeof(where), "%s", a->where);
+    for (char *c = what; *c; c++) if (*c == '\n' || *c == '\r') *c = '?';
+    for (char *c = where; *c; c++) if (*c == '\n' || *c == '\r') *c = '?'; /* one line each */
     snprintf(text, sizeof(text), "hx-sig 1\nextern_c %d\ndeclared %d\nexact %s\nconsts %s\ntext %s\nwhere %s\n",
              a->extern_c, a->declared, a->exact ? a->exact->name : "-",
-             a->consts ? a->consts->name : "-", a->text, a->where);
+             a->consts ? a->consts->name : "-", what, where);
     return ch_write(path, text);
 }
 
@@ -263,13 +287,13 @@ ld_status sc_start(const ld_options *o, const char *src_path, sc_answer *a, sc_j
     j->slot = -1;
     snprintf(j->src_path, sizeof(j->src_path), "%s", src_path);
     ld_status status;
-    char *probe = sc_probe_text("", "");
+    char *probe = sc_probe_text("", "", "hx-probe");
     if (!probe) {
         snprintf(a->error, sizeof(a->error), "out of memory");
         return LD_IO_ERROR;
     }
     char tag[64];
-    snprintf(tag, sizeof(tag), "signature %016llx",
+    snprintf(tag, sizeof(tag), "signature " SC_VERSION " %016llx",
              (unsigned long long)XXH3_64bits(probe, strlen(probe)));
     free(probe);
     ld_prep *p = &j->p;
@@ -278,7 +302,8 @@ ld_status sc_start(const ld_options *o, const char *src_path, sc_answer *a, sc_j
     unsigned long long k0 = (unsigned long long)p->key0;
     snprintf(j->stem, sizeof(j->stem), "%s/%s", p->cache_dir, p->src.stem);
     snprintf(j->dfile, sizeof(j->dfile), "%s-%016llx.d", j->stem, k0);
-    snprintf(j->probe, sizeof(j->probe), "%s-%016llx.sig.cu", j->stem, k0);
+    /* the probe is this process's own (its nonce): a temporary, compiled with -x cu */
+    snprintf(j->probe, sizeof(j->probe), "%s-%016llx.sig.cu.tmp.%d", j->stem, k0, (int)getpid());
     snprintf(a->log_path, sizeof(a->log_path), "%s-%016llx.sig.log", j->stem, k0);
     uint64_t key;
     if (!o->rebuild && ch_deps_key(j->dfile, p->key0, &key)) {
@@ -293,6 +318,10 @@ ld_status sc_start(const ld_options *o, const char *src_path, sc_answer *a, sc_j
     }
 
     j->o = *o;
+    unsigned nonce = 0;
+    if (getrandom(&nonce, sizeof(nonce), 0) != (ssize_t)sizeof(nonce))
+        nonce = (unsigned)getpid() ^ (unsigned)(sc_now() * 1e9);
+    snprintf(j->name, sizeof(j->name), "hx-probe-%08x", nonce);
     return sc_launch(j);
 }
 
@@ -301,7 +330,7 @@ static ld_status sc_launch(sc_job *j)
 {
     sc_answer *a = j->a;
     ld_prep *p = &j->p;
-    char *probe = sc_probe_text(p->src.wrapper, j->scope);
+    char *probe = sc_probe_text(p->src.wrapper, j->scope, j->name);
     if (!probe || !ch_write(j->probe, probe)) {
         free(probe);
         snprintf(a->error, sizeof(a->error), "cannot write %s: %s", j->probe, strerror(errno));
@@ -312,7 +341,7 @@ static ld_status sc_launch(sc_job *j)
     snprintf(j->dtmp, sizeof(j->dtmp), "%s.tmp.%d", j->dfile, pid);
     snprintf(j->logtmp, sizeof(j->logtmp), "%s.tmp.%d", a->log_path, pid);
     /* the front end only: -c into nothing; every conflicting probe reported, however many */
-    const char *more[] = {"-c", "-Xcudafe", "--error_limit=100000", NULL};
+    const char *more[] = {"-c", "-Xcudafe", "--error_limit=100000", "-x", "cu", NULL};
     const char *argv[112];
     char *copy = NULL;
     ld_argv(p, &j->o, true, j->dtmp, more, "/dev/null", j->probe, argv, 112, &copy);
@@ -324,13 +353,14 @@ static ld_status sc_launch(sc_job *j)
         return LD_IO_ERROR;
     }
     j->t0 = sc_now();
-    const char *tmps[CH_TMPS] = {j->dtmp, j->logtmp, NULL};
+    const char *tmps[CH_TMPS] = {j->dtmp, j->logtmp, j->probe};
     j->pid = ch_spawn((char *const *)argv, log, tmps, &j->slot);
     close(log);
     free(copy);
     if (j->pid < 0) {
         j->pid = 0;
         unlink(j->logtmp);
+        unlink(j->probe);
         snprintf(a->error, sizeof(a->error), "cannot run nvcc: %s", strerror(errno));
         return LD_IO_ERROR;
     }
@@ -356,16 +386,21 @@ ld_status sc_finish(sc_job *j)
 static ld_status sc_settle(sc_job *j, bool waited)
 {
     sc_answer *a = j->a;
-    if (!waited || rename(j->logtmp, a->log_path) != 0) {
+    /* gone before the key is taken: the dependency list names it, and a later lookup finds it
+     * missing too */
+    unlink(j->probe);
+    /* read before it is renamed: a parallel run's log may take the name (another nonce) */
+    char *out = waited ? ld_read_text(j->logtmp, NULL) : NULL;
+    if (!out || rename(j->logtmp, a->log_path) != 0) {
+        free(out);
         unlink(j->logtmp);
         unlink(j->dtmp);
         snprintf(a->error, sizeof(a->error), "cannot run nvcc: %s", strerror(errno));
         return LD_IO_ERROR;
     }
-    char *out = ld_read_text(a->log_path, NULL);
-    if (out) sc_parse(out, &j->p.src, j->src_path, a);
+    sc_parse(out, j->name, &j->p.src, j->src_path, a);
     char scope[256];
-    bool retry = out && !j->scope[0] && !a->extern_c && sc_namespace_of(out, scope, sizeof(scope));
+    bool retry = !j->scope[0] && !a->extern_c && sc_namespace_of(out, j->name, scope, sizeof(scope));
     free(out);
     if (retry) { /* once, in the namespace that holds the extern "C" solve */
         unlink(j->dtmp);

@@ -39,6 +39,7 @@ typedef struct {
     sc_answer *a;
     ld_options o;
     char scope[256];           /* "" (global), or the namespace asked in again */
+    char name[32];             /* the probe's #line name, with a nonce */
     ld_prep p;
     char src_path[PATH_MAX];
     char stem[PATH_MAX + 64], dfile[PATH_MAX + 96], probe[PATH_MAX + 96];
@@ -51,7 +52,8 @@ ld_status sc_start(const ld_options *o, const char *src_path, sc_answer *a, sc_j
 ld_status sc_finish(sc_job *j);
 void sc_cancel(sc_job *j); /* a started check no longer wanted */
 
-/* The probe file's text for the solution's wrapper, its declarations in scope ("": global). */
-char *sc_probe_text(const char *wrapper, const char *scope);
+/* The probe file's text for the solution's wrapper, its declarations in scope ("": global), its
+ * lines named name. */
+char *sc_probe_text(const char *wrapper, const char *scope, const char *name);
 
 #endif

@@ -260,3 +260,18 @@ Test(sig_compiler, extern_c_inside_a_namespace, .timeout = 120)
 {
     expect_problem(FIXTURES "/sig_namespace_extern_c.cu", "matmul_fp32");
 }
+
+/* the solution's own diagnostics, placed by #line where the probe's would be, cannot answer */
+Test(sig_compiler, forged_probe_lines_are_the_solutions_own, .timeout = 120)
+{
+    mkdir(SCRATCH, 0755);
+    ld_options o = {.cache_dir = SCRATCH "/sigcache"};
+    sc_answer a;
+    cr_assert_eq(sc_check(&o, FIXTURES "/sig_forged_probe.cu", &a), LD_OK, "%s", a.error);
+    cr_expect(!a.answered, "a forged line is a compile error of the check, not an answer");
+    char *log = tu_slurp(a.log_path);
+    cr_assert_not_null(log);
+    cr_expect(strstr(log, "hx-probe(5): error") && strstr(log, "forged"),
+              "the forged line did fire: %s", log);
+    free(log);
+}
