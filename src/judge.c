@@ -56,6 +56,63 @@ const pb_problem *jd_infer_problem(const sig_info *sig)
     return NULL;
 }
 
+/* The answer's verdict on problem p: the compiler's, or without nvcc the tokenizer's guess. */
+static sig_verdict jd_verdict(const sc_answer *a, const pb_problem *p)
+{
+    if (a->exact == p) return SIG_MATCH;
+    if (a->consts == p) return SIG_MATCH_CONST;
+    return SIG_MISMATCH;
+}
+
+/* The problems a declared text matches (a C++-linkage solve, whose type no probe asks about). */
+static void jd_classify_text(sc_answer *a)
+{
+    sig_info s;
+    sig_read(a->text, strlen(a->text), &s);
+    for (size_t i = 0; s.found && i < pb_count(); i++) {
+        sig_verdict v = jd_compare_signature(&s, pb_at(i));
+        if (v == SIG_MATCH && !a->exact) a->exact = pb_at(i);
+        if (v == SIG_MATCH_CONST && !a->consts) a->consts = pb_at(i);
+    }
+}
+
+/* The compiler's answer (sigcheck.h) given its status ls. Without nvcc, the tokenizer's first
+ * guess (src/sig.c): the build then fails anyway (exit 12), and --gpu all's first check still
+ * names the problem. HX_SUCCESS or an exit code with r->detail. */
+static int jd_take_answer(ld_status ls, const char *path, sc_answer *a, jd_result *r)
+{
+    if (ls == LD_NO_NVCC) {
+        size_t n;
+        char *text = ld_read_text(path, &n);
+        sig_info s;
+        memset(&s, 0, sizeof(s));
+        if (text) sig_read(text, n, &s);
+        free(text);
+        memset(a, 0, sizeof(*a));
+        a->answered = true;
+        a->declared = s.found;
+        a->extern_c = s.found && s.extern_c;
+        if (s.found) {
+            snprintf(a->text, sizeof(a->text), "%s", s.text);
+            snprintf(a->where, sizeof(a->where), "%.*s:%d", PATH_MAX, path, s.line);
+            jd_classify_text(a);
+        }
+        return HX_SUCCESS;
+    }
+    if (ls != LD_OK) {
+        snprintf(r->detail, sizeof(r->detail), "%s", a->error);
+        return HX_INTERNAL;
+    }
+    if (a->answered && a->declared && !a->extern_c && a->text[0]) jd_classify_text(a);
+    return HX_SUCCESS;
+}
+
+static ld_options jd_check_options(const jd_options *o)
+{
+    return (ld_options){.extra_flags = o->nvcc_flags, .cache_dir = o->cache_dir,
+                        .rebuild = o->rebuild, .quiet = o->quiet};
+}
+
 void jd_default_options(jd_options *o)
 {
     memset(o, 0, sizeof(*o));
@@ -128,6 +185,13 @@ static bool jd_read_file(const char *path, char **text, size_t *len, char *err, 
         return false;
     }
     return true;
+}
+
+/* A build that failed for another reason than the solution's code: nvcc writing no shared object
+ * because of --nvcc-flags (-E, -c, -ptx...) is a usage error (2), anything else the harness's (12). */
+static int jd_exit_for_build(ld_status ls, const ld_build *b)
+{
+    return ls == LD_NOT_OBJECT && b->has_flags ? HX_USAGE : HX_INTERNAL;
 }
 
 static int jd_exit_for(rs_status s)
@@ -369,7 +433,7 @@ static int jd_gpu_plan(const jd_options *o, const gp_gpu *gpu, jd_result *r, boo
                 r->ptx_failed = true;
                 return HX_COMPILE;
             }
-            return HX_INTERNAL;
+            return jd_exit_for_build(ls, &r->ptx_build);
         }
         r->ptx_built = true;
         snprintf(r->ran_as, sizeof(r->ran_as),
@@ -412,6 +476,124 @@ static int jd_load_failed(const jd_options *o, jd_result *r, const char *so_path
     return HX_ERROR;
 }
 
+/* The problem from the answer, the signature's verdict on it, then what depends on the problem
+ * (--size, --sweep's shapes, --vs's file). *op becomes the sweep's options (in *sweep_o). */
+static int jd_front(const jd_options **op, jd_options *sweep_o, jd_result *r)
+{
+    const jd_options *o = *op;
+    const sc_answer *a = &r->check;
+    if (!r->problem) r->problem = a->exact ? a->exact : a->consts;
+    if (!r->problem) r->problem = pb_find("gemm_fp16");
+    const pb_problem *p = r->problem;
+    /* only an extern "C" solve is judged by its type: a C++ one is exit 6 whatever its type
+     * (its declared text, which keeps typedefs, only names the problem when it reads as one) */
+    if (a->answered && a->extern_c) {
+        sig_verdict v = jd_verdict(a, p);
+        if (v == SIG_MISMATCH) {
+            char want[512];
+            jd_format_signature(p, want, sizeof(want));
+            snprintf(r->detail, sizeof(r->detail), "signature mismatch: %s declares %s, but %s needs %s",
+                     a->where[0] ? a->where : o->solution,
+                     a->text[0] ? a->text : "an extern \"C\" solve of another type", p->name, want);
+            return HX_SIGNATURE;
+        }
+        if (v == SIG_MATCH_CONST && !o->quiet)
+            fprintf(stderr, "warning: %s: solve's const qualifiers differ from the site's "
+                            "(%s); same ABI, accepted\n",
+                    a->where[0] ? a->where : o->solution, p->signature);
+    }
+    if (a->answered && a->declared && !a->extern_c && !o->quiet)
+        fprintf(stderr, "warning: %s: solve is not declared extern \"C\": its symbol will "
+                        "be mangled and not found\n",
+                a->where[0] ? a->where : o->solution);
+    if (a->answered && !a->declared && !o->quiet)
+        fprintf(stderr, "warning: no solve(...) declaration found in %s; assuming %s\n",
+                o->solution, p->name);
+    if (o->custom) {
+        pb_size sz;
+        int rc = jd_size_arg(o, p, &sz, r);
+        if (rc != HX_SUCCESS) return rc;
+        pb_case c = pb_perf_case(p, sz, 0, "custom");
+        char what[64];
+        snprintf(what, sizeof(what), "size %s", o->size);
+        if (!jd_values_fit(p, c.v, o->any_size, what, r) || !jd_buffers_fit(o, p, c.v, what, r))
+            return HX_BAD_SIZE;
+    }
+    for (size_t i = 0; i < o->n_override_perf; i++) { /* the leaderboard's sizes */
+        char shape[48];
+        pb_format_size(p, o->override_perf[i].v, shape, sizeof(shape));
+        if (!jd_buffers_fit(o, p, o->override_perf[i].v, shape, r)) return HX_BAD_SIZE;
+    }
+    if (o->topts.baseline && o->topts.yardstick != RN_YS_CUBLAS && p->compute == PB_I8) {
+        snprintf(r->detail, sizeof(r->detail),
+                 "--baseline %s: no cuBLASLt yardstick for %s (its yardstick is cuBLAS's int8 "
+                 "GEMM and a requantize pass: --baseline)",
+                 o->topts.yardstick == RN_YS_BOTH ? "both" : "lt", p->name);
+        return HX_USAGE;
+    }
+    if (o->sweep) {
+        int rc = jd_sweep_options(o, p, sweep_o, r);
+        if (rc != HX_SUCCESS) return rc;
+        *op = o = sweep_o;
+    }
+    if (o->vs) {
+        char *vsrc = NULL, why[600];
+        size_t vlen = 0;
+        size_t vl = strlen(o->vs);
+        if (vl < 4 || strcmp(o->vs + vl - 3, ".cu") != 0) {
+            snprintf(r->detail, sizeof(r->detail), "--vs %s: not a .cu file", o->vs);
+            return HX_BAD_FILE;
+        }
+        if (!jd_read_file(o->vs, &vsrc, &vlen, why, sizeof(why))) {
+            snprintf(r->detail, sizeof(r->detail), "--vs: %s", why);
+            return HX_BAD_FILE;
+        }
+        free(vsrc);
+        sc_answer va;
+        ld_options co = jd_check_options(o);
+        int rc = jd_take_answer(sc_check(&co, o->vs, &va), o->vs, &va, r);
+        if (rc != HX_SUCCESS) return rc;
+        if (va.answered && va.extern_c && jd_verdict(&va, p) == SIG_MISMATCH) {
+            char want[512];
+            jd_format_signature(p, want, sizeof(want));
+            snprintf(r->detail, sizeof(r->detail),
+                     "--vs: the two files solve different problems: %s declares %s, but %s "
+                     "(the problem of %s) needs %s",
+                     va.where[0] ? va.where : o->vs,
+                     va.text[0] ? va.text : "an extern \"C\" solve of another type", p->name,
+                     o->solution, want);
+            return HX_SIGNATURE;
+        }
+    }
+    return HX_SUCCESS;
+}
+
+/* The architecture: --gpu's target, given, or the device's (asked of a child). */
+static int jd_arch(const jd_options *o, jd_result *r, const gp_gpu **gpu_out)
+{
+    const gp_gpu *gpu = o->gpu ? gp_find(o->gpu) : NULL;
+    *gpu_out = gpu;
+    if (o->gpu && !gpu) {
+        char names[128];
+        gp_list(names, sizeof(names));
+        snprintf(r->detail, sizeof(r->detail), "unknown GPU '%s' (the judge's: %s, or all)", o->gpu, names);
+        return HX_USAGE;
+    }
+    if (gpu) {
+        snprintf(r->arch, sizeof(r->arch), "%s", gpu->arch);
+        snprintf(r->gpu, sizeof(r->gpu), "%s", gpu->name);
+    } else if (o->arch) {
+        snprintf(r->arch, sizeof(r->arch), "%s", o->arch);
+    } else {
+        dv_info info;
+        if (rn_probe(&info, 60.0))
+            ld_arch_for(info.cc_major, info.cc_minor, r->arch, sizeof(r->arch));
+        else
+            snprintf(r->arch, sizeof(r->arch), "sm_90a"); /* no device: the project's target */
+    }
+    return HX_SUCCESS;
+}
+
 int jd_judge(const jd_options *o, jd_result *r)
 {
     memset(r, 0, sizeof(*r));
@@ -427,126 +609,56 @@ int jd_judge(const jd_options *o, jd_result *r)
     size_t src_len = 0;
     if (!jd_read_file(o->solution, &src, &src_len, r->detail, sizeof(r->detail)))
         return r->exit_code = HX_BAD_FILE;
-    sig_read(src, src_len, &r->sig);
     free(src);
-
-    /* 2. the problem: named, or inferred from the declared signature */
     if (o->problem) {
         r->problem = pb_find(o->problem);
         if (!r->problem) {
             snprintf(r->detail, sizeof(r->detail), "unknown problem '%s'", o->problem);
             return r->exit_code = HX_USAGE;
         }
-    } else {
-        r->problem = r->sig.found ? jd_infer_problem(&r->sig) : NULL;
-        if (!r->problem) r->problem = pb_find("gemm_fp16");
+    }
+
+    /* 2. the compiler's reading of solve (sigcheck.h), started first: it runs beside the device
+     * probe and the object's build, and is waited for before anything else is decided */
+    sc_job *job = malloc(sizeof(*job));
+    if (!job) {
+        snprintf(r->detail, sizeof(r->detail), "out of memory");
+        return r->exit_code = HX_INTERNAL;
+    }
+    ld_options co = jd_check_options(o);
+    ld_status cs = sc_start(&co, o->solution, &r->check, job);
+
+    /* 3. the architecture, and the object's build started (or found cached) */
+    const gp_gpu *gpu = NULL;
+    ld_status ls = LD_OK;
+    bool building = false;
+    if (!o->check_only) {
+        int rc = jd_arch(o, r, &gpu);
+        if (rc != HX_SUCCESS) {
+            sc_cancel(job);
+            free(job);
+            return r->exit_code = rc;
+        }
+        ld_options lo = {.arch = r->arch, .extra_flags = o->nvcc_flags, .cache_dir = o->cache_dir,
+                         .rebuild = o->rebuild, .quiet = o->quiet};
+        ls = ld_build_start(&lo, o->solution, &r->build);
+        building = ls == LD_OK;
+    }
+
+    /* 4. the problem: named, or the one whose signature the extern "C" solve has */
+    if (cs == LD_OK) cs = sc_finish(job);
+    free(job);
+    int rc = jd_take_answer(cs, o->solution, &r->check, r);
+    jd_options sweep_o;
+    if (rc == HX_SUCCESS) rc = jd_front(&o, &sweep_o, r);
+    if (rc != HX_SUCCESS || o->check_only) {
+        if (building) ld_build_cancel(&r->build);
+        return r->exit_code = rc;
     }
     const pb_problem *p = r->problem;
-    if (r->sig.found) {
-        sig_verdict v = jd_compare_signature(&r->sig, p);
-        if (v == SIG_MISMATCH) {
-            char want[512];
-            jd_format_signature(p, want, sizeof(want));
-            snprintf(r->detail, sizeof(r->detail),
-                     "signature mismatch: %s:%d declares %s, but %s needs %s", o->solution,
-                     r->sig.line, r->sig.text, p->name, want);
-            return r->exit_code = HX_SIGNATURE;
-        }
-        if (v == SIG_MATCH_CONST && !o->quiet)
-            fprintf(stderr, "warning: %s:%d: solve's const qualifiers differ from the site's "
-                            "(%s); same ABI, accepted\n",
-                    o->solution, r->sig.line, p->signature);
-        if (!r->sig.extern_c && !o->quiet)
-            fprintf(stderr, "warning: %s:%d: solve is not declared extern \"C\": its symbol will "
-                            "be mangled and not found\n",
-                    o->solution, r->sig.line);
-    } else if (!o->quiet) {
-        fprintf(stderr, "warning: no solve(...) declaration found in %s; assuming %s\n",
-                o->solution, p->name);
-    }
-    if (o->custom) {
-        pb_size sz;
-        int rc = jd_size_arg(o, p, &sz, r);
-        if (rc != HX_SUCCESS) return r->exit_code = rc;
-        pb_case c = pb_perf_case(p, sz, 0, "custom");
-        char what[64];
-        snprintf(what, sizeof(what), "size %s", o->size);
-        if (!jd_values_fit(p, c.v, o->any_size, what, r) || !jd_buffers_fit(o, p, c.v, what, r))
-            return r->exit_code = HX_BAD_SIZE;
-    }
-    for (size_t i = 0; i < o->n_override_perf; i++) { /* the leaderboard's sizes */
-        char shape[48];
-        pb_format_size(p, o->override_perf[i].v, shape, sizeof(shape));
-        if (!jd_buffers_fit(o, p, o->override_perf[i].v, shape, r))
-            return r->exit_code = HX_BAD_SIZE;
-    }
-    if (o->topts.baseline && o->topts.yardstick != RN_YS_CUBLAS && p->compute == PB_I8) {
-        snprintf(r->detail, sizeof(r->detail),
-                 "--baseline %s: no cuBLASLt yardstick for %s (its yardstick is cuBLAS's int8 "
-                 "GEMM and a requantize pass: --baseline)",
-                 o->topts.yardstick == RN_YS_BOTH ? "both" : "lt", p->name);
-        return r->exit_code = HX_USAGE;
-    }
-    jd_options sweep_o;
-    if (o->sweep) {
-        int rc = jd_sweep_options(o, p, &sweep_o, r);
-        if (rc != HX_SUCCESS) return r->exit_code = rc;
-        o = &sweep_o;
-    }
 
-    if (o->vs) {
-        char *vsrc = NULL, why[600];
-        size_t vlen = 0;
-        size_t vl = strlen(o->vs);
-        if (vl < 4 || strcmp(o->vs + vl - 3, ".cu") != 0) {
-            snprintf(r->detail, sizeof(r->detail), "--vs %s: not a .cu file", o->vs);
-            return r->exit_code = HX_BAD_FILE;
-        }
-        if (!jd_read_file(o->vs, &vsrc, &vlen, why, sizeof(why))) {
-            snprintf(r->detail, sizeof(r->detail), "--vs: %s", why);
-            return r->exit_code = HX_BAD_FILE;
-        }
-        sig_info vsig;
-        sig_read(vsrc, vlen, &vsig);
-        free(vsrc);
-        if (vsig.found && jd_compare_signature(&vsig, p) == SIG_MISMATCH) {
-            char want[512];
-            jd_format_signature(p, want, sizeof(want));
-            snprintf(r->detail, sizeof(r->detail),
-                     "--vs: the two files solve different problems: %s:%d declares %s, but %s "
-                     "(the problem of %s) needs %s",
-                     o->vs, vsig.line, vsig.text, p->name, o->solution, want);
-            return r->exit_code = HX_SIGNATURE;
-        }
-    }
-
-    if (o->check_only) return r->exit_code = HX_SUCCESS;
-
-    /* 3. the architecture: --gpu's target, given, or the device's (asked of a child) */
-    const gp_gpu *gpu = o->gpu ? gp_find(o->gpu) : NULL;
-    if (o->gpu && !gpu) {
-        char names[128];
-        gp_list(names, sizeof(names));
-        snprintf(r->detail, sizeof(r->detail), "unknown GPU '%s' (the judge's: %s, or all)", o->gpu, names);
-        return r->exit_code = HX_USAGE;
-    }
-    if (gpu) {
-        snprintf(r->arch, sizeof(r->arch), "%s", gpu->arch);
-        snprintf(r->gpu, sizeof(r->gpu), "%s", gpu->name);
-    } else if (o->arch) {
-        snprintf(r->arch, sizeof(r->arch), "%s", o->arch);
-    } else {
-        dv_info info;
-        if (rn_probe(&info, 60.0))
-            ld_arch_for(info.cc_major, info.cc_minor, r->arch, sizeof(r->arch));
-        else
-            snprintf(r->arch, sizeof(r->arch), "sm_90a"); /* no device: the project's target */
-    }
-
-    /* 4. compile (or reuse the cached object) */
-    ld_options lo = {.arch = r->arch, .extra_flags = o->nvcc_flags, .cache_dir = o->cache_dir,
-                     .rebuild = o->rebuild, .quiet = o->quiet};
-    ld_status ls = ld_build_solution(&lo, o->solution, &r->build);
+    /* 5. the object */
+    if (building) ls = ld_build_finish(&r->build);
     r->built = ls == LD_OK;
     if (ls == LD_COMPILE_ERROR) {
         r->status = RS_COMPILE_ERROR;
@@ -555,13 +667,19 @@ int jd_judge(const jd_options *o, jd_result *r)
     }
     if (ls != LD_OK) {
         snprintf(r->detail, sizeof(r->detail), "%s", r->build.error);
+        return r->exit_code = jd_exit_for_build(ls, &r->build);
+    }
+
+    /* the compiler built what it could not read through for the check: no verdict on solve */
+    if (!r->check.answered) {
+        snprintf(r->detail, sizeof(r->detail), "harness: %s", r->check.error);
         return r->exit_code = HX_INTERNAL;
     }
 
     /* 4b. --gpu: how this machine runs the target's code (as built, as PTX, or not at all) */
     bool lookup_only = false;
     if (gpu) {
-        int rc = jd_gpu_plan(o, gpu, r, &lookup_only);
+        rc = jd_gpu_plan(o, gpu, r, &lookup_only);
         if (rc != HX_SUCCESS) return r->exit_code = rc;
     }
 
@@ -589,7 +707,7 @@ int jd_judge(const jd_options *o, jd_result *r)
                 r->vs_failed = true;
                 return r->exit_code = HX_COMPILE;
             }
-            return r->exit_code = HX_INTERNAL;
+            return r->exit_code = jd_exit_for_build(vs, &r->vs_build);
         }
         r->vs_built = true;
         plan.vs_path = r->vs_build.so_path;
@@ -616,7 +734,7 @@ int jd_judge(const jd_options *o, jd_result *r)
     case RN_NO_SOLVE:
         snprintf(r->detail, sizeof(r->detail),
                  "no symbol 'solve' in the compiled object%s: declare it as %s",
-                 r->sig.found && !r->sig.extern_c ? " (solve is declared without extern \"C\", so "
+                 r->check.declared && !r->check.extern_c ? " (solve is declared without extern \"C\", so "
                                                      "its name is mangled)"
                                                    : "",
                  p->signature);

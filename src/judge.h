@@ -10,6 +10,7 @@
 #include "runner.h"
 #include "shapes.h"
 #include "sig.h"
+#include "sigcheck.h"
 
 /* Exit codes, one per kind of outcome (documented in the README and --help). */
 enum {
@@ -70,7 +71,7 @@ typedef struct {
     rs_status status;
     char detail[1024];        /* one line for what is not a test's verdict */
     const pb_problem *problem;
-    sig_info sig;
+    sc_answer check;          /* what the compiler says solve is (sigcheck.h) */
     char arch[16];
     ld_build build;
     bool built;

@@ -1,10 +1,13 @@
-/* loader.c — nvcc → cached .so. The cache key is an XXH3 hash of the source, the flags, the
+/* loader.c — nvcc → cached .so. The cache key is an XXH3 hash of the source, every file the build
+ * read (nvcc's dependency list, kept beside the object and re-hashed on lookup), the flags, the
  * architecture and nvcc's identity (its version.json, path, size and mtime), so a cached run
- * never starts nvcc and any change to one of them rebuilds. */
+ * never starts nvcc and any change to one of them rebuilds. nvcc only ever sees the cache's own
+ * names (cache.h): it hands names to a shell. */
 #include "loader.h"
 
 #include <elf.h>
 #include <errno.h>
+#include <signal.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,8 +20,10 @@
 #define XXH_INLINE_ALL
 #include "xxhash.h"
 
+#define LD_OBJECT_MARK "NAME-KEY.so" /* in the command until the object's key is known */
+
 /* Bump when the compile recipe below changes: old objects then no longer match. */
-#define LD_RECIPE "nvcc -O3 -shared -fPIC --cudart shared -lineinfo -lcuda(stub, as-needed) v2"
+#define LD_RECIPE "nvcc -O3 -shared -fPIC --cudart shared -lineinfo -lcuda(stub, as-needed) v3"
 
 static bool ld_executable(const char *p) { return access(p, X_OK) == 0; }
 
@@ -153,12 +158,6 @@ static void ld_hash_nvcc(XXH3_state_t *st, const char *nvcc, const char *root)
     }
 }
 
-static const char *ld_basename(const char *p)
-{
-    const char *s = strrchr(p, '/');
-    return s ? s + 1 : p;
-}
-
 static double ld_now(void)
 {
     struct timespec ts;
@@ -256,136 +255,265 @@ void ld_driver_stubs(const char *nvcc, char *out, size_t len)
     ld_stubs_in(root, out, len);
 }
 
-ld_status ld_build_start(const ld_options *o, const char *src_path, ld_build *b)
+bool ld_prepare(const ld_options *o, const char *src_path, const char *tag, ld_prep *p,
+                ld_status *status, char *err, size_t errlen)
 {
-    memset(b, 0, sizeof(*b));
-    if (!ld_find_nvcc(b->nvcc, sizeof(b->nvcc))) {
-        snprintf(b->error, sizeof(b->error),
+    memset(p, 0, sizeof(*p));
+    *status = LD_IO_ERROR;
+    if (!ld_find_nvcc(p->nvcc, sizeof(p->nvcc))) {
+        snprintf(err, errlen,
                  "nvcc not found (looked at $NVCC, PATH, $CUDA_HOME/bin, /usr/local/cuda/bin)");
-        return LD_NO_NVCC;
+        *status = LD_NO_NVCC;
+        return false;
     }
     size_t src_len;
     char *src = ld_read_text(src_path, &src_len);
     if (!src) {
-        snprintf(b->error, sizeof(b->error), "cannot read %s: %s", src_path, strerror(errno));
-        return LD_IO_ERROR;
+        snprintf(err, errlen, "cannot read %s: %s", src_path, strerror(errno));
+        return false;
+    }
+    if (ld_mkdirs(o->cache_dir) != 0 || !realpath(o->cache_dir, p->cache_dir)) {
+        snprintf(err, errlen, "cannot create cache directory %s: %s", o->cache_dir, strerror(errno));
+        free(src);
+        return false;
+    }
+    /* every name in the cache goes to nvcc, which passes names to its tools through a shell */
+    if (!ch_path_safe(p->cache_dir) || strlen(p->cache_dir) > PATH_MAX - 128) {
+        snprintf(err, errlen, "the cache directory %s holds a character nvcc's shell would "
+                 "expand (\" ` $ \\ , or a line break) or is too long: set HARNESS_CACHE to "
+                 "another directory", p->cache_dir);
+        free(src);
+        return false;
+    }
+    if (!ch_stage(p->cache_dir, src_path, &p->src, err, errlen)) {
+        free(src);
+        return false;
     }
     const char *extra = o->extra_flags ? o->extra_flags : "";
-
     XXH3_state_t *st = XXH3_createState();
     XXH3_64bits_reset(st);
     XXH3_64bits_update(st, src, src_len);
     XXH3_64bits_update(st, "\0" LD_RECIPE, sizeof(LD_RECIPE) + 1);
-    XXH3_64bits_update(st, o->arch, strlen(o->arch) + 1);
-    if (o->ptx_only) XXH3_64bits_update(st, "ptx-only", 9);
+    XXH3_64bits_update(st, tag, strlen(tag) + 1);
     XXH3_64bits_update(st, extra, strlen(extra) + 1);
-    char root[PATH_MAX];
-    ld_toolkit_root(b->nvcc, root, sizeof(root));
-    ld_hash_nvcc(st, b->nvcc, root);
-    unsigned long long key = (unsigned long long)XXH3_64bits_digest(st);
+    /* the wrapper's name stands for the file's absolute path: relative #includes resolve there */
+    XXH3_64bits_update(st, p->src.wrapper, strlen(p->src.wrapper) + 1);
+    char cwd[PATH_MAX];
+    if (extra[0] && getcwd(cwd, sizeof(cwd))) XXH3_64bits_update(st, cwd, strlen(cwd) + 1);
+    ld_toolkit_root(p->nvcc, p->root, sizeof(p->root));
+    ld_hash_nvcc(st, p->nvcc, p->root);
+    p->key0 = XXH3_64bits_digest(st);
     XXH3_freeState(st);
     free(src);
+    *status = LD_OK;
+    return true;
+}
 
-    if (ld_mkdirs(o->cache_dir) != 0) {
-        snprintf(b->error, sizeof(b->error), "cannot create cache directory %s: %s", o->cache_dir,
-                 strerror(errno));
-        return LD_IO_ERROR;
+int ld_argv(const ld_prep *p, const ld_options *o, bool bare, const char *dfile,
+            const char *const *more, const char *out, const char *input, const char **argv, int max,
+            char **copy)
+{
+    int argc = 0;
+    argv[argc++] = p->nvcc;
+    *copy = strdup(o->extra_flags ? o->extra_flags : "");
+    if (!bare) {
+        /* static: argv may be read after this returns */
+        static const char *const fixed[] = {"-O3", "-shared", "-Xcompiler", "-fPIC", "--cudart",
+                                            "shared", "-lineinfo"};
+        for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++) argv[argc++] = fixed[i];
     }
-    char stem[128];
-    snprintf(stem, sizeof(stem), "%s", ld_basename(src_path));
-    char *dot = strrchr(stem, '.');
-    if (dot) *dot = '\0';
-    snprintf(b->so_path, sizeof(b->so_path), "%s/%s-%016llx.so", o->cache_dir, stem, key);
-    snprintf(b->log_path, sizeof(b->log_path), "%s/%s-%016llx.log", o->cache_dir, stem, key);
+    char *save = NULL;
+    for (char *tok = *copy ? strtok_r(*copy, " \t", &save) : NULL; tok && argc < max - 16;
+         tok = strtok_r(NULL, " \t", &save))
+        argv[argc++] = tok;
+    if (dfile) {
+        argv[argc++] = "-MD";
+        argv[argc++] = "-MF";
+        argv[argc++] = dfile;
+        argv[argc++] = "-MT";
+        argv[argc++] = "hx";
+    }
+    if (p->src.include_flag[0]) argv[argc++] = p->src.include_flag;
+    for (int i = 0; more && more[i] && argc < max - 4; i++) argv[argc++] = more[i];
+    argv[argc++] = "-o";
+    argv[argc++] = out;
+    argv[argc++] = input ? input : p->src.wrapper;
+    argv[argc] = NULL;
+    return argc;
+}
+
+/* The command's -o argument, known once the object's key is: the object's file name. */
+static void ld_name_object(ld_build *b)
+{
+    char *mark = strstr(b->command, LD_OBJECT_MARK);
+    const char *slash = strrchr(b->so_path, '/');
+    if (!mark || !slash) return;
+    char rest[sizeof(b->command)];
+    snprintf(rest, sizeof(rest), "%s", mark + strlen(LD_OBJECT_MARK));
+    snprintf(mark, sizeof(b->command) - (size_t)(mark - b->command), "%s%s", slash + 1, rest);
+}
+
+ld_status ld_build_start(const ld_options *o, const char *src_path, ld_build *b)
+{
+    memset(b, 0, sizeof(*b));
+    b->slot = -1;
+    snprintf(b->src, sizeof(b->src), "%s", src_path);
+    b->has_flags = o->extra_flags && strspn(o->extra_flags, " \t") < strlen(o->extra_flags);
+    char tag[64];
+    snprintf(tag, sizeof(tag), "object %s%s", o->arch, o->ptx_only ? " ptx-only" : "");
+    ld_status status;
+    if (!ld_prepare(o, src_path, tag, &b->prep, &status, b->error, sizeof(b->error)))
+        return status;
+    const ld_prep *p = &b->prep;
+    snprintf(b->nvcc, sizeof(b->nvcc), "%s", p->nvcc);
+    snprintf(b->stem_path, sizeof(b->stem_path), "%s/%s", p->cache_dir, p->src.stem);
+    unsigned long long k0 = (unsigned long long)p->key0;
+    snprintf(b->dep_path, sizeof(b->dep_path), "%s-%016llx.d", b->stem_path, k0);
+    snprintf(b->log_path, sizeof(b->log_path), "%s-%016llx.log", b->stem_path, k0);
+    int pid = (int)getpid();
+    snprintf(b->tmp_path, sizeof(b->tmp_path), "%s-%016llx.so.tmp.%d", b->stem_path, k0, pid);
+    snprintf(b->dep_tmp, sizeof(b->dep_tmp), "%s.tmp.%d", b->dep_path, pid);
+    snprintf(b->log_tmp, sizeof(b->log_tmp), "%s.tmp.%d", b->log_path, pid);
 
     char gencode[96];
     if (o->ptx_only)
         ld_gencode_ptx(o->arch, gencode, sizeof(gencode));
     else
         ld_gencode(o->arch, gencode, sizeof(gencode));
-    snprintf(b->tmp_path, sizeof(b->tmp_path), "%s.tmp.%d", b->so_path, (int)getpid());
     /* the driver library through the toolkit's stub, so solutions that call the driver API
      * load; --as-needed keeps it out of objects that never call it (machines without a driver) */
     char stubs[PATH_MAX], stubs_opt[PATH_MAX + 8];
-    ld_stubs_in(root, stubs, sizeof(stubs));
+    ld_stubs_in(p->root, stubs, sizeof(stubs));
     snprintf(stubs_opt, sizeof(stubs_opt), "-L%s", stubs);
-
-    /* argv: the fixed recipe, then the user's extra flags split on spaces */
-    char *extra_copy = strdup(extra);
-    const char *argv[96];
-    int argc = 0;
-    const char *fixed[] = {b->nvcc, "-O3", "-shared", "-Xcompiler", "-fPIC", "--cudart", "shared",
-                           "-lineinfo", gencode};
-    for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++) argv[argc++] = fixed[i];
-    if (stubs[0]) {
-        argv[argc++] = stubs_opt;
-        argv[argc++] = "-Xlinker";
-        argv[argc++] = "--as-needed,-lcuda,--no-as-needed";
-    }
-    char *save = NULL;
-    for (char *tok = strtok_r(extra_copy, " \t", &save); tok && argc < 88;
-         tok = strtok_r(NULL, " \t", &save))
-        argv[argc++] = tok;
-    argv[argc++] = "-o";
-    argv[argc++] = b->tmp_path;
-    argv[argc++] = src_path;
-    argv[argc] = NULL;
+    const char *more[] = {gencode, stubs[0] ? stubs_opt : NULL, "-Xlinker",
+                          "--as-needed,-lcuda,--no-as-needed", NULL};
+    const char *argv[112];
+    char *copy = NULL;
+    int argc = ld_argv(p, o, false, b->dep_tmp, more, b->tmp_path, NULL, argv, 112, &copy);
+    /* for the report: the user's file and the object's name, not the cache's temporaries */
     size_t used = 0;
-    for (int i = 0; i < argc && used < sizeof(b->command); i++)
-        used += (size_t)snprintf(b->command + used, sizeof(b->command) - used, "%s%s", i ? " " : "",
-                                 i == argc - 2 ? ld_basename(b->so_path) : argv[i]);
-
-    if (!o->rebuild && access(b->so_path, R_OK) == 0) {
-        b->cached = true;
-        free(extra_copy);
-        return LD_OK;
+    for (int i = 0; i < argc && used < sizeof(b->command); i++) {
+        const char *a = argv[i];
+        if (i == argc - 1) a = src_path;
+        else if (i == argc - 2) a = LD_OBJECT_MARK;
+        else if (a == b->dep_tmp) a = strrchr(b->dep_path, '/') + 1;
+        used += (size_t)snprintf(b->command + used, sizeof(b->command) - used, "%s%s",
+                                 i ? " " : "", a);
     }
+
+    /* cached: the last build's dependency list, every file it names unchanged, and its object */
+    uint64_t key;
+    if (!o->rebuild && ch_deps_key(b->dep_path, p->key0, &key)) {
+        snprintf(b->so_path, sizeof(b->so_path), "%s-%016llx.so", b->stem_path,
+                 (unsigned long long)key);
+        if (access(b->so_path, R_OK) == 0) {
+            b->cached = true;
+            ld_name_object(b);
+            free(copy);
+            return LD_OK;
+        }
+    }
+    b->so_path[0] = '\0';
+
+    ch_sweep(p->cache_dir);
     if (!o->quiet)
         fprintf(stderr, "compiling %s for %s%s with nvcc...\n", src_path,
                 o->ptx_only ? "compute_" : "", o->ptx_only ? o->arch + 3 : o->arch);
     b->t0 = ld_now();
-    int log = open(b->log_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    int log = open(b->log_tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
     if (log < 0) {
-        snprintf(b->error, sizeof(b->error), "cannot write %s: %s", b->log_path, strerror(errno));
-        free(extra_copy);
+        snprintf(b->error, sizeof(b->error), "cannot write %s: %s", b->log_tmp, strerror(errno));
+        free(copy);
         return LD_IO_ERROR;
     }
-    fflush(NULL);
-    pid_t pid = fork();
-    if (pid == 0) {
-        dup2(log, STDOUT_FILENO);
-        dup2(log, STDERR_FILENO);
-        execv(argv[0], (char *const *)argv);
-        fprintf(stderr, "cannot run %s: %s\n", argv[0], strerror(errno));
-        _exit(127);
-    }
+    const char *tmps[CH_TMPS] = {b->tmp_path, b->dep_tmp, b->log_tmp};
+    pid_t pid_c = ch_spawn((char *const *)argv, log, tmps, &b->slot);
     close(log);
-    free(extra_copy);
-    if (pid < 0) {
+    free(copy);
+    if (pid_c < 0) {
         snprintf(b->error, sizeof(b->error), "cannot run nvcc: %s", strerror(errno));
+        unlink(b->log_tmp);
         return LD_IO_ERROR;
     }
-    b->pid = (int)pid;
+    b->pid = (int)pid_c;
     return LD_OK;
 }
 
-/* nvcc has exited with ws: move the object into the cache. */
+/* The first line of the log at path that holds what, into out. */
+static bool ld_log_line(const char *path, const char *what, char *out, size_t len)
+{
+    char *text = ld_read_text(path, NULL);
+    const char *hit = text ? strstr(text, what) : NULL;
+    if (hit) snprintf(out, len, "%.*s", (int)strcspn(hit, "\r\n"), hit);
+    free(text);
+    return hit != NULL;
+}
+
+/* The log under its own name, naming the user's file where nvcc saw the cache's names. */
+static void ld_keep_log(ld_build *b)
+{
+    if (rename(b->log_tmp, b->log_path) != 0) {
+        unlink(b->log_tmp);
+        return;
+    }
+    if (b->prep.src.alias[0]) ld_rename_in_log(b->log_path, b->prep.src.alias, b->src);
+    ld_rename_in_log(b->log_path, b->prep.src.wrapper, b->src);
+}
+
+/* nvcc has exited with ws: move the object into the cache under the key of what it read. */
+static ld_status ld_build_settle(ld_build *b, int ws);
 static ld_status ld_build_reaped(ld_build *b, int ws)
 {
     b->pid = 0;
+    ch_reaped(b->slot);
     b->seconds = ld_now() - b->t0;
+    ld_status st = ld_build_settle(b, ws);
+    ch_release(b->slot); /* its temporaries are moved or removed: a signal has nothing to undo */
+    b->slot = -1;
+    return st;
+}
+
+static ld_status ld_build_settle(ld_build *b, int ws)
+{
+    ld_keep_log(b);
     if (!WIFEXITED(ws) || WEXITSTATUS(ws) != 0) {
         unlink(b->tmp_path);
+        unlink(b->dep_tmp);
+        /* nvcc itself refusing what --nvcc-flags asked ("nvcc fatal": -E with the recipe's -MD,
+         * an unknown option) is not the solution's compile error */
+        char fatal[256];
+        if (b->has_flags && ld_log_line(b->log_path, "nvcc fatal", fatal, sizeof(fatal))) {
+            snprintf(b->error, sizeof(b->error), "nvcc refused the build (--nvcc-flags?): %s", fatal);
+            return LD_NOT_OBJECT;
+        }
         snprintf(b->error, sizeof(b->error), "nvcc failed (exit status %d)",
                  WIFEXITED(ws) ? WEXITSTATUS(ws) : -1);
         return LD_COMPILE_ERROR;
     }
-    if (rename(b->tmp_path, b->so_path) != 0) { /* atomic: a parallel run never sees half a file */
+    /* an nvcc flag that changes what it writes (-E, -c, -ptx, -M...) leaves no loadable object:
+     * nothing is cached and the solution is not blamed */
+    if (!ld_is_shared_object(b->tmp_path)) {
+        unlink(b->tmp_path);
+        unlink(b->dep_tmp);
+        snprintf(b->error, sizeof(b->error), "nvcc exited 0 but wrote no shared object%s",
+                 b->has_flags ? " (an --nvcc-flags option changes what nvcc writes?)" : "");
+        return LD_NOT_OBJECT;
+    }
+    uint64_t key;
+    bool deps = ch_deps_key(b->dep_tmp, b->prep.key0, &key);
+    if (!deps) key = b->prep.key0; /* no list to look it up by: this run's object, never a hit */
+    snprintf(b->so_path, sizeof(b->so_path), "%s-%016llx.so", b->stem_path,
+             (unsigned long long)key);
+    /* atomic: a parallel run never sees half a file; the object before the list that finds it */
+    if (rename(b->tmp_path, b->so_path) != 0) {
         snprintf(b->error, sizeof(b->error), "cannot move %s into the cache: %s", b->tmp_path,
                  strerror(errno));
         unlink(b->tmp_path);
+        unlink(b->dep_tmp);
         return LD_IO_ERROR;
     }
+    if (!deps || rename(b->dep_tmp, b->dep_path) != 0) unlink(b->dep_tmp);
+    ld_name_object(b);
     return LD_OK;
 }
 
@@ -400,6 +528,7 @@ bool ld_build_poll(ld_build *b, ld_status *status)
     if (r == 0) return false;
     if (r < 0) {
         b->pid = 0;
+        ch_release(b->slot);
         snprintf(b->error, sizeof(b->error), "cannot wait for nvcc: %s", strerror(errno));
         *status = LD_IO_ERROR;
         return true;
@@ -414,10 +543,24 @@ ld_status ld_build_finish(ld_build *b)
     int ws = 0;
     if (waitpid((pid_t)b->pid, &ws, 0) < 0) {
         b->pid = 0;
+        ch_release(b->slot);
         snprintf(b->error, sizeof(b->error), "cannot run nvcc: %s", strerror(errno));
         return LD_IO_ERROR;
     }
     return ld_build_reaped(b, ws);
+}
+
+void ld_build_cancel(ld_build *b)
+{
+    if (b->pid <= 0) return;
+    kill(-(pid_t)b->pid, SIGKILL); /* nvcc and the tools it started */
+    waitpid((pid_t)b->pid, NULL, 0);
+    b->pid = 0;
+    unlink(b->tmp_path);
+    unlink(b->dep_tmp);
+    unlink(b->log_tmp);
+    ch_release(b->slot);
+    b->slot = -1;
 }
 
 ld_status ld_build_solution(const ld_options *o, const char *src_path, ld_build *b)
@@ -454,6 +597,45 @@ bool ld_object_defines(const char *so_path, const char *name)
 done:
     free(img);
     return found;
+}
+
+bool ld_is_shared_object(const char *path)
+{
+    Elf64_Ehdr eh;
+    int fd = open(path, O_RDONLY);
+    if (fd < 0) return false;
+    bool ok = read(fd, &eh, sizeof(eh)) == (ssize_t)sizeof(eh);
+    close(fd);
+    return ok && memcmp(eh.e_ident, ELFMAG, SELFMAG) == 0 && eh.e_ident[EI_CLASS] == ELFCLASS64 &&
+           eh.e_type == ET_DYN;
+}
+
+void ld_rename_in_log(const char *path, const char *from, const char *to)
+{
+    size_t n, fl = strlen(from), tl = strlen(to);
+    char *text = ld_read_text(path, &n);
+    if (!text || !fl || !strstr(text, from)) {
+        free(text);
+        return;
+    }
+    char tmp[PATH_MAX + 32];
+    snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid());
+    FILE *f = fopen(tmp, "w");
+    if (!f) {
+        free(text);
+        return;
+    }
+    for (const char *p = text, *hit; *p; p = hit + fl) {
+        hit = strstr(p, from);
+        if (!hit) {
+            fputs(p, f);
+            break;
+        }
+        fwrite(p, 1, (size_t)(hit - p), f);
+        fwrite(to, 1, tl, f);
+    }
+    if (fclose(f) != 0 || rename(tmp, path) != 0) unlink(tmp);
+    free(text);
 }
 
 void ld_print_log(const ld_build *b, FILE *to)

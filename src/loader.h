@@ -6,6 +6,9 @@
 #include <stdio.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
+
+#include "cache.h"
 
 typedef struct {
     const char *arch;        /* "sm_90a" */
@@ -20,8 +23,34 @@ typedef enum {
     LD_OK,
     LD_NO_NVCC,      /* nvcc not found */
     LD_COMPILE_ERROR,
-    LD_IO_ERROR      /* cache directory, temporary files */
+    LD_IO_ERROR,     /* cache directory, temporary files */
+    LD_NOT_OBJECT    /* no ELF shared object for a reason other than the code: nvcc succeeded
+                        without writing one, or refused the --nvcc-flags ("nvcc fatal", e.g.
+                        -E); never cached */
 } ld_status;
+
+/* What every nvcc run on a solution shares: nvcc, the cache (absolute, shell-safe), the file's
+ * name there (cache.h) and the key of everything but the files it includes (the source, the
+ * flags, the toolchain, the recipe named by tag; the working directory when flags are given,
+ * since they may name relative paths). */
+typedef struct {
+    char nvcc[PATH_MAX];
+    char cache_dir[PATH_MAX];
+    char root[PATH_MAX];     /* the toolkit's */
+    ch_source src;
+    uint64_t key0;
+} ld_prep;
+
+bool ld_prepare(const ld_options *o, const char *src_path, const char *tag, ld_prep *p,
+                ld_status *status, char *err, size_t errlen);
+
+/* nvcc's argv for a solution: nvcc, the fixed recipe unless bare, the extra flags split on
+ * spaces, -MD -MF dfile -MT hx when dfile, then more (NULL-terminated), -o out, then input (the
+ * wrapper when NULL).
+ * Strings point into p, o, more and copy (o->extra_flags duplicated; free it). */
+int ld_argv(const ld_prep *p, const ld_options *o, bool bare, const char *dfile,
+            const char *const *more, const char *out, const char *input, const char **argv, int max,
+            char **copy);
 
 typedef struct {
     char so_path[PATH_MAX];
@@ -34,6 +63,17 @@ typedef struct {
     int pid;                 /* nvcc's while a started build runs (ld_build_start); 0 otherwise */
     char tmp_path[PATH_MAX + 32];
     double t0;
+    /* the cache's side (ld_prepare): the log and dependency list are written under temporary
+     * names and renamed when nvcc ends; the object's name is known only then (its key covers
+     * every file the dependency list names) */
+    ld_prep prep;
+    char src[PATH_MAX];          /* the user's path, as given: what diagnostics show */
+    char dep_path[PATH_MAX + 32];
+    char dep_tmp[PATH_MAX + 64];
+    char log_tmp[PATH_MAX + 64];
+    char stem_path[PATH_MAX + 64]; /* CACHE/NAME */
+    int slot;
+    bool has_flags;              /* --nvcc-flags given (LD_NOT_OBJECT is then the user's) */
 } ld_build;
 
 /* Compile src_path (unless a cached object exists). On LD_COMPILE_ERROR the log is in
@@ -47,10 +87,19 @@ void ld_print_log(const ld_build *build, FILE *to);
 ld_status ld_build_start(const ld_options *o, const char *src_path, ld_build *build);
 ld_status ld_build_finish(ld_build *build);
 bool ld_build_poll(ld_build *build, ld_status *status);
+/* A started build no longer wanted: nvcc's process group killed, its temporaries removed. */
+void ld_build_cancel(ld_build *build);
 
 /* Whether the shared object's dynamic symbol table defines name (read from the ELF file, without
  * loading it: an object whose libraries are missing here can still be checked). */
 bool ld_object_defines(const char *so_path, const char *name);
+
+/* Whether path is a 64-bit ELF shared object (what dlopen can load), from its header. */
+bool ld_is_shared_object(const char *path);
+
+/* Replace every occurrence of from with to in the file at path (diagnostics that name the cache's
+ * wrapper or link name the user's file instead). */
+void ld_rename_in_log(const char *path, const char *from, const char *to);
 
 /* The toolkit's libcuda stub directory, "" when there is none. The toolkit is found from
  * nvcc's real path, or from nvcc's own dry run when that path is a wrapper script. */

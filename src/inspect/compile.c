@@ -38,9 +38,10 @@ bool in_nvcc(in_ctx *cx, const char *mode, const char *const *what, const char *
     argv[argc++] = "-lineinfo";
     argc = in_add_flags(argv, argc, 80, flags);
     for (int i = 0; what[i]; i++) argv[argc++] = strcmp(what[i], "GENCODE") == 0 ? gencode : what[i];
+    if (cx->build.prep.src.include_flag[0]) argv[argc++] = cx->build.prep.src.include_flag;
     argv[argc++] = "-o";
     argv[argc++] = tmp;
-    argv[argc++] = cx->o->solution;
+    argv[argc++] = cx->build.prep.src.wrapper; /* the cache's name for it: nvcc's shell sees names */
     argv[argc] = NULL;
     int rc = in_spawn((char *const *)argv, NULL, tmplog);
     free(flags);
