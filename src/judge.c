@@ -412,12 +412,10 @@ static int jd_load_failed(const jd_options *o, jd_result *r, const char *so_path
     return HX_ERROR;
 }
 
-int jd_judge(const jd_options *o, jd_result *r)
+/* 1. the file: a .cu, read, its declared solve signature into r->sig. HX_SUCCESS or the
+ * exit code (r->exit_code set). */
+static int jd_read_solution(const jd_options *o, jd_result *r)
 {
-    memset(r, 0, sizeof(*r));
-    r->status = RS_ERROR;
-
-    /* 1. the file */
     size_t len = strlen(o->solution);
     if (len < 4 || strcmp(o->solution + len - 3, ".cu") != 0) {
         snprintf(r->detail, sizeof(r->detail), "%s: not a .cu file", o->solution);
@@ -429,8 +427,12 @@ int jd_judge(const jd_options *o, jd_result *r)
         return r->exit_code = HX_BAD_FILE;
     sig_read(src, src_len, &r->sig);
     free(src);
+    return HX_SUCCESS;
+}
 
-    /* 2. the problem: named, or inferred from the declared signature */
+/* 2. the problem: named, or inferred from the declared signature, which must be its. */
+static int jd_pick_problem(const jd_options *o, jd_result *r)
+{
     if (o->problem) {
         r->problem = pb_find(o->problem);
         if (!r->problem) {
@@ -464,6 +466,14 @@ int jd_judge(const jd_options *o, jd_result *r)
         fprintf(stderr, "warning: no solve(...) declaration found in %s; assuming %s\n",
                 o->solution, p->name);
     }
+    return HX_SUCCESS;
+}
+
+/* What was asked of the problem: --size inside its constraints, the leaderboard's sizes and
+ * --baseline's yardstick possible. */
+static int jd_check_cases(const jd_options *o, jd_result *r)
+{
+    const pb_problem *p = r->problem;
     if (o->custom) {
         pb_size sz;
         int rc = jd_size_arg(o, p, &sz, r);
@@ -487,43 +497,45 @@ int jd_judge(const jd_options *o, jd_result *r)
                  o->topts.yardstick == RN_YS_BOTH ? "both" : "lt", p->name);
         return r->exit_code = HX_USAGE;
     }
-    jd_options sweep_o;
-    if (o->sweep) {
-        int rc = jd_sweep_options(o, p, &sweep_o, r);
-        if (rc != HX_SUCCESS) return r->exit_code = rc;
-        o = &sweep_o;
+    return HX_SUCCESS;
+}
+
+/* --vs: the other file a readable .cu that declares the same problem's solve. */
+static int jd_check_vs(const jd_options *o, jd_result *r)
+{
+    const pb_problem *p = r->problem;
+    char *vsrc = NULL, why[600];
+    size_t vlen = 0;
+    size_t vl = strlen(o->vs);
+    if (vl < 4 || strcmp(o->vs + vl - 3, ".cu") != 0) {
+        snprintf(r->detail, sizeof(r->detail), "--vs %s: not a .cu file", o->vs);
+        return r->exit_code = HX_BAD_FILE;
     }
-
-    if (o->vs) {
-        char *vsrc = NULL, why[600];
-        size_t vlen = 0;
-        size_t vl = strlen(o->vs);
-        if (vl < 4 || strcmp(o->vs + vl - 3, ".cu") != 0) {
-            snprintf(r->detail, sizeof(r->detail), "--vs %s: not a .cu file", o->vs);
-            return r->exit_code = HX_BAD_FILE;
-        }
-        if (!jd_read_file(o->vs, &vsrc, &vlen, why, sizeof(why))) {
-            snprintf(r->detail, sizeof(r->detail), "--vs: %s", why);
-            return r->exit_code = HX_BAD_FILE;
-        }
-        sig_info vsig;
-        sig_read(vsrc, vlen, &vsig);
-        free(vsrc);
-        if (vsig.found && jd_compare_signature(&vsig, p) == SIG_MISMATCH) {
-            char want[512];
-            jd_format_signature(p, want, sizeof(want));
-            snprintf(r->detail, sizeof(r->detail),
-                     "--vs: the two files solve different problems: %s:%d declares %s, but %s "
-                     "(the problem of %s) needs %s",
-                     o->vs, vsig.line, vsig.text, p->name, o->solution, want);
-            return r->exit_code = HX_SIGNATURE;
-        }
+    if (!jd_read_file(o->vs, &vsrc, &vlen, why, sizeof(why))) {
+        snprintf(r->detail, sizeof(r->detail), "--vs: %s", why);
+        return r->exit_code = HX_BAD_FILE;
     }
+    sig_info vsig;
+    sig_read(vsrc, vlen, &vsig);
+    free(vsrc);
+    if (vsig.found && jd_compare_signature(&vsig, p) == SIG_MISMATCH) {
+        char want[512];
+        jd_format_signature(p, want, sizeof(want));
+        snprintf(r->detail, sizeof(r->detail),
+                 "--vs: the two files solve different problems: %s:%d declares %s, but %s "
+                 "(the problem of %s) needs %s",
+                 o->vs, vsig.line, vsig.text, p->name, o->solution, want);
+        return r->exit_code = HX_SIGNATURE;
+    }
+    return HX_SUCCESS;
+}
 
-    if (o->check_only) return r->exit_code = HX_SUCCESS;
-
-    /* 3. the architecture: --gpu's target, given, or the device's (asked of a child) */
+/* 3. the architecture: --gpu's target (into *gpu_out), given, or the device's (asked of a
+ * child). */
+static int jd_choose_arch(const jd_options *o, jd_result *r, const gp_gpu **gpu_out)
+{
     const gp_gpu *gpu = o->gpu ? gp_find(o->gpu) : NULL;
+    *gpu_out = gpu;
     if (o->gpu && !gpu) {
         char names[128];
         gp_list(names, sizeof(names));
@@ -542,8 +554,12 @@ int jd_judge(const jd_options *o, jd_result *r)
         else
             snprintf(r->arch, sizeof(r->arch), "sm_90a"); /* no device: the project's target */
     }
+    return HX_SUCCESS;
+}
 
-    /* 4. compile (or reuse the cached object) */
+/* 4. compile (or reuse the cached object). */
+static int jd_compile(const jd_options *o, jd_result *r)
+{
     ld_options lo = {.arch = r->arch, .extra_flags = o->nvcc_flags, .cache_dir = o->cache_dir,
                      .rebuild = o->rebuild, .quiet = o->quiet};
     ld_status ls = ld_build_solution(&lo, o->solution, &r->build);
@@ -557,46 +573,35 @@ int jd_judge(const jd_options *o, jd_result *r)
         snprintf(r->detail, sizeof(r->detail), "%s", r->build.error);
         return r->exit_code = HX_INTERNAL;
     }
+    return HX_SUCCESS;
+}
 
-    /* 4b. --gpu: how this machine runs the target's code (as built, as PTX, or not at all) */
-    bool lookup_only = false;
-    if (gpu) {
-        int rc = jd_gpu_plan(o, gpu, r, &lookup_only);
-        if (rc != HX_SUCCESS) return r->exit_code = rc;
-    }
-
-    /* 5. run */
-    if (!jd_items(o, r)) {
-        snprintf(r->detail, sizeof(r->detail), "out of memory");
+/* --vs: the other file, built the same way as the one that runs, into the plan. */
+static int jd_build_vs(const jd_options *o, jd_result *r, rn_plan *plan)
+{
+    ld_options vo = {.arch = r->arch, .extra_flags = o->nvcc_flags, .cache_dir = o->cache_dir,
+                     .rebuild = o->rebuild, .quiet = o->quiet, .ptx_only = r->ptx_built};
+    ld_status vs = ld_build_solution(&vo, o->vs, &r->vs_build);
+    if (vs != LD_OK) {
+        snprintf(r->detail, sizeof(r->detail), "--vs %s: %s", o->vs, r->vs_build.error);
+        if (vs == LD_COMPILE_ERROR) {
+            r->status = RS_COMPILE_ERROR;
+            r->vs_failed = true;
+            return r->exit_code = HX_COMPILE;
+        }
         return r->exit_code = HX_INTERNAL;
     }
-    rn_plan plan = {.problem = p, .so_path = r->build.so_path, .items = r->items,
-                    .n_items = r->n_items, .timeout_s = o->timeout_s, .seed = o->seed,
-                    .timing = o->topts, .progress = o->progress};
-    if (r->ptx_built) {
-        plan.so_path = r->ptx_build.so_path;
-        plan.first_call_extra_s = JD_PTX_COMPILE_S;
-    }
-    plan.lookup_only = lookup_only;
-    if (o->vs) { /* the other file, built the same way as the one that runs */
-        ld_options vo = {.arch = r->arch, .extra_flags = o->nvcc_flags, .cache_dir = o->cache_dir,
-                         .rebuild = o->rebuild, .quiet = o->quiet, .ptx_only = r->ptx_built};
-        ld_status vs = ld_build_solution(&vo, o->vs, &r->vs_build);
-        if (vs != LD_OK) {
-            snprintf(r->detail, sizeof(r->detail), "--vs %s: %s", o->vs, r->vs_build.error);
-            if (vs == LD_COMPILE_ERROR) {
-                r->status = RS_COMPILE_ERROR;
-                r->vs_failed = true;
-                return r->exit_code = HX_COMPILE;
-            }
-            return r->exit_code = HX_INTERNAL;
-        }
-        r->vs_built = true;
-        plan.vs_path = r->vs_build.so_path;
-        plan.timing.baseline = true;
-    }
-    rn_outcome out = rn_run(&plan, &r->run);
-    r->ran = true;
+    r->vs_built = true;
+    plan->vs_path = r->vs_build.so_path;
+    plan->timing.baseline = true;
+    return HX_SUCCESS;
+}
+
+/* The status and exit code from the run's outcome. */
+static int jd_verdict(const jd_options *o, jd_result *r, rn_outcome out, bool lookup_only,
+                      const char *so_path)
+{
+    const pb_problem *p = r->problem;
     switch (out) {
     case RN_OK:
         if (lookup_only && rn_overall(&r->run) == RS_SUCCESS) { /* r->detail says why */
@@ -622,12 +627,71 @@ int jd_judge(const jd_options *o, jd_result *r)
                  p->signature);
         return r->exit_code = HX_NO_SOLVE;
     case RN_LOAD_FAILED:
-        return r->exit_code = jd_load_failed(o, r, plan.so_path);
+        return r->exit_code = jd_load_failed(o, r, so_path);
     case RN_INTERNAL:
         snprintf(r->detail, sizeof(r->detail), "harness: %s", r->run.detail);
         return r->exit_code = HX_INTERNAL;
     }
     return r->exit_code = HX_INTERNAL;
+}
+
+/* 5. run: the tests through the runner (src/runner.c), then the verdict. */
+static int jd_run(const jd_options *o, jd_result *r, bool lookup_only)
+{
+    const pb_problem *p = r->problem;
+    if (!jd_items(o, r)) {
+        snprintf(r->detail, sizeof(r->detail), "out of memory");
+        return r->exit_code = HX_INTERNAL;
+    }
+    rn_plan plan = {.problem = p, .so_path = r->build.so_path, .items = r->items,
+                    .n_items = r->n_items, .timeout_s = o->timeout_s, .seed = o->seed,
+                    .timing = o->topts, .progress = o->progress};
+    if (r->ptx_built) {
+        plan.so_path = r->ptx_build.so_path;
+        plan.first_call_extra_s = JD_PTX_COMPILE_S;
+    }
+    plan.lookup_only = lookup_only;
+    if (o->vs) {
+        int rc = jd_build_vs(o, r, &plan);
+        if (rc != HX_SUCCESS) return rc;
+    }
+    rn_outcome out = rn_run(&plan, &r->run);
+    r->ran = true;
+    return jd_verdict(o, r, out, lookup_only, plan.so_path);
+}
+
+int jd_judge(const jd_options *o, jd_result *r)
+{
+    memset(r, 0, sizeof(*r));
+    r->status = RS_ERROR;
+
+    /* each step returns HX_SUCCESS, or its exit code with r->exit_code set */
+    int rc = jd_read_solution(o, r);
+    if (rc == HX_SUCCESS) rc = jd_pick_problem(o, r);
+    if (rc == HX_SUCCESS) rc = jd_check_cases(o, r);
+    if (rc != HX_SUCCESS) return rc;
+    const pb_problem *p = r->problem;
+    jd_options sweep_o; /* --sweep: o is its effective options from here on */
+    if (o->sweep) {
+        rc = jd_sweep_options(o, p, &sweep_o, r);
+        if (rc != HX_SUCCESS) return r->exit_code = rc;
+        o = &sweep_o;
+    }
+    if (o->vs && (rc = jd_check_vs(o, r)) != HX_SUCCESS) return rc;
+    if (o->check_only) return r->exit_code = HX_SUCCESS;
+
+    const gp_gpu *gpu = NULL;
+    if ((rc = jd_choose_arch(o, r, &gpu)) != HX_SUCCESS) return rc;
+    if ((rc = jd_compile(o, r)) != HX_SUCCESS) return rc;
+
+    /* 4b. --gpu: how this machine runs the target's code (as built, as PTX, or not at all) */
+    bool lookup_only = false;
+    if (gpu) {
+        rc = jd_gpu_plan(o, gpu, r, &lookup_only);
+        if (rc != HX_SUCCESS) return r->exit_code = rc;
+    }
+
+    return jd_run(o, r, lookup_only);
 }
 
 void jd_free(jd_result *r)
