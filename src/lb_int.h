@@ -1,0 +1,68 @@
+/* lb_int.h — what the leaderboard's files share; for src/leaderboard.c and src/lb_*.c only.
+ * leaderboard.c: the command, the stage list and the helpers below; lb_stages.c: the stages
+ * section; lb_sweep.c: --sweep's run; lb_shapes.c: the shapes section's writers; lb_file.c:
+ * the splice between markers. */
+#ifndef LB_INT_H
+#define LB_INT_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "device.h"
+#include "judge.h"
+#include "leaderboard.h"
+
+#define LB_MAX_SIZES 4
+
+typedef struct {
+    char path[PATH_MAX];
+    char stem[128];
+    char technique[512];
+    int exit_code;
+    rs_status status;
+    char detail[256];
+    int judge_pass, judge_n, extra_pass, extra_n;
+    bool timed[LB_MAX_SIZES];
+    double ms[LB_MAX_SIZES], base_ms[LB_MAX_SIZES];
+    char size_status[LB_MAX_SIZES][32];
+    char judge_gpus[64];     /* the judge GPUs it compiles for (gpus.c) */
+} lb_stage;
+
+/* --sweep's parts: the sweep list's shapes section, the random-shapes section (lb_random.c). */
+enum { LB_PART_SHAPES = 1, LB_PART_RANDOM = 2 };
+
+/* leaderboard.c */
+/* The stage files of a folder, in name order: *st malloc'd (NULL when none). -1: unreadable. */
+int lb_find_stages(const char *dir, lb_stage **out);
+/* The commit a section names: the one given (a copy of the tree without .git, the GPU
+ * machine's), or git's. */
+void lb_commit_label(const char *given, char *out, size_t len);
+/* The line under a section's title: device, driver, runtime, date, commit. */
+void lb_run_header(const dv_info *dev, const char *commit, char *out, size_t len);
+/* path opened for the JSON, or NULL after saying why. */
+FILE *lb_open_json(const char *path);
+void lb_size_label(const pb_problem *p, const pb_case *c, char *out, size_t len);
+double lb_tflops(const pb_problem *p, const pb_case *c, double ms);
+/* "M":1024,"N":1024,"K":1024: a case's sizes as JSON members */
+void lb_json_sizes(FILE *j, const pb_problem *p, const pb_case *c);
+
+/* lb_file.c: splice section (freed there) between marker's markers in out_path, atomically.
+ * An exit code. */
+int lb_write_section(const char *out_path, const char *marker, char *sec);
+
+/* lb_stages.c: everything after the options: run the stages, write the section (and the
+ * JSON). An exit code. */
+int lb_run(const pb_problem *p, const jd_options *o_in, lb_stage *stages, int n,
+           const pb_case *sizes, int n_sizes, const char *out_path, const char *json_path,
+           const char *commit_opt, bool quiet);
+
+/* lb_shapes.c: how many shapes a stage passed, and the geometric mean of its ratios (0: none). */
+int lb_sweep_totals(const lb_sweep_stage *s, int n_shapes, double *geomean);
+
+/* lb_sweep.c: --sweep, from lb_main: the parts (LB_PART_*) it runs and writes. An exit code. */
+int lb_sweep_run(const pb_problem *p, const jd_options *o_in, const char *dir,
+                 const char *stages_opt, const char *out_path, const char *json_path,
+                 const char *commit_opt, bool quiet, unsigned parts);
+
+#endif
