@@ -171,8 +171,9 @@ Test(reference, every_problem_gpu_matches_cpu)
                     /* fp32: the oracle's exact reference is float64's but for the two float64
                      * sums' orders (an fp32 ulp at a rounding boundary, or ~1e-11 absolute where
                      * the sum cancels); float64's answer, what a correct order approaches, passes
-                     * against the pair. cuBLAS's fp32 alone need not hold challenge 30's 1e-5
-                     * (H200: 1×439×82×17; lab/NOTES.md), so how far it is is only logged. */
+                     * against the pair. cuBLAS's fp32 against float64 need not hold challenge
+                     * 30's 1e-5 where sums cancel (its U(−10, 10) cases), so how far it is is
+                     * only logged. */
                     size_t ulps = 0;
                     for (size_t e = 0; e < n; e++) {
                         float d = fabsf(gx[e] - k[e]);

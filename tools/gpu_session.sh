@@ -37,6 +37,19 @@ run() { # run NAME LIMIT CMD...: log to logs/NAME.log, note rc and time
     say "$(printf '%-28s rc=%-3s %6.1fs' "$name" "$rc" "$(awk "BEGIN{print $(date +%s.%N) - $t0}")")"
     return $rc
 }
+# suite BINARY: one Criterion suite, verbose; a suite proves itself by its exit code alone, so a
+# synthesis that disagrees with it (all passing, exit 1: Criterion exits 1 after any cr_log_warn)
+# is said in the summary
+suite() {
+    local name; name="$(basename "$1")_verbose"
+    run "$name" 300 env LD_LIBRARY_PATH="$DEPS_LIB" "$1" --verbose --jobs 8
+    local rc=$? syn; syn=$(grep -E "Synthesis:" "$OUT/logs/$name.log" | tail -1)
+    local bad; bad=$(echo "$syn" | sed -n 's/.*Failing: \([0-9]*\) | Crashing: \([0-9]*\).*/\1\2/p')
+    if [ -n "$syn" ] && { { [ "$rc" -ne 0 ] && [ "$bad" = "00" ]; } || { [ "$rc" -eq 0 ] && [ "$bad" != "00" ]; }; }; then
+        say "$(printf '%-28s DISAGREE: exit %s, but %s' "$name" "$rc" "${syn#*Synthesis: }")"
+    fi
+    return $rc
+}
 # The harness as of 51f80b6 (the check inside the solution's process) in /tmp/h_old: from .old51,
 # carried (`git archive 51f80b6`: the device's copy may have no .git), else a git worktree.
 build_old() {
@@ -101,12 +114,8 @@ for step in "$@"; do
         grep -q 'Cfg<128, 128, 8, 4, 2, 4>;' /tmp/sgemm09_256t.cu && run sgemm09_256t 200 ./harness --baseline --tests perf,extra /tmp/sgemm09_256t.cu ;;
     gpu-suites) # the GPU suites only (the CPU ones run on CI): configure with the carried Criterion
         run gpu_suites_build 300 bash -c 'cmake -S . -B build -DHARNESS_TESTS=ON >/dev/null && cmake --build build -j16 --target harness test_gpu_fixtures test_gpu_reference test_gpu_gpus'
-        for t in build/tests/test_gpu_*; do
-            run "$(basename "$t")_verbose" 300 env LD_LIBRARY_PATH="$DEPS_LIB" "$t" --verbose --jobs 8
-        done ;;
-    fixtures) for t in build/tests/test_gpu_*; do
-            run "$(basename "$t")_verbose" 300 env LD_LIBRARY_PATH="$DEPS_LIB" "$t" --verbose --jobs 8
-        done ;;
+        for t in build/tests/test_gpu_*; do suite "$t"; done ;;
+    fixtures) for t in build/tests/test_gpu_*; do suite "$t"; done ;;
     leaderboard-family) # a section per family problem, each stage beside its yardstick
         for p in batched_matmul_fp32 batched_matmul_fp16 int8_matmul int4_matmul; do
             run "lb_$p" 400 ./harness leaderboard --problem "$p" --timeout 10 --json "$OUT/logs/lb_$p.json" ${COMMIT:+--commit "$COMMIT"}
