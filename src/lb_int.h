@@ -43,6 +43,8 @@ void lb_run_header(const dv_info *dev, const char *commit, char *out, size_t len
 /* path opened for the JSON, or NULL after saying why. */
 FILE *lb_open_json(const char *path);
 void lb_size_label(const pb_problem *p, const pb_case *c, char *out, size_t len);
+/* The same for a bare shape: "17×129×33", or "1000³" for a cube of three sizes. */
+void lb_shape_label(const pb_problem *p, pb_size s, char *out, size_t len);
 double lb_tflops(const pb_problem *p, const pb_case *c, double ms);
 /* "M":1024,"N":1024,"K":1024: a case's sizes as JSON members */
 void lb_json_sizes(FILE *j, const pb_problem *p, const pb_case *c);

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lb_int.h"
 #include "report.h"
 #include "stats.h"
 
@@ -81,20 +82,6 @@ static lr_sum lr_summarize(const lb_sweep_stage *s, int n)
     return r;
 }
 
-/* "17×129×33", or "1000³" for a cube of three sizes. */
-static void lr_label(const pb_problem *p, pb_size s, char *out, size_t len)
-{
-    int n = pb_n_sizes(p);
-    if (n == 3 && s.v[0] == s.v[1] && s.v[1] == s.v[2]) {
-        snprintf(out, len, "%d³", s.v[0]);
-        return;
-    }
-    size_t u = 0;
-    out[0] = '\0';
-    for (int i = 0; i < n && u < len; i++)
-        u += (size_t)snprintf(out + u, len - u, "%s%d", i ? "×" : "", s.v[i]);
-}
-
 static int lr_cmp(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
@@ -164,7 +151,7 @@ char *lr_section(const lr_table *t)
                 continue;
             }
             char label[48];
-            lr_label(p, t->shapes[r.worst_shape], label, sizeof(label));
+            lb_shape_label(p, t->shapes[r.worst_shape], label, sizeof(label));
             fprintf(f, " %.2f× | %.2f× (%s) | %.0f%% | %.2f× |\n", r.d.geomean, r.d.worst, label,
                     100.0 * r.d.share_le1, r.d.p90);
         }
@@ -186,7 +173,7 @@ char *lr_section(const lr_table *t)
     fputc('\n', f);
     for (int si = 0; si < n; si++) {
         char label[48];
-        lr_label(p, t->shapes[si], label, sizeof(label));
+        lb_shape_label(p, t->shapes[si], label, sizeof(label));
         fprintf(f, "| %s |", label);
         for (int k = 0; k < t->n_stages * t->n_yards; k++) {
             const lb_sweep_stage *s = &t->runs[k];

@@ -172,7 +172,11 @@ FILE *lb_open_json(const char *path)
 
 void lb_size_label(const pb_problem *p, const pb_case *c, char *out, size_t len)
 {
-    pb_size s = pb_case_size(p, c);
+    lb_shape_label(p, pb_case_size(p, c), out, len);
+}
+
+void lb_shape_label(const pb_problem *p, pb_size s, char *out, size_t len)
+{
     int n = pb_n_sizes(p);
     bool cube = n == 3 && s.v[0] == s.v[1] && s.v[1] == s.v[2];
     if (cube) {
