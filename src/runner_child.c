@@ -1,0 +1,498 @@
+/* runner_child.c — the parent's side of its two children: spawn, kill and reap them, read their
+ * records (and the solution's output) by a deadline, bring them up, ask them for a test; and
+ * the device probe's child. The verdicts are runner.c's. */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "runner_int.h"
+#include "wire.h"
+
+/* when: "in the middle of the test", "while loading the solution"... */
+static void rn_describe_exit(int wstatus, const char *when, char *buf, size_t len)
+{
+    if (WIFSIGNALED(wstatus)) {
+        int sig = WTERMSIG(wstatus);
+        snprintf(buf, len, "the solution's process was killed by signal %d (SIG%s: %s) %s", sig,
+                 sigabbrev_np(sig) ? sigabbrev_np(sig) : "?", strsignal(sig), when);
+    } else if (WIFEXITED(wstatus)) {
+        snprintf(buf, len, "the solution's process exited with status %d %s",
+                 WEXITSTATUS(wstatus), when);
+    } else {
+        snprintf(buf, len, "the solution's process ended abnormally %s", when);
+    }
+}
+
+/* ---- children ---- */
+
+static void rn_waitpid(pid_t pid, int *ws)
+{
+    while (waitpid(pid, ws, 0) < 0 && errno == EINTR) {
+    }
+}
+
+/* Whether the child exited (not reaped: its status stays for rn_child_end). */
+static bool rn_exited(const rn_child *ch)
+{
+    siginfo_t si;
+    memset(&si, 0, sizeof(si));
+    return waitid(P_PID, (id_t)ch->pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 && si.si_pid == ch->pid;
+}
+
+/* End a child and reap it: grace_s for it to leave by itself once its commands' pipe is closed
+ * (0: killed at once); its whole process group is killed before it is reaped, so a grandchild
+ * holding a pipe goes with it. */
+static void rn_child_end(rn_child *ch, double grace_s, int *wstatus)
+{
+    int ws = 0;
+    if (ch->alive) {
+        close(ch->cmd_fd);
+        for (double until = wr_now() + grace_s; wr_now() < until && !rn_exited(ch);) {
+            struct pollfd f = {.fd = ch->pidfd, .events = POLLIN};
+            if (poll(&f, ch->pidfd >= 0 ? 1 : 0, 50) < 0 && errno != EINTR) break;
+        }
+        /* the exited leader still holds the group; ESRCH when the group is gone already */
+        if (ch->pgid > 0) kill(-ch->pgid, SIGKILL);
+        kill(ch->pid, SIGKILL);
+        rn_waitpid(ch->pid, &ws);
+        close(ch->msg_fd);
+        if (ch->out_fd >= 0) close(ch->out_fd);
+        if (ch->pidfd >= 0) close(ch->pidfd);
+    }
+    ch->alive = false;
+    ch->out_fd = ch->pidfd = -1;
+    if (wstatus) *wstatus = ws;
+}
+
+void rn_child_kill(rn_child *ch, int *wstatus) { rn_child_end(ch, 0, wstatus); }
+
+/* The child's exit after it was told to go (or said it would), reaped. */
+void rn_child_reap(rn_child *ch, int *wstatus) { rn_child_end(ch, 30.0, wstatus); }
+
+/* The solution's output that is waiting: counted, its start kept, shown on stderr up to
+ * RN_OUTPUT_SHOWN. False once the test's output passes RN_OUTPUT_CAP. */
+static bool rn_drain_output(rn_ctx *x, rn_child *ch)
+{
+    char buf[1 << 16];
+    ssize_t k = read(ch->out_fd, buf, sizeof(buf));
+    if (k < 0 && (errno == EINTR || errno == EAGAIN)) return true;
+    if (k <= 0) { /* every writer closed it */
+        close(ch->out_fd);
+        ch->out_fd = -1;
+        return true;
+    }
+    size_t n = (size_t)k, before = x->out_bytes;
+    rs_run *run = x->run;
+    /* kept as text (printable ASCII, newlines, tabs): it goes into the JSON report */
+    for (size_t i = 0, u = strlen(run->output); i < n && u + 1 < sizeof(run->output); i++, u++)
+        run->output[u] = (buf[i] >= 32 && buf[i] < 127) || buf[i] == '\n' || buf[i] == '\t' ? buf[i] : '.';
+    run->output_bytes += n;
+    for (size_t i = 0, u = strlen(x->out_head); i < n && u + 1 < sizeof(x->out_head); i++, u++)
+        x->out_head[u] = buf[i] >= 32 && buf[i] < 127 ? buf[i] : '.';
+    x->out_bytes += n;
+    if (!x->plan->output_hidden && before < RN_OUTPUT_SHOWN) {
+        size_t show = n < RN_OUTPUT_SHOWN - before ? n : RN_OUTPUT_SHOWN - before;
+        (void)!write(STDERR_FILENO, buf, show); /* a lost copy on stderr changes no verdict */
+        if (before + n > RN_OUTPUT_SHOWN) {
+            static const char more[] = "\n[harness: the rest of the solution's output in this test "
+                                       "is not shown]\n";
+            (void)!write(STDERR_FILENO, more, sizeof(more) - 1);
+        }
+    }
+    return x->out_bytes <= RN_OUTPUT_CAP;
+}
+
+/* Read exactly n bytes of the child's records by deadline, reading its output meanwhile. The
+ * child's exit counts as the end even while a grandchild holds its pipe open. */
+static int rn_wait(rn_ctx *x, rn_child *ch, void *buf, size_t n, double deadline)
+{
+    char *p = buf;
+    size_t got = 0;
+    while (got < n) {
+        if (rn_stop_signal) return RN_W_STOP;
+        double left = deadline - wr_now();
+        if (left <= 0) return RN_W_LATE;
+        /* slices: a signal between the check above and poll waits at most one */
+        int ms = left > 0.25 ? 250 : (int)(left * 1e3) + 1;
+        struct pollfd f[3] = {{.fd = ch->msg_fd, .events = POLLIN},
+                              {.fd = ch->out_fd, .events = POLLIN},
+                              {.fd = ch->pidfd, .events = POLLIN}};
+        int r = poll(f, 3, ms);
+        if (r < 0 && errno != EINTR) return RN_W_GONE;
+        if (r <= 0) {
+            if (ch->pidfd < 0 && rn_exited(ch)) return RN_W_GONE;
+            continue;
+        }
+        if (f[1].revents && !rn_drain_output(x, ch)) return RN_W_FLOOD;
+        if (f[0].revents) {
+            ssize_t k = read(ch->msg_fd, p + got, n - got);
+            if (k < 0 && errno == EINTR) continue;
+            if (k <= 0) return RN_W_GONE;
+            got += (size_t)k;
+            continue;
+        }
+        if ((f[2].revents || ch->pidfd < 0) && rn_exited(ch)) return RN_W_GONE;
+    }
+    return RN_W_GOT;
+}
+
+static void rn_close_all(int *fds, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (fds[i] >= 0) close(fds[i]);
+}
+
+static bool rn_spawn(rn_ctx *x, rn_child *ch, bool oracle)
+{
+    int fds[6] = {-1, -1, -1, -1, -1, -1}, *cmd = fds, *msg = fds + 2, *out = fds + 4;
+    if (pipe2(cmd, O_CLOEXEC) != 0 || pipe2(msg, O_CLOEXEC) != 0 ||
+        (!oracle && pipe2(out, O_CLOEXEC) != 0)) {
+        int keep = errno;
+        rn_close_all(fds, 6);
+        errno = keep;
+        return false;
+    }
+    fflush(NULL);
+    pid_t parent = getpid();
+    pid_t pid = fork();
+    if (pid < 0) {
+        int keep = errno;
+        rn_close_all(fds, 6);
+        errno = keep;
+        return false;
+    }
+    if (pid == 0) {
+        signal(SIGPIPE, SIG_DFL);
+        if (oracle) {
+            int keep[2] = {cmd[0], msg[1]};
+            wr_close_other_fds(keep, 2); /* the other child's pipes among them */
+            munmap(x->sol, x->sol_bytes);
+            or_main(x->plan, x->orc, x->orc_bytes, cmd[0], msg[1]);
+            _exit(0);
+        }
+        /* a group of its own, to be killed whole; the terminal's signals are the parent's. Gone
+         * with the parent (wk_main sets this again after the uid drop, which clears it). */
+        if (setpgid(0, 0) != 0 || prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent)
+            _exit(3);
+        int null = open("/dev/null", O_RDONLY);
+        if (null < 0 || dup2(null, STDIN_FILENO) < 0 || dup2(out[1], STDOUT_FILENO) < 0 ||
+            dup2(out[1], STDERR_FILENO) < 0)
+            _exit(3);
+        int keep[2] = {cmd[0], msg[1]};
+        wr_close_other_fds(keep, 2);
+        munmap(x->orc, x->orc_bytes); /* the references and pristine inputs: out of reach */
+        wk_main(x->plan, x->sol, x->sol_bytes, cmd[0], msg[1]);
+        _exit(0);
+    }
+    close(cmd[0]);
+    close(msg[1]);
+    ch->pgid = 0;
+    ch->out_fd = -1;
+    if (!oracle) {
+        close(out[1]);
+        ch->out_fd = out[0];
+        /* both sides set the group, so it exists whichever runs first (an error here means the
+         * child set it already, or died: killing a group that is not there does nothing) */
+        (void)setpgid(pid, pid);
+        ch->pgid = pid;
+    }
+#ifdef SYS_pidfd_open
+    ch->pidfd = (int)syscall(SYS_pidfd_open, pid, 0); /* close-on-exec; -1 before Linux 5.3 */
+#else
+    ch->pidfd = -1;
+#endif
+    ch->pid = pid;
+    ch->cmd_fd = cmd[1];
+    ch->msg_fd = msg[0];
+    ch->alive = true;
+    return true;
+}
+
+/* A message as it came (kind checked, text ended): an RN_W_ code. */
+static int rn_recv(rn_ctx *x, rn_child *ch, wr_msg *m, double deadline)
+{
+    int r = rn_wait(x, ch, m, sizeof(*m), deadline);
+    if (r == RN_W_GOT) {
+        m->detail[sizeof(m->detail) - 1] = '\0';
+        m->device.name[sizeof(m->device.name) - 1] = '\0';
+        m->device.error[sizeof(m->device.error) - 1] = '\0';
+    }
+    return r;
+}
+
+/* Start the oracle (when it is not running) and wait until it is ready; false with run->detail
+ * set. Started early, its CUDA context comes up beside the solution's child's. */
+bool rn_oracle_start(rn_ctx *x)
+{
+    if (x->oracle.alive) return true;
+    x->oracle_ready = false;
+    if (rn_spawn(x, &x->oracle, true)) return true;
+    snprintf(x->run->detail, sizeof(x->run->detail), "cannot start the oracle: %s", strerror(errno));
+    return false;
+}
+
+bool rn_oracle_up(rn_ctx *x)
+{
+    if (x->oracle.alive && x->oracle_ready) return true;
+    if (!rn_oracle_start(x)) return false;
+    int r = rn_recv(x, &x->oracle, &x->m, wr_now() + x->plan->timeout_s + 60.0);
+    if (r == RN_W_GOT && x->m.kind == WR_READY) {
+        if (!x->device_known) x->run->device = x->m.device;
+        x->device_known = true;
+        x->oracle_ready = true;
+        return true;
+    }
+    snprintf(x->run->detail, sizeof(x->run->detail), "the oracle did not start: %s",
+             r == RN_W_GOT    ? x->m.detail
+             : r == RN_W_STOP ? "interrupted"
+             : r == RN_W_GONE ? "it exited"
+                              : "no answer");
+    rn_child_kill(&x->oracle, NULL);
+    return false;
+}
+
+/* A start-up that failed because of the solution (its constructors, or its code loaded while
+ * the context came up): the test's verdict, and no further test runs. */
+static rn_outcome rn_load_verdict(rn_ctx *x, rs_test *t, rs_status st, const char *detail)
+{
+    t->status = st;
+    snprintf(t->detail, sizeof(t->detail), "%s", detail);
+    x->halt = true;
+    return RN_OK;
+}
+
+/* The output-exceeded verdict's text. */
+static void rn_flood_detail(const rn_ctx *x, char *buf, size_t len)
+{
+    snprintf(buf, len, "wrote more than %u MiB to stdout/stderr in this test (killed); its output "
+             "began: \"%s\"", RN_OUTPUT_CAP >> 20, x->out_head);
+}
+
+/* Start the solution's child: it confines itself, loads the object (the solution's constructors
+ * run: within the test's time limit, and what they do is the solution's verdict, given to t) and
+ * makes its context (the limit plus 20 s). RN_OK: ready, or (not alive) solve looked up only, or
+ * t holds a verdict (x->halt set). Another outcome ends the run (run->detail says why). */
+rn_outcome rn_worker_up(rn_ctx *x, rs_test *t)
+{
+    const rn_plan *plan = x->plan;
+    rs_run *run = x->run;
+    if (!rn_spawn(x, &x->wk, false)) {
+        snprintf(run->detail, sizeof(run->detail), "cannot start a worker: %s", strerror(errno));
+        return RN_INTERNAL;
+    }
+    /* 0: the harness's own start (confinement); 1: loading, the solution's constructors;
+     * 2: its CUDA context, the solution's code loaded */
+    int phase = 0;
+    double deadline = wr_now() + plan->timeout_s;
+    char why[400];
+    for (;;) {
+        int r = rn_recv(x, &x->wk, &x->m, deadline);
+        wr_msg_kind k = x->m.kind;
+        if (r == RN_W_GOT && phase == 0 && k == WR_SANDBOX) {
+            if (!run->sandbox[0]) snprintf(run->sandbox, sizeof(run->sandbox), "%s", x->m.detail);
+            run->sandbox_known = true;
+            run->sandbox_dropped = x->m.dropped;
+            run->sandbox_filtered = x->m.filtered;
+            phase = 1;
+            continue;
+        }
+        if (r == RN_W_GOT && phase == 1 && k == WR_LOADED) {
+            if (plan->lookup_only) { /* solve found is the answer */
+                rn_child_reap(&x->wk, NULL);
+                return RN_OK;
+            }
+            phase = 2;
+            deadline = wr_now() + plan->timeout_s + 20.0;
+            continue;
+        }
+        if (r == RN_W_GOT && phase == 2 && k == WR_READY) {
+            x->wk_fresh = true;
+            return RN_OK;
+        }
+        bool said = r == RN_W_GOT && (((phase == 1) && (k == WR_NO_SOLVE || k == WR_LOAD_FAILED)) ||
+                                      ((phase == 0 || phase == 2) && k == WR_FATAL) ||
+                                      (phase == 2 && k == WR_NO_DEVICE));
+        if (said) {
+            snprintf(run->detail, sizeof(run->detail), "%s", x->m.detail);
+            if (k == WR_NO_DEVICE) run->device = x->m.device;
+            rn_child_reap(&x->wk, NULL);
+            return k == WR_NO_SOLVE      ? RN_NO_SOLVE
+                   : k == WR_LOAD_FAILED ? RN_LOAD_FAILED
+                   : k == WR_NO_DEVICE   ? RN_NO_DEVICE
+                                         : RN_INTERNAL;
+        }
+        int ws = 0;
+        rn_child_kill(&x->wk, &ws);
+        if (r == RN_W_STOP) { /* rn_test or rn_run_all marks the test interrupted */
+            x->halt = true;
+            return RN_OK;
+        }
+        const char *when = phase == 1 ? "while loading the solution (its constructors ran)"
+                                      : "while its CUDA context was created (the solution loaded)";
+        if (phase > 0 && r == RN_W_FLOOD) {
+            rn_flood_detail(x, why, sizeof(why));
+            return rn_load_verdict(x, t, RS_OUTPUT_EXCEEDED, why);
+        }
+        if (phase > 0 && r == RN_W_GOT) {
+            snprintf(why, sizeof(why), "the solution's process sent a record that cannot be right "
+                     "%s (kind %d)", when, (int)k);
+            return rn_load_verdict(x, t, RS_ERROR, why);
+        }
+        if (phase > 0 && r == RN_W_GONE) {
+            rn_describe_exit(ws, when, why, sizeof(why));
+            return rn_load_verdict(x, t, RS_ERROR, why);
+        }
+        if (phase == 1 && r == RN_W_LATE) {
+            snprintf(why, sizeof(why), "loading the solution (its constructors) did not finish "
+                     "within the %.0f s limit (killed)", plan->timeout_s);
+            return rn_load_verdict(x, t, RS_TIMEOUT, why);
+        }
+        if (r == RN_W_LATE)
+            snprintf(run->detail, sizeof(run->detail), "the worker did not start within %.0f s",
+                     phase == 2 ? plan->timeout_s + 20.0 : plan->timeout_s);
+        else if (r == RN_W_GONE)
+            rn_describe_exit(ws, "before it loaded the solution", run->detail, sizeof(run->detail));
+        else
+            snprintf(run->detail, sizeof(run->detail),
+                     "the solution's process sent a record that cannot be right at start-up "
+                     "(kind %d)", (int)k);
+        return RN_INTERNAL;
+    }
+}
+
+/* Send a command to the solution's child and wait for its answer. True: x->m holds a valid
+ * WR_DONE. False: t holds the verdict (timeout, death, a record that cannot be right) and the
+ * child is gone. *parent_ms gets the parent's clock from sending to the answer. */
+bool rn_ask_worker(rn_ctx *x, wr_cmd_kind kind, int index, rs_test *t, double *parent_ms)
+{
+    const rn_plan *plan = x->plan;
+    wr_cmd c = {kind, index, ++x->nonce};
+    double t0 = wr_now();
+    const double extra = x->wk_fresh ? plan->first_call_extra_s : 0.0; /* the driver's compile */
+    x->wk_fresh = false;
+    double limit = plan->timeout_s + extra;
+    double deadline = t0 + limit + (kind == WR_CMD_TIME ? plan->timing.max_time_s * 2 + 5.0 : 0);
+    if (!wr_write(x->wk.cmd_fd, &c, sizeof(c))) deadline = t0; /* gone: read its exit below */
+    int r = 0;
+    for (;;) {
+        r = rn_recv(x, &x->wk, &x->m, deadline);
+        if (r != RN_W_GOT) break;
+        const wr_msg *m = &x->m;
+        bool ours = m->index == index && m->nonce == c.nonce && m->cmd == kind;
+        if (ours && m->kind == WR_BEAT && kind == WR_CMD_TIME) { /* each call gets the limit */
+            deadline = wr_now() + limit + plan->timing.max_time_s * 2 + 5.0;
+            continue;
+        }
+        int max = plan->timing.max_runs;
+        if (ours && m->kind == WR_DONE && m->at >= WR_AT_NONE && m->at <= WR_AT_HOST_MEMORY &&
+            m->n_sol >= 0 && m->n_sol <= max && m->n_base >= 0 && m->n_base <= max &&
+            m->n_alt >= 0 && m->n_alt <= max) {
+            if (parent_ms) *parent_ms = (wr_now() - t0) * 1e3;
+            if (m->sticky) rn_child_reap(&x->wk, NULL); /* it exits after this */
+            return true;
+        }
+        rn_child_kill(&x->wk, NULL);
+        t->status = RS_ERROR;
+        snprintf(t->detail, sizeof(t->detail),
+                 "the solution's process sent a record that cannot be right (kind %d for test %d, "
+                 "command %d): nothing it reports about this test is trusted",
+                 (int)m->kind, m->index, (int)m->cmd);
+        return false;
+    }
+    int ws = 0;
+    rn_child_kill(&x->wk, &ws);
+    if (r == RN_W_STOP) return false; /* rn_test marks it interrupted */
+    if (r == RN_W_FLOOD) {
+        t->status = RS_OUTPUT_EXCEEDED;
+        rn_flood_detail(x, t->detail, sizeof(t->detail));
+    } else if (r == RN_W_LATE) {
+        t->status = RS_TIMEOUT;
+        if (extra > 0)
+            snprintf(t->detail, sizeof(t->detail),
+                     "did not finish within the %.0f s limit and the %.0f s allowed the driver to "
+                     "compile the PTX build on this first call (killed)",
+                     plan->timeout_s, extra);
+        else
+            snprintf(t->detail, sizeof(t->detail), "did not finish within the %.0f s limit (killed)",
+                     plan->timeout_s);
+    } else {
+        t->status = RS_ERROR;
+        rn_describe_exit(ws, "in the middle of the test", t->detail, sizeof(t->detail));
+    }
+    return false;
+}
+
+/* The reference of test index from the inputs in the oracle's arena. False: t says why. */
+bool rn_ask_oracle(rn_ctx *x, int index, rs_test *t)
+{
+    if (!rn_oracle_up(x)) {
+        t->status = RS_ERROR;
+        snprintf(t->detail, sizeof(t->detail), "harness: %s", x->run->detail);
+        return false;
+    }
+    wr_cmd c = {WR_CMD_REF, index, ++x->nonce};
+    int r = wr_write(x->oracle.cmd_fd, &c, sizeof(c))
+                ? rn_recv(x, &x->oracle, &x->m, wr_now() + x->plan->timeout_s * 3 + 120.0)
+                : RN_W_GONE;
+    if (r == RN_W_GOT && x->m.kind == WR_DONE && x->m.index == index && x->m.nonce == c.nonce) {
+        if (x->m.sticky) rn_child_reap(&x->oracle, NULL);
+        if (x->m.err == 0) { /* its remark, shown if the output fails (bounded: only our text) */
+            snprintf(x->ref_remark, sizeof(x->ref_remark), "%.*s", (int)sizeof(x->m.detail) - 1,
+                     x->m.detail);
+            return true;
+        }
+        t->status = x->m.err > 0 && dv_error_is_oom(x->m.err) ? RS_OOM : RS_ERROR;
+        snprintf(t->detail, sizeof(t->detail), "harness: %s", x->m.detail);
+        return false;
+    }
+    rn_child_kill(&x->oracle, NULL);
+    t->status = RS_ERROR;
+    snprintf(t->detail, sizeof(t->detail), "harness: the oracle %s computing the reference",
+             r == RN_W_LATE ? "timed out" : r == RN_W_STOP ? "was interrupted" : "died");
+    return false;
+}
+
+bool rn_probe(dv_info *info, double timeout_s)
+{
+    memset(info, 0, sizeof(*info));
+    int fds[2];
+    if (pipe(fds) != 0) return false;
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0) {
+        close(fds[0]);
+        close(fds[1]);
+        return false;
+    }
+    wr_msg *m = calloc(1, sizeof(*m));
+    if (pid == 0) {
+        close(fds[0]);
+        if (!m) _exit(1);
+        dv_probe(&m->device);
+        _exit(wr_write(fds[1], m, sizeof(*m)) ? 0 : 1);
+    }
+    close(fds[1]);
+    int r = m ? wr_read(fds[0], m, sizeof(*m), wr_now() + timeout_s) : 0;
+    if (r < 0) kill(pid, SIGKILL);
+    close(fds[0]);
+    waitpid(pid, NULL, 0);
+    if (r != 1) {
+        free(m);
+        snprintf(info->error, sizeof(info->error), "the device probe did not answer");
+        return false;
+    }
+    *info = m->device;
+    free(m);
+    info->name[sizeof(info->name) - 1] = '\0';
+    info->error[sizeof(info->error) - 1] = '\0';
+    return info->present;
+}
