@@ -13,105 +13,13 @@
 #include <sys/stat.h>
 #include <sys/sysinfo.h>
 
+#include "judge_int.h"
 #include "wire.h"
 
 /* The first call in each solution process of a PTX-only build (--gpu T4/A100 on a newer GPU)
  * gets this much more than --timeout: the driver compiles the PTX then (run 91: ~20 s for int4
  * 03; killed at 6 s, the compile never reached the driver's cache and every test timed out). */
 #define JD_PTX_COMPILE_S 300.0
-
-typedef struct {
-    char text[PB_MAX_PARAMS][32];
-    const char *ptr[PB_MAX_PARAMS];
-} jd_types;
-
-static void jd_types_of(const pb_problem *p, jd_types *t)
-{
-    for (int i = 0; i < p->n_params && i < PB_MAX_PARAMS; i++) {
-        pb_param_type(&p->params[i], t->text[i], sizeof(t->text[i]));
-        t->ptr[i] = t->text[i];
-    }
-}
-
-sig_verdict jd_compare_signature(const sig_info *sig, const pb_problem *p)
-{
-    jd_types t;
-    jd_types_of(p, &t);
-    return sig_compare(sig, t.ptr, p->n_params);
-}
-
-void jd_format_signature(const pb_problem *p, char *buf, size_t len)
-{
-    jd_types t;
-    jd_types_of(p, &t);
-    sig_format(t.ptr, p->n_params, buf, len);
-}
-
-const pb_problem *jd_infer_problem(const sig_info *sig)
-{
-    for (size_t i = 0; i < pb_count(); i++) {
-        const pb_problem *p = pb_at(i);
-        if (jd_compare_signature(sig, p) != SIG_MISMATCH) return p;
-    }
-    return NULL;
-}
-
-/* The answer's verdict on problem p: the compiler's, or without nvcc the tokenizer's guess. */
-static sig_verdict jd_verdict(const sc_answer *a, const pb_problem *p)
-{
-    if (a->exact == p) return SIG_MATCH;
-    if (a->consts == p) return SIG_MATCH_CONST;
-    return SIG_MISMATCH;
-}
-
-/* The problems a declared text matches (a C++-linkage solve, whose type no probe asks about). */
-static void jd_classify_text(sc_answer *a)
-{
-    sig_info s;
-    sig_read(a->text, strlen(a->text), &s);
-    for (size_t i = 0; s.found && i < pb_count(); i++) {
-        sig_verdict v = jd_compare_signature(&s, pb_at(i));
-        if (v == SIG_MATCH && !a->exact) a->exact = pb_at(i);
-        if (v == SIG_MATCH_CONST && !a->consts) a->consts = pb_at(i);
-    }
-}
-
-/* The compiler's answer (sigcheck.h) given its status ls. Without nvcc, the tokenizer's first
- * guess (src/sig.c): the build then fails anyway (exit 12), and --gpu all's first check still
- * names the problem. HX_SUCCESS or an exit code with r->detail. */
-static int jd_take_answer(ld_status ls, const char *path, sc_answer *a, jd_result *r)
-{
-    if (ls == LD_NO_NVCC) {
-        size_t n;
-        char *text = ld_read_text(path, &n);
-        sig_info s;
-        memset(&s, 0, sizeof(s));
-        if (text) sig_read(text, n, &s);
-        free(text);
-        memset(a, 0, sizeof(*a));
-        a->answered = true;
-        a->declared = s.found;
-        a->extern_c = s.found && s.extern_c;
-        if (s.found) {
-            snprintf(a->text, sizeof(a->text), "%s", s.text);
-            snprintf(a->where, sizeof(a->where), "%.*s:%d", PATH_MAX, path, s.line);
-            jd_classify_text(a);
-        }
-        return HX_SUCCESS;
-    }
-    if (ls != LD_OK) {
-        snprintf(r->detail, sizeof(r->detail), "%s", a->error);
-        return HX_INTERNAL;
-    }
-    if (a->answered && a->declared && !a->extern_c && a->text[0]) jd_classify_text(a);
-    return HX_SUCCESS;
-}
-
-static ld_options jd_check_options(const jd_options *o)
-{
-    return (ld_options){.extra_flags = o->nvcc_flags, .cache_dir = o->cache_dir,
-                        .rebuild = o->rebuild, .quiet = o->quiet};
-}
 
 void jd_default_options(jd_options *o)
 {
@@ -163,7 +71,7 @@ void jd_timing_note(const rn_timing_opts *t, char *buf, size_t len)
 }
 
 /* The solution's text: a readable regular file (a folder named x.cu is a bad file, not a crash). */
-static bool jd_read_file(const char *path, char **text, size_t *len, char *err, size_t errlen)
+bool jd_read_file(const char *path, char **text, size_t *len, char *err, size_t errlen)
 {
     struct stat sb;
     if (stat(path, &sb) != 0) {
@@ -256,137 +164,6 @@ static bool jd_items(const jd_options *o, jd_result *r)
     return true;
 }
 
-/* Whether the values fit the problem (what names them: "size 8x8x8"); r->detail says why not.
- * --no-constraints (any) lifts the ranges, never the problem's own check its extents rely on. */
-static bool jd_values_fit(const pb_problem *p, const double *v, bool any, const char *what,
-                          jd_result *r)
-{
-    char why[300];
-    bool sound = pb_values_sound(p, v, why, sizeof(why));
-    if (sound && (any || pb_values_ok(p, v, why, sizeof(why)))) return true;
-    snprintf(r->detail, sizeof(r->detail), "%s is outside %s's constraints (%s%s)", what, p->name,
-             why, sound ? "; --no-constraints to time it anyway" : "");
-    return false;
-}
-
-/* Whether a case's buffers can exist here (what names it: "size 8x8x8"): every extent inside
- * 64 bits and WR_MAX_BUF_BYTES, and all of them inside the host's memory (the parent and the
- * oracle hold them). A size that cannot exist is the user's (exit 4), never the solution's; what
- * the device cannot hold is the run's out-of-memory verdict (10). */
-static bool jd_buffers_fit(const jd_options *o, const pb_problem *p, const double *v,
-                           const char *what, jd_result *r)
-{
-    wr_layout l;
-    if (!wr_layout_for(p, v, dv_guard_bytes(), o->topts.max_runs, &l)) {
-        snprintf(r->detail, sizeof(r->detail), "%s cannot be run: a buffer of %s would hold more "
-                 "than %zu GiB (or more than 64 bits count)", what, p->name, WR_MAX_BUF_BYTES >> 30);
-        return false;
-    }
-    struct sysinfo si;
-    if (sysinfo(&si) == 0) {
-        double host = ((double)si.totalram + (double)si.totalswap) * (double)si.mem_unit;
-        double need = (double)wr_host_bytes(&l);
-        if (need > host) {
-            snprintf(r->detail, sizeof(r->detail), "%s cannot be run: its buffers need %.1f GiB "
-                     "of host memory, more than this machine has (%.1f GiB)", what,
-                     need / (1u << 30), host / (1u << 30));
-            return false;
-        }
-    }
-    return true;
-}
-
-/* --size's text for the problem: HX_SUCCESS with sz set, or the exit code with r->detail. A text
- * that is not sizes (or the wrong number of them) is a usage error; sizes that cannot be (0,
- * negative, past int) a bad size, --no-constraints or not. */
-static int jd_size_arg(const jd_options *o, const pb_problem *p, pb_size *sz, jd_result *r)
-{
-    char names[64];
-    pb_size_names(p, names, sizeof(names));
-    int count = 0;
-    memset(sz, 0, sizeof(*sz));
-    pb_scan sc = pb_scan_sizes(o->size, true, sz->v, &count);
-    if (sc == PB_SCAN_SYNTAX || count != pb_n_sizes(p)) {
-        snprintf(r->detail, sizeof(r->detail), "--size: %s takes %s (positive integers), got '%s'",
-                 p->name, names, o->size);
-        return HX_USAGE;
-    }
-    if (sc == PB_SCAN_RANGE) {
-        snprintf(r->detail, sizeof(r->detail), "size %s is outside %s's constraints (%s: every "
-                 "size an integer in 1..%d, --no-constraints or not)", o->size, p->name, names,
-                 PB_SIZE_MAX);
-        return HX_BAD_SIZE;
-    }
-    return HX_SUCCESS;
-}
-
-/* --sweep: o with the performance set only, its table replaced by the recipe at every shape,
- * timing and the cuBLAS baseline on. The cases live in r. HX_SUCCESS or the exit code. */
-static int jd_sweep_options(const jd_options *o, const pb_problem *p, jd_options *eff, jd_result *r)
-{
-    const pb_size *sh = p->sweep;
-    size_t n = p->n_sweep;
-    if (o->random.n > 0) {
-        n = (size_t)o->random.n;
-        r->shapes = calloc(n, sizeof(*r->shapes));
-        if (!r->shapes || !sh_random_shapes(p, &o->random, r->shapes)) {
-            snprintf(r->detail, sizeof(r->detail), "--sweep random: no shapes for %s", p->name);
-            return HX_INTERNAL;
-        }
-        sh = r->shapes;
-    } else if (o->shapes) {
-        r->shapes = calloc(PB_MAX_SHAPES, sizeof(*r->shapes));
-        char names[64];
-        pb_size_names(p, names, sizeof(names));
-        pb_scan sc = r->shapes ? pb_scan_size_list(pb_n_sizes(p), o->shapes, r->shapes,
-                                                   PB_MAX_SHAPES, &n)
-                               : PB_SCAN_SYNTAX;
-        if (sc == PB_SCAN_SYNTAX) {
-            snprintf(r->detail, sizeof(r->detail),
-                     "--shapes: expected a comma list of %s or N (at most %d) for %s, got '%s'",
-                     names, PB_MAX_SHAPES, p->name, o->shapes);
-            return HX_USAGE;
-        }
-        if (sc == PB_SCAN_RANGE) {
-            snprintf(r->detail, sizeof(r->detail), "--shapes %s: a shape is outside %s's "
-                     "constraints (%s: every size an integer in 1..%d, --no-constraints or not)",
-                     o->shapes, p->name, names, PB_SIZE_MAX);
-            return HX_BAD_SIZE;
-        }
-        sh = r->shapes;
-    }
-    if (n == 0) {
-        snprintf(r->detail, sizeof(r->detail), "%s has no sweep shapes (give them with --shapes)", p->name);
-        return HX_USAGE;
-    }
-    for (size_t i = 0; i < n; i++) {
-        pb_case c = pb_perf_case(p, sh[i], i, "");
-        char shape[48], what[64];
-        pb_format_size(p, c.v, shape, sizeof(shape));
-        snprintf(what, sizeof(what), "shape %s", shape);
-        if (!jd_values_fit(p, c.v, o->any_size, what, r) || !jd_buffers_fit(o, p, c.v, what, r))
-            return HX_BAD_SIZE;
-    }
-    r->sweep_cases = calloc(n, sizeof(*r->sweep_cases));
-    r->sweep_names = calloc(n, sizeof(*r->sweep_names));
-    if (!r->sweep_cases || !r->sweep_names) {
-        snprintf(r->detail, sizeof(r->detail), "out of memory");
-        return HX_INTERNAL;
-    }
-    for (size_t i = 0; i < n; i++) {
-        r->sweep_cases[i] = pb_perf_case(p, sh[i], i, r->sweep_names[i]);
-        pb_format_size(p, r->sweep_cases[i].v, r->sweep_names[i], sizeof(r->sweep_names[i]));
-    }
-    *eff = *o;
-    for (int s = 0; s < PB_N_SETS; s++) eff->sets[s] = s == PB_SET_PERFORMANCE;
-    eff->custom = false;
-    eff->override_perf = r->sweep_cases;
-    eff->n_override_perf = n;
-    eff->timing = true;
-    eff->topts.baseline = true;
-    return HX_SUCCESS;
-}
-
 /* --gpu: how this machine runs the target's code. Without a device nothing changes (the worker
  * says so: exit 8). A GPU that runs the target's SASS runs the build; a newer one runs a PTX-only
  * build of a non-"a" target, which the driver compiles for it at load, so the target's
@@ -474,98 +251,6 @@ static int jd_load_failed(const jd_options *o, jd_result *r, const char *so_path
     }
     snprintf(r->detail, sizeof(r->detail), "cannot load the compiled object: %s", r->run.detail);
     return HX_ERROR;
-}
-
-/* The problem from the answer, the signature's verdict on it, then what depends on the problem
- * (--size, --sweep's shapes, --vs's file). *op becomes the sweep's options (in *sweep_o). */
-static int jd_front(const jd_options **op, jd_options *sweep_o, jd_result *r)
-{
-    const jd_options *o = *op;
-    const sc_answer *a = &r->check;
-    if (!r->problem) r->problem = a->exact ? a->exact : a->consts;
-    if (!r->problem) r->problem = pb_find("gemm_fp16");
-    const pb_problem *p = r->problem;
-    /* only an extern "C" solve is judged by its type: a C++ one is exit 6 whatever its type
-     * (its declared text, which keeps typedefs, only names the problem when it reads as one) */
-    if (a->answered && a->extern_c) {
-        sig_verdict v = jd_verdict(a, p);
-        if (v == SIG_MISMATCH) {
-            char want[512];
-            jd_format_signature(p, want, sizeof(want));
-            snprintf(r->detail, sizeof(r->detail), "signature mismatch: %s declares %s, but %s needs %s",
-                     a->where[0] ? a->where : o->solution,
-                     a->text[0] ? a->text : "an extern \"C\" solve of another type", p->name, want);
-            return HX_SIGNATURE;
-        }
-        if (v == SIG_MATCH_CONST && !o->quiet)
-            fprintf(stderr, "warning: %s: solve's const qualifiers differ from the site's "
-                            "(%s); same ABI, accepted\n",
-                    a->where[0] ? a->where : o->solution, p->signature);
-    }
-    if (a->answered && a->declared && !a->extern_c && !o->quiet)
-        fprintf(stderr, "warning: %s: solve is not declared extern \"C\": its symbol will "
-                        "be mangled and not found\n",
-                a->where[0] ? a->where : o->solution);
-    if (a->answered && !a->declared && !o->quiet)
-        fprintf(stderr, "warning: no solve(...) declaration found in %s; assuming %s\n",
-                o->solution, p->name);
-    if (o->custom) {
-        pb_size sz;
-        int rc = jd_size_arg(o, p, &sz, r);
-        if (rc != HX_SUCCESS) return rc;
-        pb_case c = pb_perf_case(p, sz, 0, "custom");
-        char what[64];
-        snprintf(what, sizeof(what), "size %s", o->size);
-        if (!jd_values_fit(p, c.v, o->any_size, what, r) || !jd_buffers_fit(o, p, c.v, what, r))
-            return HX_BAD_SIZE;
-    }
-    for (size_t i = 0; i < o->n_override_perf; i++) { /* the leaderboard's sizes */
-        char shape[48];
-        pb_format_size(p, o->override_perf[i].v, shape, sizeof(shape));
-        if (!jd_buffers_fit(o, p, o->override_perf[i].v, shape, r)) return HX_BAD_SIZE;
-    }
-    if (o->topts.baseline && o->topts.yardstick != RN_YS_CUBLAS && p->compute == PB_I8) {
-        snprintf(r->detail, sizeof(r->detail),
-                 "--baseline %s: no cuBLASLt yardstick for %s (its yardstick is cuBLAS's int8 "
-                 "GEMM and a requantize pass: --baseline)",
-                 o->topts.yardstick == RN_YS_BOTH ? "both" : "lt", p->name);
-        return HX_USAGE;
-    }
-    if (o->sweep) {
-        int rc = jd_sweep_options(o, p, sweep_o, r);
-        if (rc != HX_SUCCESS) return rc;
-        *op = o = sweep_o;
-    }
-    if (o->vs) {
-        char *vsrc = NULL, why[600];
-        size_t vlen = 0;
-        size_t vl = strlen(o->vs);
-        if (vl < 4 || strcmp(o->vs + vl - 3, ".cu") != 0) {
-            snprintf(r->detail, sizeof(r->detail), "--vs %s: not a .cu file", o->vs);
-            return HX_BAD_FILE;
-        }
-        if (!jd_read_file(o->vs, &vsrc, &vlen, why, sizeof(why))) {
-            snprintf(r->detail, sizeof(r->detail), "--vs: %s", why);
-            return HX_BAD_FILE;
-        }
-        free(vsrc);
-        sc_answer va;
-        ld_options co = jd_check_options(o);
-        int rc = jd_take_answer(sc_check(&co, o->vs, &va), o->vs, &va, r);
-        if (rc != HX_SUCCESS) return rc;
-        if (va.answered && va.extern_c && jd_verdict(&va, p) == SIG_MISMATCH) {
-            char want[512];
-            jd_format_signature(p, want, sizeof(want));
-            snprintf(r->detail, sizeof(r->detail),
-                     "--vs: the two files solve different problems: %s declares %s, but %s "
-                     "(the problem of %s) needs %s",
-                     va.where[0] ? va.where : o->vs,
-                     va.text[0] ? va.text : "an extern \"C\" solve of another type", p->name,
-                     o->solution, want);
-            return HX_SIGNATURE;
-        }
-    }
-    return HX_SUCCESS;
 }
 
 /* The architecture: --gpu's target, given, or the device's (asked of a child). */
