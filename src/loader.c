@@ -20,49 +20,12 @@
 #define XXH_INLINE_ALL
 #include "xxhash.h"
 
+#include "loader_int.h"
+
 #define LD_OBJECT_MARK "NAME-KEY.so" /* in the command until the object's key is known */
 
 /* Bump when the compile recipe below changes: old objects then no longer match. */
 #define LD_RECIPE "nvcc -O3 -shared -fPIC --cudart shared -lineinfo -lcuda(stub, as-needed) v3"
-
-static bool ld_executable(const char *p) { return access(p, X_OK) == 0; }
-
-bool ld_find_nvcc(char *out, size_t len)
-{
-    const char *env = getenv("NVCC");
-    if (env && *env && ld_executable(env)) {
-        snprintf(out, len, "%s", env);
-        return true;
-    }
-    const char *path = getenv("PATH");
-    if (path) {
-        char *copy = strdup(path), *save = NULL;
-        for (char *dir = strtok_r(copy, ":", &save); dir; dir = strtok_r(NULL, ":", &save)) {
-            char cand[PATH_MAX];
-            snprintf(cand, sizeof(cand), "%s/nvcc", *dir ? dir : ".");
-            if (ld_executable(cand)) {
-                snprintf(out, len, "%s", cand);
-                free(copy);
-                return true;
-            }
-        }
-        free(copy);
-    }
-    const char *home = getenv("CUDA_HOME");
-    char cand[PATH_MAX];
-    if (home && *home) {
-        snprintf(cand, sizeof(cand), "%s/bin/nvcc", home);
-        if (ld_executable(cand)) {
-            snprintf(out, len, "%s", cand);
-            return true;
-        }
-    }
-    if (ld_executable("/usr/local/cuda/bin/nvcc")) {
-        snprintf(out, len, "/usr/local/cuda/bin/nvcc");
-        return true;
-    }
-    return false;
-}
 
 void ld_arch_for(int major, int minor, char *out, size_t len)
 {
@@ -136,7 +99,6 @@ static int ld_mkdirs(const char *dir)
 }
 
 /* nvcc's identity without running it: the toolkit's version.json and the binary's stat. */
-static void ld_toolkit_root(const char *nvcc, char *out, size_t len);
 static void ld_hash_nvcc(XXH3_state_t *st, const char *nvcc, const char *root)
 {
     char real[PATH_MAX];
@@ -163,96 +125,6 @@ static double ld_now(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-/* nvcc's own answer to where its toolkit lives: the "#$ TOP=" line of a dry run. */
-static bool ld_dryrun_top(const char *nvcc, char *out, size_t len)
-{
-    int fds[2];
-    if (pipe(fds) != 0) return false;
-    pid_t pid = fork();
-    if (pid < 0) {
-        close(fds[0]);
-        close(fds[1]);
-        return false;
-    }
-    if (pid == 0) {
-        dup2(fds[1], STDOUT_FILENO);
-        dup2(fds[1], STDERR_FILENO);
-        close(fds[0]);
-        close(fds[1]);
-        execl(nvcc, nvcc, "--dryrun", "-shared", "-o", "/dev/null", "ld_probe.cu", (char *)NULL);
-        _exit(127);
-    }
-    close(fds[1]);
-    char buf[16384];
-    size_t used = 0;
-    ssize_t n;
-    while ((n = read(fds[0], buf + used, sizeof(buf) - 1 - used)) > 0) {
-        used += (size_t)n;
-        if (used == sizeof(buf) - 1) break;
-    }
-    buf[used] = '\0';
-    close(fds[0]);
-    int st;
-    waitpid(pid, &st, 0);
-    const char *top = strstr(buf, "#$ TOP=");
-    if (!top) return false;
-    top += 7;
-    size_t l = strcspn(top, "\r\n");
-    char raw[PATH_MAX];
-    if (l >= sizeof(raw)) return false;
-    memcpy(raw, top, l);
-    raw[l] = '\0';
-    char real[PATH_MAX];
-    if (!realpath(raw, real)) return false;
-    snprintf(out, len, "%s", real);
-    return true;
-}
-
-static void ld_toolkit_root(const char *nvcc, char *out, size_t len)
-{
-    out[0] = '\0';
-    char real[PATH_MAX];
-    if (realpath(nvcc, real)) {
-        char *slash = strrchr(real, '/'); /* .../bin/nvcc -> the toolkit's root */
-        if (slash) *slash = '\0';
-        slash = strrchr(real, '/');
-        if (slash) {
-            *slash = '\0';
-            char vj[PATH_MAX + 16];
-            snprintf(vj, sizeof(vj), "%s/version.json", real);
-            if (access(vj, R_OK) == 0) {
-                snprintf(out, len, "%s", real);
-                return;
-            }
-        }
-    }
-    /* a wrapper script (e.g. /usr/local/bin/nvcc exec'ing the real one): ask nvcc */
-    ld_dryrun_top(nvcc, out, len);
-}
-
-static void ld_stubs_in(const char *root, char *out, size_t len)
-{
-    out[0] = '\0';
-    if (!root[0]) return;
-    static const char *const subdirs[] = {"lib64/stubs", "targets/x86_64-linux/lib/stubs",
-                                          "targets/sbsa-linux/lib/stubs", "lib/stubs"};
-    for (size_t i = 0; i < sizeof(subdirs) / sizeof(subdirs[0]); i++) {
-        char cand[PATH_MAX + 64];
-        snprintf(cand, sizeof(cand), "%s/%s/libcuda.so", root, subdirs[i]);
-        if (access(cand, R_OK) == 0) {
-            snprintf(out, len, "%s/%s", root, subdirs[i]);
-            return;
-        }
-    }
-}
-
-void ld_driver_stubs(const char *nvcc, char *out, size_t len)
-{
-    char root[PATH_MAX];
-    ld_toolkit_root(nvcc, root, sizeof(root));
-    ld_stubs_in(root, out, len);
 }
 
 bool ld_prepare(const ld_options *o, const char *src_path, const char *tag, ld_prep *p,
