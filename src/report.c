@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "report_int.h"
 #include "stats.h"
 
 static void rp_case_line(FILE *out, const pb_problem *p, const rs_test *t)
@@ -16,8 +17,7 @@ static void rp_case_line(FILE *out, const pb_problem *p, const rs_test *t)
 
 /* The case's scalars as JSON members: "M":16,"N":16,"K":16,"alpha":1,"beta":0 */
 static void rp_json_num(FILE *out, double v);
-static void rp_json_ms(FILE *out, const char *key, bool have, double v);
-static void rp_json_values(FILE *out, const pb_problem *p, const double *v, bool sizes_only)
+void rp_json_values(FILE *out, const pb_problem *p, const double *v, bool sizes_only)
 {
     bool first = true;
     for (int i = 0; i < pb_n_scalars(p); i++) {
@@ -78,7 +78,7 @@ static void rp_test(FILE *out, const rp_report *r, const rs_test *t)
     }
 }
 
-static const char *rp_vs_word(int verdict)
+const char *rp_vs_word(int verdict)
 {
     return verdict < 0 ? "faster" : verdict > 0 ? "slower" : "no difference beyond the noise";
 }
@@ -141,7 +141,7 @@ static void rp_timing(FILE *out, const rp_report *r, const rs_test *t)
 }
 
 /* "NAME · sm_XY · N SMs · driver A.B · runtime C.D", no newline: the text reports' device. */
-static void rp_device_line(FILE *out, const dv_info *d)
+void rp_device_line(FILE *out, const dv_info *d)
 {
     fprintf(out, "%s · sm_%d%d · %d SMs · driver %d.%d · runtime %d.%d", d->name, d->cc_major,
             d->cc_minor, d->sm_count, d->driver_version / 1000, d->driver_version % 1000 / 10,
@@ -234,6 +234,14 @@ static void rp_json_num(FILE *out, double v)
         fputs("null", out);
 }
 
+/* A time, or null when it was not taken. */
+void rp_json_ms(FILE *out, const char *key, bool have, double v)
+{
+    fprintf(out, ",\"%s\":", key);
+    if (have) rp_json_num(out, v);
+    else fputs("null", out);
+}
+
 static void rp_json_test(FILE *out, const rp_report *r, const rs_test *t)
 {
     fputs("{\"name\":", out);
@@ -323,7 +331,7 @@ static void rp_json_test(FILE *out, const rp_report *r, const rs_test *t)
 }
 
 /* ,"device":{...} when the run found one. */
-static void rp_json_device(FILE *out, const rs_run *run)
+void rp_json_device(FILE *out, const rs_run *run)
 {
     if (!run || !run->device.present) return;
     const dv_info *d = &run->device;
@@ -336,7 +344,7 @@ static void rp_json_device(FILE *out, const rs_run *run)
 
 /* ,"sandbox":{...} once the solution's process said how it is confined; ,"output":{...} when it
  * wrote to stdout/stderr (all of it went to the harness's stderr, up to 64 KiB per test). */
-static void rp_json_process(FILE *out, const rs_run *run)
+void rp_json_process(FILE *out, const rs_run *run)
 {
     if (!run || !run->sandbox_known) return;
     fprintf(out, ",\"sandbox\":{\"unprivileged\":%s,\"filter\":%s,\"note\":",
@@ -350,7 +358,7 @@ static void rp_json_process(FILE *out, const rs_run *run)
 }
 
 /* "problem":..,"solution":..,"arch":.. : what every JSON report starts with. */
-static void rp_json_ids(FILE *out, const rp_report *r)
+void rp_json_ids(FILE *out, const rp_report *r)
 {
     fputs("\"problem\":", out);
     rp_json_string(out, r->problem->name);
@@ -365,7 +373,7 @@ static void rp_json_ids(FILE *out, const rp_report *r)
 }
 
 /* ,"exit_code":N,"error":"..." or null: in every JSON the harness prints. */
-static void rp_json_exit(FILE *out, int exit_code, const char *error)
+void rp_json_exit(FILE *out, int exit_code, const char *error)
 {
     fprintf(out, ",\"exit_code\":%d,\"error\":", exit_code);
     if (error) rp_json_string(out, error);
@@ -415,215 +423,4 @@ void rp_json(FILE *out, const rp_report *r)
             rp_json_test(out, r, &run->tests[i]);
         }
     fputs("]}\n", out);
-}
-
-/* --sweep: one row per shape (every test is a performance case timed beside cuBLAS). */
-
-/* The shape's time over cuBLAS's beside it; 0 when either is missing. */
-static double rp_sweep_ratio(const rs_test *t)
-{
-    const rs_timing *tm = &t->timing;
-    return tm->done && tm->base_done && tm->base_median_ms > 0 ? rs_reported_ms(tm) / tm->base_median_ms : 0;
-}
-
-static double rp_tflops(const rp_report *r, const rs_test *t, double ms)
-{
-    return pb_flops(r->problem, t->v) / (ms * 1e-3) * 1e-12;
-}
-
-typedef struct {
-    int n, passed, ratios;
-    double geomean;    /* of the ratios; 0 when no shape has one */
-    st_ratio_dist d;   /* their spread */
-    size_t worst_test; /* the test of the worst ratio */
-} rp_sweep_totals;
-
-static rp_sweep_totals rp_sweep_sum(const rs_run *run)
-{
-    rp_sweep_totals s;
-    memset(&s, 0, sizeof(s));
-    if (!run || run->outcome != RN_OK) return s;
-    size_t nt = run->n_tests ? run->n_tests : 1;
-    double *v = calloc(nt, sizeof(double));
-    size_t *at = calloc(nt, sizeof(size_t));
-    for (size_t i = 0; i < run->n_tests; i++) {
-        const rs_test *t = &run->tests[i];
-        s.n++;
-        s.passed += t->status == RS_SUCCESS;
-        double q = rp_sweep_ratio(t);
-        /* a shape timed but then failing its check (the timed calls' output, new inputs) counts
-         * as failed, never towards the mean: a fast wrong answer must not improve it */
-        if (t->status == RS_SUCCESS && q > 0 && v && at) {
-            at[s.ratios] = i;
-            v[s.ratios++] = q;
-        }
-    }
-    if (v && at) {
-        s.d = st_ratio_distribution(v, (size_t)s.ratios);
-        s.geomean = s.d.geomean;
-        s.worst_test = s.ratios ? at[s.d.worst_i] : 0;
-    }
-    free(v);
-    free(at);
-    return s;
-}
-
-void rp_sweep_text(FILE *out, const rp_report *r)
-{
-    const pb_problem *p = r->problem;
-    const rs_run *run = r->run;
-    fprintf(out, "%s sweep — %s", p->name, r->solution);
-    if (r->build && r->build->so_path[0])
-        fprintf(out, " (%s, %s)", r->arch, r->build->cached ? "cached build" : "compiled now");
-    fputc('\n', out);
-    if (run && run->device.present) {
-        fputs("device  ", out);
-        rp_device_line(out, &run->device);
-        fputc('\n', out);
-    }
-    if (run && run->sandbox[0]) fprintf(out, "sandbox %s\n", run->sandbox);
-    if (run && run->outcome == RN_OK) {
-        if (r->timing_note)
-            fprintf(out, "timed   per shape, %s; %s timed beside it, call by call in alternation\n",
-                    r->timing_note,
-                    r->vs || r->yardstick == RN_YS_CUBLAS ? rp_yardstick_name(r)
-                    : r->yardstick == RN_YS_LT
-                        ? "cuBLASLt (cublasLtMatmul, the fastest of its heuristic's top 8, tried "
-                          "per shape before timing)"
-                        : "cuBLAS, then cuBLASLt (the fastest of its heuristic's top 8, tried per "
-                          "shape before timing),");
-        if (r->random) {
-            char what[200];
-            sh_describe(r->random, what, sizeof(what));
-            fprintf(out, "shapes  %s\n", what);
-        }
-        char names[64], head[80];
-        pb_size_names(r->problem, names, sizeof(names));
-        snprintf(head, sizeof(head), "shape (%s)", names);
-        int w = (int)strlen(head) > 16 ? (int)strlen(head) : 16; /* gemm's: 16 */
-        fprintf(out, "\n%-*s %10s %8s %10s %7s", w, head, "ms", "TF/s",
-                r->vs ? "other ms" : r->yardstick == RN_YS_LT ? "Lt ms" : "cuBLAS ms", "ratio");
-        rp_alt_head(out, r);
-        fprintf(out, "  %s\n", "status");
-        for (size_t i = 0; i < run->n_tests; i++) {
-            const rs_test *t = &run->tests[i];
-            const rs_timing *tm = &t->timing;
-            char shape[48];
-            pb_format_size(r->problem, t->v, shape, sizeof(shape));
-            fprintf(out, "%-*s ", w, shape);
-            if (tm->done)
-                fprintf(out, "%10.4f %8.1f ", rs_reported_ms(tm), rp_tflops(r, t, rs_reported_ms(tm)));
-            else
-                fprintf(out, "%10s %8s ", "-", "-");
-            if (tm->base_done) fprintf(out, "%10.4f ", tm->base_median_ms);
-            else fprintf(out, "%10s ", "-");
-            if (rp_sweep_ratio(t) > 0) fprintf(out, "%6.2f×", rp_sweep_ratio(t));
-            else fprintf(out, "%7s", "-");
-            rp_alt_cells(out, r, t);
-            if (tm->vs && tm->vs_interval)
-                fprintf(out, "  [%.3f, %.3f] %s", tm->vs_lo, tm->vs_hi, rp_vs_word(tm->vs_verdict));
-            char pick[200];
-            rp_lt_cell(r, t, pick, sizeof(pick));
-            fprintf(out, "  %s%s%s%s\n", rs_status_name(t->status),
-                    tm->escaped ? " (host time: work escaped the default stream)" : "",
-                    tm->impossible ? " (faster than the chip's peak: suspect)" : "", pick);
-        }
-        for (size_t i = 0; i < run->n_tests; i++) { /* why a shape failed, one line each */
-            const rs_test *t = &run->tests[i];
-            char shape[48];
-            pb_format_size(r->problem, t->v, shape, sizeof(shape));
-            if (t->status != RS_SUCCESS && t->status != RS_NOT_RUN)
-                fprintf(out, "  %s: %s\n", shape, t->detail);
-        }
-        rp_sweep_totals s = rp_sweep_sum(run);
-        fprintf(out, "\n%d of %d shapes passed", s.passed, s.n);
-        if (s.ratios)
-            fprintf(out, "; geometric-mean ratio %.2f× %s's time (over %d passed, timed shapes)", s.geomean,
-                    rp_yardstick_name(r), s.ratios);
-        fputc('\n', out);
-        if (s.ratios) {
-            char worst[48];
-            pb_format_size(r->problem, run->tests[s.worst_test].v, worst, sizeof(worst));
-            fprintf(out, "ratios: worst %.2f× at %s; %.0f%% of shapes at or under 1.00×; 90th "
-                         "percentile %.2f×\n",
-                    s.d.worst, worst, 100.0 * s.d.share_le1, s.d.p90);
-        }
-        rp_alt_footer(out, r, run);
-    }
-    fprintf(out, "Status: %s\n", rs_status_name(r->status));
-    if (r->status_detail && *r->status_detail) fprintf(out, "  %s\n", r->status_detail);
-}
-
-/* A time, or null when it was not taken. */
-static void rp_json_ms(FILE *out, const char *key, bool have, double v)
-{
-    fprintf(out, ",\"%s\":", key);
-    if (have) rp_json_num(out, v);
-    else fputs("null", out);
-}
-
-void rp_sweep_json(FILE *out, const rp_report *r)
-{
-    const rs_run *run = r->run;
-    fputs("{\"mode\":\"sweep\",", out);
-    rp_json_ids(out, r);
-    rp_json_exit(out, r->exit_code, r->error);
-    fprintf(out, ",\"status\":\"%s\",\"detail\":", rs_status_name(r->status));
-    rp_json_string(out, r->status_detail ? r->status_detail : "");
-    rp_json_device(out, run);
-    rp_json_process(out, run);
-    fputs(",\"timing_note\":", out);
-    rp_json_string(out, r->timing_note ? r->timing_note : "");
-    fprintf(out, ",\"yardstick\":\"%s\"",
-            r->vs                          ? "vs"
-            : r->yardstick == RN_YS_LT     ? "cublaslt"
-            : r->yardstick == RN_YS_BOTH   ? "both"
-                                           : "cublas");
-    if (r->random)
-        fprintf(out, ",\"random\":{\"n\":%d,\"seed\":%llu}", r->random->n,
-                (unsigned long long)r->random->seed);
-    fputs(",\"shapes\":[", out);
-    for (size_t i = 0; run && run->outcome == RN_OK && i < run->n_tests; i++) {
-        const rs_test *t = &run->tests[i];
-        const rs_timing *tm = &t->timing;
-        fputs(i ? ",{" : "{", out);
-        rp_json_values(out, r->problem, t->v, true);
-        fprintf(out, ",\"status\":\"%s\",\"detail\":", rs_status_name(t->status));
-        rp_json_string(out, t->detail);
-        rp_json_ms(out, "runtime_ms", tm->done, rs_reported_ms(tm));
-        rp_json_ms(out, "tflops", tm->done, tm->done ? rp_tflops(r, t, rs_reported_ms(tm)) : 0);
-        bool lt = !r->vs && r->yardstick == RN_YS_LT;
-        rp_json_ms(out, r->vs ? "other_ms" : lt ? "cublaslt_ms" : "cublas_ms", tm->base_done,
-                   tm->base_median_ms);
-        if (tm->vs) {
-            rp_json_ms(out, "interval_lo", tm->vs_interval, tm->vs_lo);
-            rp_json_ms(out, "interval_hi", tm->vs_interval, tm->vs_hi);
-            fputs(",\"verdict\":", out);
-            if (tm->vs_interval) rp_json_string(out, rp_vs_word(tm->vs_verdict));
-            else fputs("null", out);
-        }
-        rp_json_ms(out, lt ? "cublaslt_tflops" : "cublas_tflops", tm->base_done,
-                   tm->base_done ? rp_tflops(r, t, tm->base_median_ms) : 0);
-        if (lt) rp_lt_json(out, &tm->lt);
-        rp_alt_json_shape(out, r, t);
-        rp_json_ms(out, "ratio", rp_sweep_ratio(t) > 0, rp_sweep_ratio(t));
-        fprintf(out, ",\"escaped\":%s,\"impossible\":%s}", tm->escaped ? "true" : "false",
-                tm->impossible ? "true" : "false");
-    }
-    rp_sweep_totals s = rp_sweep_sum(run);
-    fprintf(out, "],\"passed\":%d,\"total\":%d", s.passed, s.n);
-    rp_json_ms(out, "geomean_ratio", s.ratios > 0, s.geomean);
-    rp_json_ms(out, "worst_ratio", s.ratios > 0, s.d.worst);
-    fputs(",\"worst_shape\":", out);
-    if (s.ratios) {
-        char worst[48];
-        pb_format_size(r->problem, run->tests[s.worst_test].v, worst, sizeof(worst));
-        rp_json_string(out, worst);
-    } else {
-        fputs("null", out);
-    }
-    rp_json_ms(out, "share_at_or_under_1", s.ratios > 0, s.d.share_le1);
-    rp_json_ms(out, "p90_ratio", s.ratios > 0, s.d.p90);
-    rp_alt_json_footer(out, r, run);
-    fputs("}\n", out);
 }
