@@ -279,12 +279,10 @@ static int jd_arch(const jd_options *o, jd_result *r, const gp_gpu **gpu_out)
     return HX_SUCCESS;
 }
 
-int jd_judge(const jd_options *o, jd_result *r)
+/* 1. the file: a readable .cu, and the problem when it is named. HX_SUCCESS, or the exit
+ * code (in r->exit_code too) with r->detail. */
+static int jd_read_solution(const jd_options *o, jd_result *r)
 {
-    memset(r, 0, sizeof(*r));
-    r->status = RS_ERROR;
-
-    /* 1. the file */
     size_t len = strlen(o->solution);
     if (len < 4 || strcmp(o->solution + len - 3, ".cu") != 0) {
         snprintf(r->detail, sizeof(r->detail), "%s: not a .cu file", o->solution);
@@ -302,73 +300,14 @@ int jd_judge(const jd_options *o, jd_result *r)
             return r->exit_code = HX_USAGE;
         }
     }
+    return HX_SUCCESS;
+}
 
-    /* 2. the compiler's reading of solve (sigcheck.h), started first: it runs beside the device
-     * probe and the object's build, and is waited for before anything else is decided */
-    sc_job *job = malloc(sizeof(*job));
-    if (!job) {
-        snprintf(r->detail, sizeof(r->detail), "out of memory");
-        return r->exit_code = HX_INTERNAL;
-    }
-    ld_options co = jd_check_options(o);
-    ld_status cs = sc_start(&co, o->solution, &r->check, job);
-
-    /* 3. the architecture, and the object's build started (or found cached) */
-    const gp_gpu *gpu = NULL;
-    ld_status ls = LD_OK;
-    bool building = false;
-    if (!o->check_only) {
-        int rc = jd_arch(o, r, &gpu);
-        if (rc != HX_SUCCESS) {
-            sc_cancel(job);
-            free(job);
-            return r->exit_code = rc;
-        }
-        ld_options lo = {.arch = r->arch, .extra_flags = o->nvcc_flags, .cache_dir = o->cache_dir,
-                         .rebuild = o->rebuild, .quiet = o->quiet};
-        ls = ld_build_start(&lo, o->solution, &r->build);
-        building = ls == LD_OK;
-    }
-
-    /* 4. the problem: named, or the one whose signature the extern "C" solve has */
-    if (cs == LD_OK) cs = sc_finish(job);
-    free(job);
-    int rc = jd_take_answer(cs, o->solution, &r->check, r);
-    jd_options sweep_o;
-    if (rc == HX_SUCCESS) rc = jd_front(&o, &sweep_o, r);
-    if (rc != HX_SUCCESS || o->check_only) {
-        if (building) ld_build_cancel(&r->build);
-        return r->exit_code = rc;
-    }
+/* 5. run: the plan to the runner (and --vs's file built), its outcome the status and the exit
+ * code. lookup_only: solve is only looked up (--gpu's target cannot run here). */
+static int jd_run(const jd_options *o, jd_result *r, bool lookup_only)
+{
     const pb_problem *p = r->problem;
-
-    /* 5. the object */
-    if (building) ls = ld_build_finish(&r->build);
-    r->built = ls == LD_OK;
-    if (ls == LD_COMPILE_ERROR) {
-        r->status = RS_COMPILE_ERROR;
-        snprintf(r->detail, sizeof(r->detail), "%s", r->build.error);
-        return r->exit_code = HX_COMPILE;
-    }
-    if (ls != LD_OK) {
-        snprintf(r->detail, sizeof(r->detail), "%s", r->build.error);
-        return r->exit_code = jd_exit_for_build(ls, &r->build);
-    }
-
-    /* the compiler built what it could not read through for the check: no verdict on solve */
-    if (!r->check.answered) {
-        snprintf(r->detail, sizeof(r->detail), "harness: %s", r->check.error);
-        return r->exit_code = HX_INTERNAL;
-    }
-
-    /* 4b. --gpu: how this machine runs the target's code (as built, as PTX, or not at all) */
-    bool lookup_only = false;
-    if (gpu) {
-        rc = jd_gpu_plan(o, gpu, r, &lookup_only);
-        if (rc != HX_SUCCESS) return r->exit_code = rc;
-    }
-
-    /* 5. run */
     if (!jd_items(o, r)) {
         snprintf(r->detail, sizeof(r->detail), "out of memory");
         return r->exit_code = HX_INTERNAL;
@@ -431,6 +370,81 @@ int jd_judge(const jd_options *o, jd_result *r)
         return r->exit_code = HX_INTERNAL;
     }
     return r->exit_code = HX_INTERNAL;
+}
+
+int jd_judge(const jd_options *o, jd_result *r)
+{
+    memset(r, 0, sizeof(*r));
+    r->status = RS_ERROR;
+
+    /* 1. the file */
+    if (jd_read_solution(o, r) != HX_SUCCESS) return r->exit_code;
+
+    /* 2. the compiler's reading of solve (sigcheck.h), started first: it runs beside the device
+     * probe and the object's build, and is waited for before anything else is decided */
+    sc_job *job = malloc(sizeof(*job));
+    if (!job) {
+        snprintf(r->detail, sizeof(r->detail), "out of memory");
+        return r->exit_code = HX_INTERNAL;
+    }
+    ld_options co = jd_check_options(o);
+    ld_status cs = sc_start(&co, o->solution, &r->check, job);
+
+    /* 3. the architecture, and the object's build started (or found cached) */
+    const gp_gpu *gpu = NULL;
+    ld_status ls = LD_OK;
+    bool building = false;
+    if (!o->check_only) {
+        int rc = jd_arch(o, r, &gpu);
+        if (rc != HX_SUCCESS) {
+            sc_cancel(job);
+            free(job);
+            return r->exit_code = rc;
+        }
+        ld_options lo = {.arch = r->arch, .extra_flags = o->nvcc_flags, .cache_dir = o->cache_dir,
+                         .rebuild = o->rebuild, .quiet = o->quiet};
+        ls = ld_build_start(&lo, o->solution, &r->build);
+        building = ls == LD_OK;
+    }
+
+    /* 4. the problem: named, or the one whose signature the extern "C" solve has */
+    if (cs == LD_OK) cs = sc_finish(job);
+    free(job);
+    int rc = jd_take_answer(cs, o->solution, &r->check, r);
+    jd_options sweep_o;
+    if (rc == HX_SUCCESS) rc = jd_front(&o, &sweep_o, r);
+    if (rc != HX_SUCCESS || o->check_only) {
+        if (building) ld_build_cancel(&r->build);
+        return r->exit_code = rc;
+    }
+
+    /* 5. the object */
+    if (building) ls = ld_build_finish(&r->build);
+    r->built = ls == LD_OK;
+    if (ls == LD_COMPILE_ERROR) {
+        r->status = RS_COMPILE_ERROR;
+        snprintf(r->detail, sizeof(r->detail), "%s", r->build.error);
+        return r->exit_code = HX_COMPILE;
+    }
+    if (ls != LD_OK) {
+        snprintf(r->detail, sizeof(r->detail), "%s", r->build.error);
+        return r->exit_code = jd_exit_for_build(ls, &r->build);
+    }
+
+    /* the compiler built what it could not read through for the check: no verdict on solve */
+    if (!r->check.answered) {
+        snprintf(r->detail, sizeof(r->detail), "harness: %s", r->check.error);
+        return r->exit_code = HX_INTERNAL;
+    }
+
+    /* 4b. --gpu: how this machine runs the target's code (as built, as PTX, or not at all) */
+    bool lookup_only = false;
+    if (gpu) {
+        rc = jd_gpu_plan(o, gpu, r, &lookup_only);
+        if (rc != HX_SUCCESS) return r->exit_code = rc;
+    }
+
+    return jd_run(o, r, lookup_only);
 }
 
 void jd_free(jd_result *r)
