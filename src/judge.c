@@ -401,8 +401,10 @@ int jd_judge(const jd_options *o, jd_result *r)
             free(job);
             return r->exit_code = rc;
         }
+        /* quiet: its progress line waits for the checks below, so that a usage or size error
+         * found by them is the one line printed */
         ld_options lo = {.arch = r->arch, .extra_flags = o->nvcc_flags, .cache_dir = o->cache_dir,
-                         .rebuild = o->rebuild, .quiet = o->quiet};
+                         .rebuild = o->rebuild, .quiet = true};
         ls = ld_build_start(&lo, o->solution, &r->build);
         building = ls == LD_OK;
     }
@@ -419,6 +421,8 @@ int jd_judge(const jd_options *o, jd_result *r)
     }
 
     /* 5. the object */
+    if (building && r->build.pid > 0 && !o->quiet)
+        fprintf(stderr, "compiling %s for %s with nvcc...\n", o->solution, r->arch);
     if (building) ls = ld_build_finish(&r->build);
     r->built = ls == LD_OK;
     if (ls == LD_COMPILE_ERROR) {
