@@ -1,6 +1,7 @@
 /* wire.h — what the parent, the oracle child and the solution's child say to each other, and
- * where a test's bytes lie in the shared arenas. Private to the parent (runner*.c), worker.c and oracle.c;
- * judge_sizes.c asks the layout only whether a size's buffers can exist before anything runs.
+ * where a test's bytes lie in the shared arenas. Private to the parent (runner*.c), worker.c
+ * and oracle.c; judge_sizes.c asks the layout only whether a size's buffers can exist before
+ * anything runs.
  *
  * Trust: the solution's child (worker.c) runs untrusted code, so everything it sends is raw
  * facts (CUDA error codes, the bytes it read back, timing samples) that the parent validates;
