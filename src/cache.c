@@ -215,9 +215,9 @@ bool ch_deps_key(const char *dfile, uint64_t seed, uint64_t *key)
 }
 
 /* What a signal handler must undo when the harness is interrupted mid-compile: the running nvcc
- * process groups and the temporaries they write. The only mutable globals of the harness, since a
- * handler has nothing else to reach; a slot is filled with signals blocked and published by its
- * pid last, so the handler never sees half of one. */
+ * process groups and the temporaries they write. With runner.c's stop flag, the only mutable
+ * globals of the harness, since a handler has nothing else to reach; a slot is filled with
+ * signals blocked and published by its pid last, so the handler never sees half of one. */
 #define CH_SLOTS 32
 typedef struct {
     volatile sig_atomic_t pid; /* 0: free; -1: the child is reaped, its temporaries not yet moved */

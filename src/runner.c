@@ -33,8 +33,8 @@ const char *rs_status_name(rs_status s)
     return (unsigned)s < sizeof(names) / sizeof(names[0]) ? names[s] : "?";
 }
 
-/* The one mutable global, as a signal handler needs it: the SIGINT or SIGTERM that reached the
- * harness (0: none). Set once, never cleared: an interrupted process runs no more tests. */
+/* A mutable global, as a signal handler needs it (cache.c keeps the compile's own): the SIGINT
+ * or SIGTERM that reached the harness (0: none). Set once, never cleared: an interrupted process runs no more tests. */
 volatile sig_atomic_t rn_stop_signal;
 
 static void rn_on_stop(int sig)
