@@ -34,7 +34,8 @@ const char *rs_status_name(rs_status s)
 }
 
 /* A mutable global, as a signal handler needs it (cache.c keeps the compile's own): the SIGINT
- * or SIGTERM that reached the harness (0: none). Set once, never cleared: an interrupted process runs no more tests. */
+ * or SIGTERM that reached the harness (0: none). Set once, never cleared: an interrupted process
+ * runs no more tests. */
 volatile sig_atomic_t rn_stop_signal;
 
 static void rn_on_stop(int sig)
