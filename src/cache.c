@@ -153,9 +153,9 @@ static const char *ch_next_dep(const char *p, char *out, size_t len)
     return p;
 }
 
-static char *ch_slurp(const char *path, size_t *len)
+char *ch_read_file(const char *path, size_t *len)
 {
-    int fd = open(path, O_RDONLY);
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC); /* a FIFO's open must not wait */
     if (fd < 0) return NULL;
     struct stat sb;
     if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
@@ -172,14 +172,14 @@ static char *ch_slurp(const char *path, size_t *len)
         return NULL;
     }
     buf[n] = '\0';
-    *len = n;
+    if (len) *len = n;
     return buf;
 }
 
 bool ch_deps_key(const char *dfile, uint64_t seed, uint64_t *key)
 {
     size_t n;
-    char *list = ch_slurp(dfile, &n);
+    char *list = ch_read_file(dfile, &n);
     if (!list) return false;
     const char *p = strstr(list, "hx :");
     bool ok = p != NULL;
@@ -190,7 +190,7 @@ bool ch_deps_key(const char *dfile, uint64_t seed, uint64_t *key)
     size_t files = 0;
     for (p = ok ? p + 4 : NULL; ok && (p = ch_next_dep(p, path, PATH_MAX)) != NULL;) {
         size_t len;
-        char *text = ch_slurp(path, &len);
+        char *text = ch_read_file(path, &len);
         XXH3_64bits_update(st, path, strlen(path) + 1);
         if (!text && errno == ENOENT && access(path, F_OK) != 0) {
             /* a name no build read: a #line directive's ("hx-probe"); should it appear, the key

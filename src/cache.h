@@ -30,6 +30,10 @@ bool ch_stage(const char *cache_dir, const char *src_path, ch_source *s, char *e
 
 /* Write text to path atomically (a temporary, then rename) unless it already holds exactly that. */
 bool ch_write(const char *path, const char *text);
+/* A whole regular file as a NUL-terminated string (malloc'd; NULL when it cannot be read or is
+ * not a regular file: a FIFO or a device named by a hostile #include never blocks the judge);
+ * *len gets its size when len is not NULL. */
+char *ch_read_file(const char *path, size_t *len);
 
 /* A key from seed and every file nvcc's dependency list dfile names (written with -MD -MF dfile
  * -MT hx): each path and its content. False when dfile is missing or a file is unreadable. */

@@ -57,32 +57,7 @@ void ld_gencode_ptx(const char *arch, char *out, size_t len)
     snprintf(out, len, "-gencode=arch=compute_%s,code=compute_%s", arch + 3, arch + 3);
 }
 
-char *ld_read_text(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    char *buf = NULL;
-    size_t cap = 0, n = 0;
-    for (;;) {
-        if (n + 65536 > cap) {
-            cap = cap ? cap * 2 : 131072;
-            char *nb = realloc(buf, cap);
-            if (!nb) {
-                free(buf);
-                fclose(f);
-                return NULL;
-            }
-            buf = nb;
-        }
-        size_t r = fread(buf + n, 1, cap - n - 1, f);
-        n += r;
-        if (r == 0) break;
-    }
-    fclose(f);
-    buf[n] = '\0';
-    if (len) *len = n;
-    return buf;
-}
+char *ld_read_text(const char *path, size_t *len) { return ch_read_file(path, len); }
 
 static int ld_mkdirs(const char *dir)
 {

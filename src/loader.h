@@ -105,8 +105,8 @@ void ld_rename_in_log(const char *path, const char *from, const char *to);
  * nvcc's real path, or from nvcc's own dry run when that path is a wrapper script. */
 void ld_driver_stubs(const char *nvcc, char *out, size_t len);
 
-/* A whole file as a NUL-terminated string (malloc'd; NULL when unreadable); *len gets its size
- * when len is not NULL. */
+/* A whole regular file as a NUL-terminated string (malloc'd; NULL when unreadable or not a
+ * regular file); *len gets its size when len is not NULL. The loader's name for ch_read_file. */
 char *ld_read_text(const char *path, size_t *len);
 
 /* nvcc's path ($NVCC, then PATH, then $CUDA_HOME/bin, /usr/local/cuda/bin); false if none. */

@@ -296,3 +296,29 @@ Test(names, quote_in_folder_with_relative_include, .timeout = 240)
     cr_expect_eq(run_in(dir, CACHE, bad, out, sizeof(out)), HX_COMPILE, "%s", out);
     cr_expect(strstr(out, "broken\"beside.cu(2): error"), "%s", out);
 }
+
+/* The one file reader (ch_read_file, ld_read_text): a whole regular file; a FIFO (a hostile
+ * #include's target, listed in nvcc's dependencies) or a folder is refused at once, never waited
+ * on. */
+Test(cache, reader_takes_regular_files_only, .timeout = 20)
+{
+    char dir[] = "/tmp/hx_read_XXXXXX";
+    cr_assert_not_null(mkdtemp(dir));
+    char fifo[64], file[64];
+    snprintf(fifo, sizeof(fifo), "%s/fifo", dir);
+    snprintf(file, sizeof(file), "%s/file", dir);
+    cr_assert_eq(mkfifo(fifo, 0600), 0, "%s", strerror(errno));
+    cr_assert(tu_write(file, "twelve bytes"));
+    size_t n = 99;
+    char *t = ld_read_text(file, &n);
+    cr_assert_not_null(t);
+    cr_expect_eq(n, 12);
+    cr_expect_str_eq(t, "twelve bytes");
+    free(t);
+    cr_expect_null(ld_read_text(fifo, &n), "a FIFO is not a file to read");
+    cr_expect_null(ld_read_text(dir, &n), "nor is a folder");
+    cr_expect_null(ld_read_text("/nonexistent/x.cu", NULL));
+    unlink(fifo);
+    unlink(file);
+    rmdir(dir);
+}
