@@ -4,44 +4,18 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include "loader.h"
 
 bool ar_nvcc_archs(char *list, size_t len)
 {
     char nvcc[PATH_MAX];
-    int fds[2];
-    if (len == 0 || !ld_find_nvcc(nvcc, sizeof(nvcc)) || pipe(fds) != 0) return false;
-    fflush(NULL);
-    pid_t pid = fork();
-    if (pid < 0) {
-        close(fds[0]);
-        close(fds[1]);
-        return false;
-    }
-    if (pid == 0) { /* no shell: the path is used as it is */
-        dup2(fds[1], STDOUT_FILENO);
-        close(fds[0]);
-        close(fds[1]);
-        execl(nvcc, nvcc, "--list-gpu-arch", (char *)NULL);
-        _exit(127);
-    }
-    close(fds[1]);
-    size_t n = 0;
-    ssize_t r;
-    char sink[256];
-    while ((r = read(fds[0], n + 1 < len ? list + n : sink,
-                     n + 1 < len ? len - 1 - n : sizeof(sink))) > 0)
-        if (n + 1 < len) n += (size_t)r; /* past len: drained and dropped */
-    list[n] = '\0';
-    close(fds[0]);
-    int ws = 0;
-    waitpid(pid, &ws, 0);
+    if (len == 0 || !ld_find_nvcc(nvcc, sizeof(nvcc))) return false;
+    char *argv[] = {nvcc, "--list-gpu-arch", NULL};
+    int status = ld_run_capture(argv, false, list, len);
     for (char *p = list; *p; p++)
         if (*p == '\n' || *p == '\r') *p = ' ';
-    return WIFEXITED(ws) && WEXITSTATUS(ws) == 0 && strstr(list, "compute_") != NULL;
+    return status == 0 && strstr(list, "compute_") != NULL;
 }
 
 bool ar_arch_supported(const char *arch, const char *list)

@@ -51,37 +51,45 @@ bool ld_find_nvcc(char *out, size_t len)
     return false;
 }
 
-/* nvcc's own answer to where its toolkit lives: the "#$ TOP=" line of a dry run. */
-static bool ld_dryrun_top(const char *nvcc, char *out, size_t len)
+int ld_run_capture(char *const argv[], bool with_stderr, char *out, size_t len)
 {
     int fds[2];
-    if (pipe(fds) != 0) return false;
+    if (len == 0 || pipe(fds) != 0) return -1;
+    out[0] = '\0';
+    fflush(NULL);
     pid_t pid = fork();
     if (pid < 0) {
         close(fds[0]);
         close(fds[1]);
-        return false;
+        return -1;
     }
-    if (pid == 0) {
+    if (pid == 0) { /* no shell: the arguments are used as they are */
         dup2(fds[1], STDOUT_FILENO);
-        dup2(fds[1], STDERR_FILENO);
+        if (with_stderr) dup2(fds[1], STDERR_FILENO);
         close(fds[0]);
         close(fds[1]);
-        execl(nvcc, nvcc, "--dryrun", "-shared", "-o", "/dev/null", "ld_probe.cu", (char *)NULL);
+        execv(argv[0], argv);
         _exit(127);
     }
     close(fds[1]);
-    char buf[16384];
-    size_t used = 0;
-    ssize_t n;
-    while ((n = read(fds[0], buf + used, sizeof(buf) - 1 - used)) > 0) {
-        used += (size_t)n;
-        if (used == sizeof(buf) - 1) break;
-    }
-    buf[used] = '\0';
+    size_t n = 0;
+    ssize_t r;
+    char sink[256];
+    while ((r = read(fds[0], n + 1 < len ? out + n : sink, n + 1 < len ? len - 1 - n : sizeof(sink))) > 0)
+        if (n + 1 < len) n += (size_t)r; /* past len: drained and dropped, so the child never blocks */
+    out[n] = '\0';
     close(fds[0]);
-    int st;
-    waitpid(pid, &st, 0);
+    int ws = 0;
+    if (waitpid(pid, &ws, 0) < 0) return -1;
+    return WIFEXITED(ws) ? WEXITSTATUS(ws) : -1;
+}
+
+/* nvcc's own answer to where its toolkit lives: the "#$ TOP=" line of a dry run. */
+static bool ld_dryrun_top(const char *nvcc, char *out, size_t len)
+{
+    char buf[16384];
+    char *argv[] = {(char *)nvcc, "--dryrun", "-shared", "-o", "/dev/null", "ld_probe.cu", NULL};
+    if (ld_run_capture(argv, true, buf, sizeof(buf)) < 0) return false;
     const char *top = strstr(buf, "#$ TOP=");
     if (!top) return false;
     top += 7;
