@@ -1,6 +1,7 @@
 /* The build cache from the command line (nvcc on CI, no GPU needed): file names no shell may
  * see, a header edit that must rebuild, nvcc flags that write no object, an interrupted build
- * that must leave nothing behind. Without a GPU the success path is exit 8: compiled, solve
+ * that must leave nothing behind. Each build is for the default target (the device's, sm_90a without
+ * one), so a GPU machine runs what it built. Without a GPU the success path is exit 8: compiled, solve
  * found, nothing run. The hostile names are made in the scratch directory at test time. */
 #include <criterion/criterion.h>
 #include <dirent.h>
@@ -105,8 +106,8 @@ static void judge_named(const char *name, bool after_dashes)
     mkdir(dir, 0755);
     snprintf(path, sizeof(path), "%s/%s", dir, name);
     copy_fixture(FIXTURES "/correct.cu", path);
-    const char *with_dashes[] = {"--arch", "sm_80", "--", name, NULL};
-    const char *plain[] = {"--arch", "sm_80", name, NULL};
+    const char *with_dashes[] = {"--", name, NULL};
+    const char *plain[] = {name, NULL};
     int code = run_in(dir, CACHE, after_dashes ? with_dashes : plain, out, sizeof(out));
     cr_expect_eq(code, expected_success(), "%s: %s", name, out);
     cr_expect(strstr(out, name), "the messages name the file as given: %s", out);
@@ -139,14 +140,14 @@ Test(names, very_long, .timeout = 240)
     snprintf(path + u, sizeof(path) - u, "/%s", name);
     cr_assert(strlen(path) > 3500, "%zu", strlen(path));
     copy_fixture(FIXTURES "/correct.cu", path);
-    const char *args[] = {"--arch", "sm_80", path, NULL};
+    const char *args[] = {path, NULL};
     cr_expect_eq(run_in(NULL, CACHE, args, out, sizeof(out)), expected_success(), "%s", out);
 }
 
 /* The namespaced helper first: judged as the extern "C" solve's problem. */
 Test(names, problem_from_the_extern_c_solve, .timeout = 240)
 {
-    const char *args[] = {"--arch", "sm_80", "--json", FIXTURES "/sig_namespace_helper.cu", NULL};
+    const char *args[] = {"--json", FIXTURES "/sig_namespace_helper.cu", NULL};
     cr_expect_eq(run_in(NULL, CACHE, args, out, sizeof(out)), expected_success(), "%s", out);
     cr_expect(strstr(out, "\"problem\":\"gemm_fp16\""), "%s", out);
 }
@@ -167,7 +168,7 @@ Test(cache, header_edit_rebuilds, .timeout = 300)
     cr_assert(tu_write(cu, with));
     free(with);
     free(text);
-    const char *args[] = {"--arch", "sm_80", "--json", cu, NULL};
+    const char *args[] = {"--json", cu, NULL};
     cr_assert(tu_write(h, "/* fine */\n"));
     cr_expect_eq(run_in(NULL, CACHE, args, out, sizeof(out)), expected_success(), "%s", out);
     cr_expect_eq(run_in(NULL, CACHE, args, out, sizeof(out)), expected_success(), "%s", out);
@@ -187,11 +188,11 @@ Test(cache, flags_that_write_no_object, .timeout = 240)
     char cache[512];
     snprintf(cache, sizeof(cache), "%s/flagcache", SCRATCH);
     mkdir(SCRATCH, 0755);
-    const char *e[] = {"--arch", "sm_80", "--nvcc-flags", "-E", FIXTURES "/correct.cu", NULL};
+    const char *e[] = {"--nvcc-flags", "-E", FIXTURES "/correct.cu", NULL};
     cr_expect_eq(run_in(NULL, cache, e, out, sizeof(out)), HX_USAGE, "%s", out);
     cr_expect(strstr(out, "nvcc"), "%s", out);
     cr_expect_eq(run_in(NULL, cache, e, out, sizeof(out)), HX_USAGE, "not cached: %s", out);
-    const char *c[] = {"--arch", "sm_80", "--nvcc-flags", "-c", FIXTURES "/correct.cu", NULL};
+    const char *c[] = {"--nvcc-flags", "-c", FIXTURES "/correct.cu", NULL};
     cr_expect_eq(run_in(NULL, cache, c, out, sizeof(out)), HX_USAGE, "%s", out);
     cr_expect(strstr(out, "no shared object"), "%s", out);
     cr_expect_eq(count_named(cache, ".so"), 0, "nothing cached");
@@ -211,7 +212,7 @@ Test(cache, interrupted_build_leaves_nothing, .timeout = 300)
                            "    thrust::device_ptr<float> c(C);\n"
                            "    thrust::sort(c, c + (size_t)M * K);\n"
                            "    (void)A, (void)B, (void)N;\n}\n"));
-    const char *args[] = {"--arch", "sm_80", "--rebuild", cu, NULL};
+    const char *args[] = {"--rebuild", cu, NULL};
     int fd;
     pid_t pid = start_in(NULL, cache, args, &fd);
     bool seen = false;
@@ -241,7 +242,7 @@ Test(cache, next_build_sweeps_dead_temporaries, .timeout = 240)
     snprintf(live, sizeof(live), "%s/other-0123456789abcdef.so.tmp.%d", cache, (int)getpid());
     cr_assert(tu_write(dead, "half an object"));
     cr_assert(tu_write(live, "a build still running"));
-    const char *args[] = {"--arch", "sm_80", "--rebuild", FIXTURES "/correct.cu", NULL};
+    const char *args[] = {"--rebuild", FIXTURES "/correct.cu", NULL};
     cr_expect_eq(run_in(NULL, cache, args, out, sizeof(out)), expected_success(), "%s", out);
     cr_expect_neq(access(dead, F_OK), 0, "a dead process's temporary is removed");
     cr_expect_eq(access(live, F_OK), 0, "a live process's is not");
@@ -254,7 +255,7 @@ Test(cache, parallel_builds, .timeout = 300)
     char cache[512];
     snprintf(cache, sizeof(cache), "%s/parcache", SCRATCH);
     mkdir(SCRATCH, 0755);
-    const char *args[] = {"--arch", "sm_80", "--rebuild", FIXTURES "/correct.cu", NULL};
+    const char *args[] = {"--rebuild", FIXTURES "/correct.cu", NULL};
     static char out2[1 << 16];
     int fa, fb;
     pid_t a = start_in(NULL, cache, args, &fa);
@@ -262,7 +263,7 @@ Test(cache, parallel_builds, .timeout = 300)
     cr_expect_eq(finish(a, fa, out, sizeof(out)), expected_success(), "%s", out);
     cr_expect_eq(finish(b, fb, out2, sizeof(out2)), expected_success(), "%s", out2);
     cr_expect_eq(count_named(cache, ".tmp."), 0);
-    const char *again[] = {"--arch", "sm_80", "--json", FIXTURES "/correct.cu", NULL};
+    const char *again[] = {"--json", FIXTURES "/correct.cu", NULL};
     cr_expect_eq(run_in(NULL, cache, again, out, sizeof(out)), expected_success(), "%s", out);
     cr_expect(strstr(out, "\"cached\":true"), "%s", out);
 }
@@ -287,12 +288,12 @@ Test(names, quote_in_folder_with_relative_include, .timeout = 240)
     cr_assert(tu_write(path, with));
     free(with);
     free(text);
-    const char *args[] = {"--arch", "sm_80", "uses\"beside.cu", NULL};
+    const char *args[] = {"uses\"beside.cu", NULL};
     cr_expect_eq(run_in(dir, CACHE, args, out, sizeof(out)), expected_success(), "%s", out);
     /* a compile error there names the file as given */
     snprintf(path, sizeof(path), "%s/broken\"beside.cu", dir);
     cr_assert(tu_write(path, "#include \"beside.h\"\nint broken = ;\n"));
-    const char *bad[] = {"--arch", "sm_80", "broken\"beside.cu", NULL};
+    const char *bad[] = {"broken\"beside.cu", NULL};
     cr_expect_eq(run_in(dir, CACHE, bad, out, sizeof(out)), HX_COMPILE, "%s", out);
     cr_expect(strstr(out, "broken\"beside.cu(2): error"), "%s", out);
 }
