@@ -1,11 +1,12 @@
-// 12_best — one file for every judge GPU and every shape: Hopper wgmma/TMA kernels picked by shape (persistent 128×256 tiles with a stream-K tail, B-multicast clusters between 1 and 2 waves, split-K for small C, TMA reduce-add stores), padded copies for A and B rows TMA cannot describe, odd-N C reduce-added row by row by 1D bulk copies; mma.sync on T4/A100/B200
+// 12_best — one file for every judge GPU and every shape: Hopper wgmma/TMA kernels picked by shape (persistent 128×256 tiles with a stream-K tail, B-multicast clusters between 1 and 2 waves, split-K for small C, TMA reduce-add stores), padded copies for A and B rows TMA cannot describe, one mma.sync launch for small such shapes; mma.sync on T4/A100/B200
 //
 // Technique: 11's warp-specialized Hopper kernel behind a shape dispatch: 128×256 tiles when
 //   they make ≥ 3/4 of a wave (beta = 1: the partial last wave shared out by stream-K); one wave
 //   of 128×128 tiles or less (the judge's 1024³): split-K pairs, two CTAs on one tile over half
-//   of K each; else 64×128 tiles; small C, long K: serial split-K; tiny C: CUDA cores. Rows TMA
-//   cannot describe (K or N not a multiple of 8, a misaligned pointer) are copied by one launch
-//   into a padded workspace; odd-N C is reduce-added in 16-byte units (beta = 1) or folded in.
+//   of K each; else 64×128 tiles; small C, long K: serial split-K. Rows TMA cannot describe (K
+//   or N not a multiple of 8, a misaligned pointer): up to 0.11 GFLOP one launch of gemm_any
+//   (mma.sync fed by the widest loads the rows allow, K split by a counter); above, the rows
+//   are copied into a padded workspace, odd-N C reduce-added in 16-byte units or folded in.
 // Changed from 11, and why it is faster: the big kernel is 11's (improved here, then ported:
 //   at 4096³ the two are within 1%, 0.2022 and 0.2015 ms). The gain is in the other shapes:
 //   - 1024³: split-K pairs give 128 CTAs of 2 consumer warpgroups on 128×128 tiles, 2/3 of the
@@ -13,32 +14,30 @@
 //   - the padded copies put odd shapes on the tensor cores: 4095³ 0.2396 ms against 11's
 //     6.8072 (its CUDA-core fallback), 4096×17×4096 0.0297 against 0.4679; M ≤ 64 gets
 //     stream-K over 64×128 tiles: 17×4096×4096 0.0171 ms against 0.0247.
+//   - small shapes TMA cannot describe: the padded path is three launches (copy, GEMM, fold),
+//     ~4 µs each where the GEMM takes ~2; gemm_any is one (2160×25×30: 1.96× → 0.80× cuBLAS).
 //   Inside the big kernel: beta = 1 stores are TMA reduce-adds, so old C never enters the SM;
 //   a tile's stores overlap the next tile's first k-steps (ncu: tensor pipes 94% at 4096³).
 // Paths by judge GPU: the Hopper kernels exist only under __CUDA_ARCH_FEAT_SM90_ALL; T4, A100,
 //   B200 solve runs an mma.sync path (09's kernel on sm_80 and newer, m16n8k8 on sm_75), odd
-//   shapes through the same padded copies. B200: compiled, not measured (no tcgen05 path).
+//   shapes through gemm_any or the same padded copies. B200: compiled, not measured (no tcgen05).
 // Prediction (before measuring): 1024³ ≈ 0.011 ms (≈ 0.7× cuBLAS's time), 4096³ ≈ cuBLAS,
 //   4095³ ≈ 0.24 ms (~50 µs of it padded copies); T4 path ≈ 0.43 ms at 4096³, A100 path = 09.
+//   gemm_any: one launch saves ~8 µs a call, at or under cuBLAS up to ~1 GFLOP.
 // Measured (H200, harness, cuBLAS alternated in the same process; leaderboard.md): 1024³
 //   0.0124 ms (0.66× cuBLAS's time: the ratio held, not the ms), 4096³ 0.2022 (107.9% of
 //   cuBLAS's speed: better than predicted); shapes: all 17 at or under cuBLAS's time, geometric
 //   mean 0.61×, 4095³ 0.2396 ms (held, 573 TF/s). As PTX on the H200: T4 path 4096³ 0.4501 ms,
 //   A100 path 0.3406 (09: 0.3392). What did not pay, and why each choice: lab/stages/12_best.md.
-// Tiles: big BM=128 BN=256 BK=64 stages=4 (GEMM_BIG_STAGES), 1 producer + 2 consumer warpgroups,
-//   no cluster (GEMM_BIG_CLUSTER), stream-K tail with beta = 1 (GEMM_STREAMK); split-K BM=128
-//   BN=128 BK=64 stages=4 (GEMM_SPLIT_STAGES), 1 + 2 warpgroups, pairs along K (GEMM_SPLITK),
-//   plain with beta = 1 (GEMM_SPLIT_REDUCE, GEMM_SPLIT_PLAIN), else clusters of 2; small
-//   BM=64 BN=128 BK=64 stages=8 (GEMM_SMALL_STAGES), 1 + 1 warpgroups, no cluster
-//   (GEMM_SMALL_CLUSTER); with =2, clusters only when the M-tiles pair up and do not add a
-//   round (with beta = 1 the stream-K tail over clusters, GEMM_CLUSTER_STREAMK); the big tiles
-//   take clusters by themselves between 1 and 2 waves with beta = 1 (GEMM_FEW_WAVE_CLUSTER);
-//   grouped persistent order (16 M-tiles).
-//   Serial split-K: the split tiles, 2–16 CTAs a tile (GEMM_MAX_SPLIT, GEMM_SPLIT_MIN_K k-tiles
-//   each); skinny (M ≤ 64, beta = 1): the small tiles, stream-K (GEMM_SKINNY_STREAMK). Tiny:
-//   CUDA-core 64×64 split over K, ≤ 4 tiles (GEMM_TINY_TILES). mma path (mma_path::): 128×256,
-//   128×128 or 128×64 tiles × BK 32 (64 for 128×64 staged), 4-stage cp.async or 2-stage staged,
-//   by 09's wave-count model. Fallback: CUDA-core 64×64.
+//   gemm_any on every unaligned random shape: wins below ~0.1 GFLOP (24×20×16 1.67× → 0.78×),
+//   loses above ~0.15 (one load wait a k-step: 1382×2112×242 0.71× → 1.63×), hence 0.11 GFLOP.
+// Tiles (a macro at the top names each choice): big 128×256×64 × 4 stages, 1 producer + 2
+//   consumer warpgroups, stream-K tail with beta = 1, clusters of 2 with B multicast between 1
+//   and 2 waves; split-K 128×128×64 × 4, 1 + 2 warpgroups, pairs along K or serial (2–16 CTAs
+//   a tile); small 64×128×64 × 8, 1 + 1 warpgroups, stream-K when M ≤ 64 and beta = 1; grouped
+//   persistent order (16 M-tiles). gemm_any 64×64 × BK 32 (64 for long pieces), 4 warps, up to
+//   32 pieces. mma path: 128×256, 128×128 or 128×64 × BK 32, 4-stage cp.async or 2-stage
+//   staged, by 09's wave-count model. Tiny and fallback: CUDA-core 64×64.
 // Targets: sm_75 sm_80 sm_90a sm_100a
 // Judge GPUs: T4 A100 H100 H200 B200
 #include <cuda.h>
@@ -125,6 +124,19 @@
 #endif
 #ifndef GEMM_TINY_ALIGNED
 #define GEMM_TINY_ALIGNED 0    // 1: also when TMA could describe the operands
+#endif
+#ifndef GEMM_ANY_FLOPS
+#define GEMM_ANY_FLOPS 1.1e8   // operands TMA cannot describe, 2·M·N·K at most this: one launch of
+                               // gemm_any instead of padded copies around the tensor-core kernels
+#endif
+#ifndef GEMM_ANY_BK
+#define GEMM_ANY_BK 0          // gemm_any's k-step: 32, 64, or 0 (64 when a K piece has 4 32-wide steps or more)
+#endif
+#ifndef GEMM_ANY_MIN_KT
+#define GEMM_ANY_MIN_KT 2      // gemm_any's K pieces: at least this many 32-wide k-steps each ...
+#endif
+#ifndef GEMM_ANY_CTAS_PER_SM
+#define GEMM_ANY_CTAS_PER_SM 2 // ... and pieces enough for this many CTAs an SM (at most 32 a tile)
 #endif
 #ifndef GEMM_SKINNY_STREAMK
 #define GEMM_SKINNY_STREAMK 1  // M ≤ 64, beta = 1: 64×128 tiles, stream-K over up to 3 CTAs a tile (run 56:
@@ -2223,6 +2235,214 @@ gemm_fallback(const half* __restrict__ A, const half* __restrict__ B, half* __re
 
 
 // ---------------------------------------------------------------------------------------------
+// Small shapes whose rows TMA cannot describe (K or N off a multiple of 8, a misaligned
+// pointer), any GPU: one launch, no padded copies. The padded path costs two more launches
+// (pad_copy before, fold_c after with beta != 0), ~4 µs each, which a small GEMM cannot hide.
+// 64×64 tiles of 4 warps (32×32 each), BK = 32, mma.sync m16n8k16 from ldmatrix'd swizzled
+// smem, a register-staged double buffer. Loads take as many halves at once as the row stride
+// and the base pointer allow (16, 8, 4 or 2 bytes, one choice per operand and launch), so an
+// odd K costs 2-byte loads of A only. A long K over few tiles is split (blockIdx.z): each piece
+// adds its fp32 partial into the tile's zeroed slot, the last piece (counter, acq_rel) applies
+// alpha and beta, stores C and zeroes the slot, as the tiny path does.
+// ---------------------------------------------------------------------------------------------
+namespace any_path {
+
+constexpr int BM = 64, BN = 64, THREADS = 128;
+
+// Halves [0, n) of p (n <= 8) as 8 halves, zeros past n; `vec` halves a load when the chunk is
+// whole (p is then vec-aligned: the caller's row stride and base pointer say so).
+__device__ __forceinline__ uint4 load8(const half* p, int n, int vec) {
+    if (n >= 8) {
+        if (vec == 8) return __ldg(reinterpret_cast<const uint4*>(p));
+        if (vec == 4) {
+            const uint2 a = __ldg(reinterpret_cast<const uint2*>(p)), b = __ldg(reinterpret_cast<const uint2*>(p) + 1);
+            return make_uint4(a.x, a.y, b.x, b.y);
+        }
+        if (vec == 2) {
+            const unsigned* q = reinterpret_cast<const unsigned*>(p);
+            return make_uint4(__ldg(q), __ldg(q + 1), __ldg(q + 2), __ldg(q + 3));
+        }
+    }
+    const unsigned short* h = reinterpret_cast<const unsigned short*>(p);
+    unsigned w[4];
+#pragma unroll
+    for (int e = 0; e < 4; ++e) {
+        const unsigned lo = 2 * e < n ? __ldg(h + 2 * e) : 0u;
+        const unsigned hi = 2 * e + 1 < n ? __ldg(h + 2 * e + 1) : 0u;
+        w[e] = lo | (hi << 16);
+    }
+    return make_uint4(w[0], w[1], w[2], w[3]);
+}
+
+// C tile (blockIdx.x, blockIdx.y) over K piece blockIdx.z (k_per halves, a multiple of BK).
+// va, vb: halves per load of A and B (8, 4, 2 or 1). BK 64 halves the k-steps, each of which
+// waits once for its loads, when K is long enough to fill them.
+template <int BK>
+__global__ void __launch_bounds__(THREADS)
+gemm_any(const half* __restrict__ A, const half* __restrict__ B, half* __restrict__ C, int M, int N, int K,
+         float alpha, float beta, int va, int vb, int k_per, float* __restrict__ part, int* __restrict__ count) {
+    using mma_path::swizzle;
+    constexpr int A_CH = BK / 8, B_CH = BN / 8;                          // 16-byte chunks a smem row
+    constexpr int A_STAGE = BM * BK * 2, STAGE = A_STAGE + BK * BN * 2;  // bytes
+    constexpr int A_LD = BM * A_CH / THREADS, B_LD = BK * B_CH / THREADS;  // chunks a thread
+    constexpr int A_STEP = THREADS / A_CH, B_STEP = THREADS / B_CH;        // rows between them
+    static_assert(A_STEP % 8 == 0 && B_STEP % 8 == 0, "a thread's rows share a swizzle key");
+    __shared__ __align__(128) unsigned char smem[2 * STAGE];
+    __shared__ int last;
+    const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+    const int m0 = blockIdx.y * BM, n0 = blockIdx.x * BN;
+    const int wm0 = (warp >> 1) * 32, wn0 = (warp & 1) * 32;
+    const int k_begin = blockIdx.z * k_per, k_end = min(K, k_begin + k_per);
+    const int KT = (k_end - k_begin + BK - 1) / BK;
+    const unsigned s_base = mma_path::smem_addr(smem);
+
+    // copy mapping: A rows a_r + i·A_STEP (chunk a_c), B k-rows b_r + i·B_STEP (chunk b_c)
+    const int a_c = tid % A_CH, a_r = tid / A_CH, b_c = tid % B_CH, b_r = tid / B_CH;
+    uint4 ra[A_LD], rb[B_LD];
+    auto gload = [&](int kt) {
+        const int k0 = k_begin + kt * BK;
+#pragma unroll
+        for (int i = 0; i < A_LD; ++i) {
+            const int gm = m0 + a_r + A_STEP * i, gk = k0 + a_c * 8;
+            const int n = gm < M ? max(0, min(8, k_end - gk)) : 0;
+            ra[i] = n > 0 ? load8(A + static_cast<size_t>(gm) * K + gk, n, va) : make_uint4(0u, 0u, 0u, 0u);
+        }
+#pragma unroll
+        for (int i = 0; i < B_LD; ++i) {
+            const int gk = k0 + b_r + B_STEP * i, gn = n0 + b_c * 8;
+            const int n = gk < k_end ? max(0, min(8, N - gn)) : 0;
+            rb[i] = n > 0 ? load8(B + static_cast<size_t>(gk) * N + gn, n, vb) : make_uint4(0u, 0u, 0u, 0u);
+        }
+    };
+    auto sstore = [&](int buf) {
+        const unsigned sa = s_base + buf * STAGE;
+#pragma unroll
+        for (int i = 0; i < A_LD; ++i) {
+            const int r = a_r + A_STEP * i;
+            mma_path::sts_16(sa + r * (BK * 2) + swizzle<A_CH>(r, a_c) * 16, ra[i]);
+        }
+#pragma unroll
+        for (int i = 0; i < B_LD; ++i) {
+            const int kr = b_r + B_STEP * i;
+            mma_path::sts_16(sa + A_STAGE + kr * (BN * 2) + swizzle<B_CH>(kr, b_c) * 16, rb[i]);
+        }
+    };
+
+    float acc[2][4][4] = {};
+    if (KT > 0) {
+        gload(0);
+        sstore(0);
+        if (KT > 1) gload(1);
+    }
+    __syncthreads();
+    for (int kt = 0; kt < KT; ++kt) {
+        const unsigned sa = s_base + (kt & 1) * STAGE;
+#pragma unroll
+        for (int kk = 0; kk < BK / 16; ++kk) {
+            // ldmatrix x4: A lanes address rows (lane & 15), k chunk 2kk + (lane >> 4) = the mma's
+            // a0..a3; B (.trans) k rows 16kk + (lane & 15), n chunks 2jj + (lane >> 4) = b0 b1 of
+            // n8 tiles 2jj and 2jj + 1
+            unsigned af[2][4], bf[4][2];
+#pragma unroll
+            for (int i = 0; i < 2; ++i) {
+                const int r = wm0 + 16 * i + (lane & 15), c = 2 * kk + (lane >> 4);
+                mma_path::ldsm_x4(af[i], sa + r * (BK * 2) + swizzle<A_CH>(r, c) * 16);
+            }
+#pragma unroll
+            for (int jj = 0; jj < 2; ++jj) {
+                const int r = 16 * kk + (lane & 15), c = wn0 / 8 + 2 * jj + (lane >> 4);
+                unsigned q[4];
+                mma_path::ldsm_x4_trans(q, sa + A_STAGE + r * (BN * 2) + swizzle<B_CH>(r, c) * 16);
+                bf[2 * jj][0] = q[0];
+                bf[2 * jj][1] = q[1];
+                bf[2 * jj + 1][0] = q[2];
+                bf[2 * jj + 1][1] = q[3];
+            }
+#pragma unroll
+            for (int i = 0; i < 2; ++i)
+#pragma unroll
+                for (int j = 0; j < 4; ++j) mma_path::mma_16816(acc[i][j], af[i], bf[j][0], bf[j][1]);
+        }
+        // buffer (kt + 1) & 1 was last read in step kt - 1, before the previous barrier
+        if (kt + 1 < KT) sstore((kt + 1) & 1);
+        __syncthreads();
+        if (kt + 2 < KT) gload(kt + 2);
+    }
+
+    // accumulator (i, j, e) is row wm0 + 16i + g (+8 for e >= 2), column wn0 + 8j + 2t (+1 odd e).
+    // Every global read of the epilogue is issued before any of its stores: a store to C (or the
+    // slot) between two reads would make each read wait for the one before (the compiler cannot
+    // tell the addresses apart), 32 round trips in a row.
+    const int g = lane >> 2, t = lane & 3;
+    auto at = [&](int i, int j, int e, int& r, int& c) {
+        r = wm0 + 16 * i + g + (e >> 1) * 8;
+        c = wn0 + 8 * j + 2 * t + (e & 1);
+        return m0 + r < M && n0 + c < N;
+    };
+    if (gridDim.z > 1) {
+        const int tile = blockIdx.y * gridDim.x + blockIdx.x;
+        float* slot = part + static_cast<size_t>(tile) * BM * BN;
+#pragma unroll
+        for (int i = 0; i < 2; ++i)
+#pragma unroll
+            for (int j = 0; j < 4; ++j)
+#pragma unroll
+                for (int e = 0; e < 4; ++e) {
+                    int r, c;
+                    if (at(i, j, e, r, c)) atomicAdd(slot + r * BN + c, acc[i][j][e]);
+                }
+        __syncthreads();  // the block's additions, then one release
+        if (tid == 0) last = atomic_add_acq_rel(count + tile) == static_cast<int>(gridDim.z) - 1;
+        __syncthreads();
+        if (!last) return;
+#pragma unroll
+        for (int i = 0; i < 2; ++i)
+#pragma unroll
+            for (int j = 0; j < 4; ++j)
+#pragma unroll
+                for (int e = 0; e < 4; ++e) {
+                    int r, c;
+                    if (at(i, j, e, r, c)) acc[i][j][e] = __ldcg(slot + r * BN + c);
+                }
+#pragma unroll
+        for (int i = 0; i < 2; ++i)
+#pragma unroll
+            for (int j = 0; j < 4; ++j)
+#pragma unroll
+                for (int e = 0; e < 4; ++e) {
+                    int r, c;
+                    if (at(i, j, e, r, c)) __stcg(slot + r * BN + c, 0.0f);
+                }
+        if (tid == 0) count[tile] = 0;
+    }
+    float old[2][4][4];
+#pragma unroll
+    for (int i = 0; i < 2; ++i)
+#pragma unroll
+        for (int j = 0; j < 4; ++j)
+#pragma unroll
+            for (int e = 0; e < 4; ++e) {
+                int r, c;
+                old[i][j][e] = beta != 0.0f && at(i, j, e, r, c)
+                                   ? __half2float(C[static_cast<size_t>(m0 + r) * N + n0 + c])
+                                   : 0.0f;
+            }
+#pragma unroll
+    for (int i = 0; i < 2; ++i)
+#pragma unroll
+        for (int j = 0; j < 4; ++j)
+#pragma unroll
+            for (int e = 0; e < 4; ++e) {
+                int r, c;
+                if (at(i, j, e, r, c))
+                    C[static_cast<size_t>(m0 + r) * N + n0 + c] =
+                        __float2half_rn(alpha * acc[i][j][e] + beta * old[i][j][e]);
+            }
+}
+
+}  // namespace any_path
+
+// ---------------------------------------------------------------------------------------------
 // Odd shapes: TMA needs 16-byte global row strides and base addresses, so when K or N is not a
 // multiple of 8 (or a pointer is not 16-byte aligned) the operands that break the rule are copied
 // into a cached workspace with rows padded to a multiple of 8 halves, and C with odd N is
@@ -2418,6 +2638,7 @@ bool ensure(DevBuffer& b, size_t bytes, bool zeroed) {
 DevBuffer g_pad = {nullptr, 0};    // padded copies of A, B and the odd-N C
 DevBuffer g_split = {nullptr, 0};  // serial split-K: fp32 partial slots, then their counters
 DevBuffer g_tiny = {nullptr, 0};   // the tiny path's slots and counters (gemm_fallback, splits > 1)
+DevBuffer g_any = {nullptr, 0};    // gemm_any's slots and counters (split K)
 
 // cuTensorMapEncodeTiled lives in the driver (libcuda): reached through the runtime's entry-point
 // query, so the .so needs no -lcuda. The ByVersion form: plain cudaGetDriverEntryPoint is
@@ -2856,6 +3077,45 @@ bool solve_mma_any(const half* A, const half* B, half* C, int M, int N, int K, f
     return true;
 }
 
+// Halves per load (8, 4, 2 or 1) that rows of `ld` halves from p allow.
+int vec_halves(const void* p, int ld) {
+    const uintptr_t a = reinterpret_cast<uintptr_t>(p);
+    for (int v = 8; v > 1; v /= 2)
+        if (ld % v == 0 && a % (2 * v) == 0) return v;
+    return 1;
+}
+
+// The one-launch path for operands TMA cannot describe (any_path::gemm_any): 2·M·N·K at most
+// GEMM_ANY_FLOPS. K is split when the tiles alone leave SMs idle. False when it does not apply.
+bool solve_any(const half* A, const half* B, half* C, int M, int N, int K, float alpha, float beta) {
+    using namespace any_path;
+    const bool aligned = K % 8 == 0 && N % 8 == 0 && aligned16(A) && aligned16(B) && aligned16(C);
+    const long long gm = (M + BM - 1) / BM, gn = (N + BN - 1) / BN, tiles = gm * gn;
+    if (aligned || 2.0 * M * N * K > GEMM_ANY_FLOPS || gm > 65535 || gn > 65535) return false;
+    // pieces of at least GEMM_ANY_MIN_KT 32-wide k-steps; 64-wide steps for pieces that fill them
+    const long long kt = (K + 31) / 32;
+    long long s = std::min<long long>(GEMM_ANY_CTAS_PER_SM * num_sms() / tiles, kt / GEMM_ANY_MIN_KT);
+    s = std::max<long long>(1, std::min<long long>(s, 32));
+    const bool wide = GEMM_ANY_BK == 64 || (GEMM_ANY_BK == 0 && (kt + s - 1) / s >= 4);
+    const int BK = wide ? 64 : 32;
+    const int k_per = static_cast<int>((K + s * BK - 1) / (s * BK)) * BK;
+    s = (K + k_per - 1) / k_per;  // no empty piece
+    float* part = nullptr;
+    int* count = nullptr;
+    if (s > 1) {
+        if (!ensure(g_any, static_cast<size_t>(tiles) * (BM * BN * 4 + 4), true)) return false;
+        part = static_cast<float*>(g_any.ptr);
+        count = reinterpret_cast<int*>(part + tiles * BM * BN);
+    }
+    const dim3 grid(static_cast<unsigned>(gn), static_cast<unsigned>(gm), static_cast<unsigned>(s));
+    const int va = vec_halves(A, K), vb = vec_halves(B, N);
+    if (wide)
+        gemm_any<64><<<grid, THREADS>>>(A, B, C, M, N, K, alpha, beta, va, vb, k_per, part, count);
+    else
+        gemm_any<32><<<grid, THREADS>>>(A, B, C, M, N, K, alpha, beta, va, vb, k_per, part, count);
+    return true;
+}
+
 // The tiny path (gemm_fallback split over K): a C of at most GEMM_TINY_TILES 64×64 tiles with a
 // K of 1024 or more whose rows TMA cannot describe (or any such C, GEMM_TINY_ALIGNED). Each
 // piece takes at least GEMM_TINY_MIN_K of K. False when it does not apply or cannot be set up.
@@ -2878,6 +3138,7 @@ bool solve_tiny(const half* A, const half* B, half* C, int M, int N, int K, floa
 // A, B, and C are device pointers
 extern "C" void solve(const half* A, const half* B, half* C, int M, int N, int K, float alpha, float beta) {
     if (M <= 0 || N <= 0) return;
+    if (K > 0 && solve_any(A, B, C, M, N, K, alpha, beta)) return;
     if (K > 0 && solve_tiny(A, B, C, M, N, K, alpha, beta)) return;
     if (K > 0 && (has_sm90a() && !GEMM_FORCE_MMA ? solve_sm90a(A, B, C, M, N, K, alpha, beta)
                                                  : solve_mma_any(A, B, C, M, N, K, alpha, beta)))
