@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "device_int.h"
+
 bool dv_probe(dv_info *info)
 {
     memset(info, 0, sizeof(*info));
@@ -136,9 +138,50 @@ bool dv_error_is_sticky(int err)
     }
 }
 
-/* The cuBLAS handle, and what the yardsticks keep across calls: two scratch buffers and the
- * element-wise kernels' module (loaded on first use, in the child that uses them). */
+void *dv_open(const char *soname, char *err, size_t errlen)
+{
+    void *lib = dlopen(soname, RTLD_NOW | RTLD_LOCAL);
+    if (!lib) snprintf(err, errlen, "%s did not load: %s", soname, dlerror());
+    return lib;
+}
+
+bool dv_sym(void *lib, const char *name, void *fn, char *err, size_t errlen)
+{
+    void *p = dlsym(lib, name);
+    memcpy(fn, &p, sizeof(p)); /* POSIX: dlsym results convert to functions */
+    if (!p) snprintf(err, errlen, "no %s in cuBLAS: %s", name, dlerror());
+    return p != NULL;
+}
+
+/* The cuBLAS entry points the harness calls (device_int.h: opened, not linked). */
+typedef struct {
+    __typeof__(cublasCreate) *create;
+    __typeof__(cublasDestroy) *destroy;
+    __typeof__(cublasSetMathMode) *set_math_mode;
+    __typeof__(cublasGemmEx) *gemm_ex;
+    __typeof__(cublasGemmStridedBatchedEx) *gemm_batched_ex;
+    __typeof__(cublasDgemmStridedBatched) *dgemm_batched;
+    __typeof__(cublasSgemm) *sgemm;
+    __typeof__(cublasSgemmStridedBatched) *sgemm_batched;
+} dv_blas_api;
+
+static bool dv_blas_load(dv_blas_api *a, char *err, size_t errlen)
+{
+    void *lib = dv_open(DV_SONAME("libcublas"), err, errlen);
+#define DV_LOAD(field, fn) dv_sym(lib, DV_SYMBOL(fn), &a->field, err, errlen)
+    return lib && DV_LOAD(create, cublasCreate) && DV_LOAD(destroy, cublasDestroy) &&
+           DV_LOAD(set_math_mode, cublasSetMathMode) && DV_LOAD(gemm_ex, cublasGemmEx) &&
+           DV_LOAD(gemm_batched_ex, cublasGemmStridedBatchedEx) &&
+           DV_LOAD(dgemm_batched, cublasDgemmStridedBatched) && DV_LOAD(sgemm, cublasSgemm) &&
+           DV_LOAD(sgemm_batched, cublasSgemmStridedBatched);
+#undef DV_LOAD
+}
+
+/* The cuBLAS handle and its entry points, and what the yardsticks keep across calls: two
+ * scratch buffers and the element-wise kernels' module (loaded on first use, in the child that
+ * uses them). */
 struct dv_blas {
+    dv_blas_api api;
     cublasHandle_t h;
     void *scratch[2];
     size_t scratch_bytes[2];
@@ -168,14 +211,18 @@ int dv_blas_create(dv_blas **out, char *err, size_t errlen)
         snprintf(err, errlen, "out of host memory");
         return -1;
     }
-    cublasStatus_t s = cublasCreate(&b->h);
+    if (!dv_blas_load(&b->api, err, errlen)) {
+        free(b);
+        return -1;
+    }
+    cublasStatus_t s = b->api.create(&b->h);
     if (s != CUBLAS_STATUS_SUCCESS) {
         snprintf(err, errlen, "cublasCreate: %s", dv_blas_status(s));
         free(b);
         return -1;
     }
     /* The reference must not use TF32 or reduced-precision reductions. */
-    cublasSetMathMode(b->h, CUBLAS_PEDANTIC_MATH);
+    b->api.set_math_mode(b->h, CUBLAS_PEDANTIC_MATH);
     *out = b;
     return 0;
 }
@@ -185,7 +232,7 @@ void dv_blas_destroy(dv_blas *b)
     if (!b) return;
     for (int i = 0; i < 2; i++)
         if (b->scratch[i]) cudaFree(b->scratch[i]);
-    cublasDestroy(b->h);
+    b->api.destroy(b->h);
     free(b);
 }
 
@@ -204,37 +251,37 @@ static dv_shape dv_shape_of(bool trans_b, int m, int n, int k)
     return d;
 }
 
-static cublasStatus_t dv_gemm_ex(cublasHandle_t h, bool trans_b, int batch, int m, int n, int k,
+static cublasStatus_t dv_gemm_ex(const dv_blas *b, bool trans_b, int batch, int m, int n, int k,
                                  float alpha, const void *A, cudaDataType_t ab, const void *B,
                                  float beta, void *C, cudaDataType_t ct,
                                  cublasComputeType_t compute)
 {
     dv_shape d = dv_shape_of(trans_b, m, n, k);
     if (batch == 1)
-        return cublasGemmEx(h, d.opb, CUBLAS_OP_N, n, m, k, &alpha, B, ab, d.ldb, A, ab, k, &beta,
-                            C, ct, n, compute, CUBLAS_GEMM_DEFAULT);
-    return cublasGemmStridedBatchedEx(h, d.opb, CUBLAS_OP_N, n, m, k, &alpha, B, ab, d.ldb, d.sb,
-                                      A, ab, k, d.sa, &beta, C, ct, n, d.sc, batch, compute,
-                                      CUBLAS_GEMM_DEFAULT);
+        return b->api.gemm_ex(b->h, d.opb, CUBLAS_OP_N, n, m, k, &alpha, B, ab, d.ldb, A, ab, k,
+                              &beta, C, ct, n, compute, CUBLAS_GEMM_DEFAULT);
+    return b->api.gemm_batched_ex(b->h, d.opb, CUBLAS_OP_N, n, m, k, &alpha, B, ab, d.ldb, d.sb,
+                                  A, ab, k, d.sa, &beta, C, ct, n, d.sc, batch, compute,
+                                  CUBLAS_GEMM_DEFAULT);
 }
 
 static int dv_ref_gemm_dev(dv_blas *b, const pb_gemm *g, const void *A, const void *B, void *C,
                            char *err, size_t errlen)
 {
-    cublasSetMathMode(b->h, CUBLAS_PEDANTIC_MATH);
+    b->api.set_math_mode(b->h, CUBLAS_PEDANTIC_MATH);
     cublasStatus_t s;
     if (g->type == PB_F64) {
         dv_shape d = dv_shape_of(g->trans_b, g->m, g->n, g->k);
         double alpha = g->alpha, beta = g->beta;
-        s = cublasDgemmStridedBatched(b->h, d.opb, CUBLAS_OP_N, g->n, g->m, g->k, &alpha, B, d.ldb,
-                                      d.sb, A, g->k, d.sa, &beta, C, g->n, d.sc, g->batch);
+        s = b->api.dgemm_batched(b->h, d.opb, CUBLAS_OP_N, g->n, g->m, g->k, &alpha, B, d.ldb,
+                                 d.sb, A, g->k, d.sa, &beta, C, g->n, d.sc, g->batch);
     } else {
         cudaDataType_t ab = g->type == PB_F16 ? CUDA_R_16F : CUDA_R_32F;
         float alpha = (float)g->alpha, beta = (float)g->beta;
-        s = dv_gemm_ex(b->h, g->trans_b, g->batch, g->m, g->n, g->k, alpha, A, ab, B, beta, C,
+        s = dv_gemm_ex(b, g->trans_b, g->batch, g->m, g->n, g->k, alpha, A, ab, B, beta, C,
                        CUDA_R_32F, CUBLAS_COMPUTE_32F_PEDANTIC);
         if (s == CUBLAS_STATUS_NOT_SUPPORTED) /* pedantic fp16 inputs: plain fp32 compute */
-            s = dv_gemm_ex(b->h, g->trans_b, g->batch, g->m, g->n, g->k, alpha, A, ab, B, beta, C,
+            s = dv_gemm_ex(b, g->trans_b, g->batch, g->m, g->n, g->k, alpha, A, ab, B, beta, C,
                            CUDA_R_32F, CUBLAS_COMPUTE_32F);
     }
     if (s != CUBLAS_STATUS_SUCCESS) {
@@ -348,19 +395,19 @@ static int dv_base_gemm(const pb_dev_env *env, const pb_dev_gemm *g, char *err, 
 {
     dv_blas *b = env->ctx;
     cublasStatus_t s;
-    cublasSetMathMode(b->h, CUBLAS_DEFAULT_MATH);
+    b->api.set_math_mode(b->h, CUBLAS_DEFAULT_MATH);
     if (g->type == PB_F16) {
-        s = dv_gemm_ex(b->h, g->trans_b, g->batch, g->m, g->n, g->k, g->alpha, g->a, CUDA_R_16F,
+        s = dv_gemm_ex(b, g->trans_b, g->batch, g->m, g->n, g->k, g->alpha, g->a, CUDA_R_16F,
                        g->b, g->beta, g->c, CUDA_R_16F, CUBLAS_COMPUTE_32F);
     } else {
         dv_shape d = dv_shape_of(g->trans_b, g->m, g->n, g->k);
         if (g->batch == 1)
-            s = cublasSgemm(b->h, d.opb, CUBLAS_OP_N, g->n, g->m, g->k, &g->alpha, g->b, d.ldb,
-                            g->a, g->k, &g->beta, g->c, g->n);
+            s = b->api.sgemm(b->h, d.opb, CUBLAS_OP_N, g->n, g->m, g->k, &g->alpha, g->b, d.ldb,
+                             g->a, g->k, &g->beta, g->c, g->n);
         else
-            s = cublasSgemmStridedBatched(b->h, d.opb, CUBLAS_OP_N, g->n, g->m, g->k, &g->alpha,
-                                          g->b, d.ldb, d.sb, g->a, g->k, d.sa, &g->beta, g->c,
-                                          g->n, d.sc, g->batch);
+            s = b->api.sgemm_batched(b->h, d.opb, CUBLAS_OP_N, g->n, g->m, g->k, &g->alpha,
+                                     g->b, d.ldb, d.sb, g->a, g->k, d.sa, &g->beta, g->c,
+                                     g->n, d.sc, g->batch);
     }
     if (s != CUBLAS_STATUS_SUCCESS) {
         snprintf(err, errlen, "cuBLAS baseline: %s", dv_blas_status(s));
@@ -374,10 +421,10 @@ static int dv_base_igemm(const pb_dev_env *env, int m, int n, int k, const void 
 {
     dv_blas *h = env->ctx;
     int alpha = 1, beta = 0;
-    cublasSetMathMode(h->h, CUBLAS_DEFAULT_MATH);
-    cublasStatus_t s = cublasGemmEx(h->h, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &alpha, b, CUDA_R_8I,
-                                    n, a, CUDA_R_8I, k, &beta, c, CUDA_R_32I, n,
-                                    CUBLAS_COMPUTE_32I, CUBLAS_GEMM_DEFAULT);
+    h->api.set_math_mode(h->h, CUBLAS_DEFAULT_MATH);
+    cublasStatus_t s = h->api.gemm_ex(h->h, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &alpha, b,
+                                      CUDA_R_8I, n, a, CUDA_R_8I, k, &beta, c, CUDA_R_32I, n,
+                                      CUBLAS_COMPUTE_32I, CUBLAS_GEMM_DEFAULT);
     if (s != CUBLAS_STATUS_SUCCESS) {
         snprintf(err, errlen, "cuBLAS int8 GEMM: %s", dv_blas_status(s));
         return -1;

@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "device_int.h"
+
 #define DVL_CANDIDATES 8                /* asked of cublasLtMatmulAlgoGetHeuristic */
 #define DVL_TRIAL_CALLS 3               /* timed per candidate, after one untimed call */
 #define DVL_WORKSPACE ((size_t)32 << 20) /* what NVIDIA suggests for Hopper */
@@ -27,7 +29,48 @@ typedef struct {
     char why[200];              /* when !ok: why the yardstick refuses this shape */
 } dvl_plan;
 
+/* The cuBLASLt entry points the yardstick calls (device_int.h: opened, not linked). */
+typedef struct {
+    __typeof__(cublasLtGetStatusString) *status_string;
+    __typeof__(cublasLtCreate) *create;
+    __typeof__(cublasLtDestroy) *destroy;
+    __typeof__(cublasLtMatmulDescCreate) *desc_create;
+    __typeof__(cublasLtMatmulDescDestroy) *desc_destroy;
+    __typeof__(cublasLtMatmulDescSetAttribute) *desc_set;
+    __typeof__(cublasLtMatrixLayoutCreate) *layout_create;
+    __typeof__(cublasLtMatrixLayoutDestroy) *layout_destroy;
+    __typeof__(cublasLtMatrixLayoutSetAttribute) *layout_set;
+    __typeof__(cublasLtMatmulPreferenceCreate) *pref_create;
+    __typeof__(cublasLtMatmulPreferenceDestroy) *pref_destroy;
+    __typeof__(cublasLtMatmulPreferenceSetAttribute) *pref_set;
+    __typeof__(cublasLtMatmulAlgoGetHeuristic) *heuristic;
+    __typeof__(cublasLtMatmulAlgoConfigGetAttribute) *config_get;
+    __typeof__(cublasLtMatmul) *matmul;
+} dvl_api;
+
+static bool dvl_load(dvl_api *a, char *err, size_t errlen)
+{
+    void *lib = dv_open(DV_SONAME("libcublasLt"), err, errlen);
+#define DVL_LOAD(field, fn) dv_sym(lib, DV_SYMBOL(fn), &a->field, err, errlen)
+    return lib && DVL_LOAD(status_string, cublasLtGetStatusString) &&
+           DVL_LOAD(create, cublasLtCreate) && DVL_LOAD(destroy, cublasLtDestroy) &&
+           DVL_LOAD(desc_create, cublasLtMatmulDescCreate) &&
+           DVL_LOAD(desc_destroy, cublasLtMatmulDescDestroy) &&
+           DVL_LOAD(desc_set, cublasLtMatmulDescSetAttribute) &&
+           DVL_LOAD(layout_create, cublasLtMatrixLayoutCreate) &&
+           DVL_LOAD(layout_destroy, cublasLtMatrixLayoutDestroy) &&
+           DVL_LOAD(layout_set, cublasLtMatrixLayoutSetAttribute) &&
+           DVL_LOAD(pref_create, cublasLtMatmulPreferenceCreate) &&
+           DVL_LOAD(pref_destroy, cublasLtMatmulPreferenceDestroy) &&
+           DVL_LOAD(pref_set, cublasLtMatmulPreferenceSetAttribute) &&
+           DVL_LOAD(heuristic, cublasLtMatmulAlgoGetHeuristic) &&
+           DVL_LOAD(config_get, cublasLtMatmulAlgoConfigGetAttribute) &&
+           DVL_LOAD(matmul, cublasLtMatmul);
+#undef DVL_LOAD
+}
+
 struct dv_lt {
+    dvl_api api;
     cublasLtHandle_t h;
     pb_dev_env base;            /* the cuBLAS yardsticks' env: dequantize, scratch */
     void *workspace;
@@ -37,10 +80,10 @@ struct dv_lt {
     dv_lt_pick pick;
 };
 
-static bool dvl_ok(cublasStatus_t s, const char *what, char *err, size_t errlen)
+static bool dvl_ok(const dv_lt *l, cublasStatus_t s, const char *what, char *err, size_t errlen)
 {
     if (s == CUBLAS_STATUS_SUCCESS) return true;
-    snprintf(err, errlen, "cuBLASLt %s: %s", what, cublasLtGetStatusString(s));
+    snprintf(err, errlen, "cuBLASLt %s: %s", what, l->api.status_string(s));
     return false;
 }
 
@@ -51,7 +94,8 @@ int dv_lt_create(dv_lt **out, dv_blas *b, char *err, size_t errlen)
         snprintf(err, errlen, "out of host memory");
         return -1;
     }
-    if (!dvl_ok(cublasLtCreate(&l->h), "cublasLtCreate", err, errlen)) {
+    if (!dvl_load(&l->api, err, errlen) ||
+        !dvl_ok(l, l->api.create(&l->h), "cublasLtCreate", err, errlen)) {
         free(l);
         return -1;
     }
@@ -60,68 +104,70 @@ int dv_lt_create(dv_lt **out, dv_blas *b, char *err, size_t errlen)
     return 0;
 }
 
-static void dvl_plan_free(dvl_plan *p)
+static void dvl_plan_free(dv_lt *l)
 {
-    if (p->desc) cublasLtMatmulDescDestroy(p->desc);
-    if (p->la) cublasLtMatrixLayoutDestroy(p->la);
-    if (p->lb) cublasLtMatrixLayoutDestroy(p->lb);
-    if (p->lc) cublasLtMatrixLayoutDestroy(p->lc);
+    dvl_plan *p = &l->plan;
+    if (p->desc) l->api.desc_destroy(p->desc);
+    if (p->la) l->api.layout_destroy(p->la);
+    if (p->lb) l->api.layout_destroy(p->lb);
+    if (p->lc) l->api.layout_destroy(p->lc);
     memset(p, 0, sizeof(*p));
 }
 
 void dv_lt_destroy(dv_lt *l)
 {
     if (!l) return;
-    dvl_plan_free(&l->plan);
+    dvl_plan_free(l);
     if (l->workspace) cudaFree(l->workspace);
-    cublasLtDestroy(l->h);
+    l->api.destroy(l->h);
     free(l);
 }
 
 /* A stored rows×cols column-major matrix (ld rows), batch of them stride elements apart. */
-static bool dvl_layout(cublasLtMatrixLayout_t *out, cudaDataType_t t, int rows, int cols,
-                       int batch, long long stride, char *err, size_t errlen)
+static bool dvl_layout(const dv_lt *l, cublasLtMatrixLayout_t *out, cudaDataType_t t, int rows,
+                       int cols, int batch, long long stride, char *err, size_t errlen)
 {
-    if (!dvl_ok(cublasLtMatrixLayoutCreate(out, t, (uint64_t)rows, (uint64_t)cols, rows),
+    if (!dvl_ok(l, l->api.layout_create(out, t, (uint64_t)rows, (uint64_t)cols, rows),
                 "cublasLtMatrixLayoutCreate", err, errlen))
         return false;
     if (batch == 1) return true;
     int32_t count = batch;
     int64_t offset = stride;
-    return dvl_ok(cublasLtMatrixLayoutSetAttribute(*out, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT,
-                                                   &count, sizeof(count)),
+    return dvl_ok(l, l->api.layout_set(*out, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &count,
+                                       sizeof(count)),
                   "batch count", err, errlen) &&
-           dvl_ok(cublasLtMatrixLayoutSetAttribute(*out, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET,
-                                                   &offset, sizeof(offset)),
+           dvl_ok(l, l->api.layout_set(*out, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, &offset,
+                                       sizeof(offset)),
                   "batch stride", err, errlen);
 }
 
 /* Row-major C = A·op(B) is column-major Cᵀ = op(B)ᵀ·Aᵀ (as device.c's cuBLAS calls): A' is the
  * B buffer (n×k stored, or k×n transposed), B' the A buffer (k×m), C and D n×m. fp32 computes
  * with CUBLAS_COMPUTE_32F: TF32 only ever runs under CUBLAS_COMPUTE_32F_FAST_TF32. */
-static bool dvl_describe(dvl_plan *p, const pb_dev_gemm *g, char *err, size_t errlen)
+static bool dvl_describe(dv_lt *l, const pb_dev_gemm *g, char *err, size_t errlen)
 {
+    dvl_plan *p = &l->plan;
     cudaDataType_t t = g->type == PB_F16 ? CUDA_R_16F : CUDA_R_32F;
     cublasOperation_t opa = g->trans_b ? CUBLAS_OP_T : CUBLAS_OP_N, opb = CUBLAS_OP_N;
     long long sa = (long long)g->m * g->k, sb = (long long)g->k * g->n, sc = (long long)g->m * g->n;
-    if (!dvl_ok(cublasLtMatmulDescCreate(&p->desc, CUBLAS_COMPUTE_32F, CUDA_R_32F),
+    if (!dvl_ok(l, l->api.desc_create(&p->desc, CUBLAS_COMPUTE_32F, CUDA_R_32F),
                 "cublasLtMatmulDescCreate", err, errlen) ||
-        !dvl_ok(cublasLtMatmulDescSetAttribute(p->desc, CUBLASLT_MATMUL_DESC_TRANSA, &opa, sizeof(opa)),
+        !dvl_ok(l, l->api.desc_set(p->desc, CUBLASLT_MATMUL_DESC_TRANSA, &opa, sizeof(opa)),
                 "transa", err, errlen) ||
-        !dvl_ok(cublasLtMatmulDescSetAttribute(p->desc, CUBLASLT_MATMUL_DESC_TRANSB, &opb, sizeof(opb)),
+        !dvl_ok(l, l->api.desc_set(p->desc, CUBLASLT_MATMUL_DESC_TRANSB, &opb, sizeof(opb)),
                 "transb", err, errlen))
         return false;
-    return (g->trans_b ? dvl_layout(&p->la, t, g->k, g->n, g->batch, sb, err, errlen)
-                       : dvl_layout(&p->la, t, g->n, g->k, g->batch, sb, err, errlen)) &&
-           dvl_layout(&p->lb, t, g->k, g->m, g->batch, sa, err, errlen) &&
-           dvl_layout(&p->lc, t, g->n, g->m, g->batch, sc, err, errlen);
+    return (g->trans_b ? dvl_layout(l, &p->la, t, g->k, g->n, g->batch, sb, err, errlen)
+                       : dvl_layout(l, &p->la, t, g->n, g->k, g->batch, sb, err, errlen)) &&
+           dvl_layout(l, &p->lb, t, g->k, g->m, g->batch, sa, err, errlen) &&
+           dvl_layout(l, &p->lc, t, g->n, g->m, g->batch, sc, err, errlen);
 }
 
 static cublasStatus_t dvl_run(dv_lt *l, const cublasLtMatmulAlgo_t *algo, const pb_dev_gemm *g)
 {
     dvl_plan *p = &l->plan;
-    return cublasLtMatmul(l->h, p->desc, &g->alpha, g->b, p->la, g->a, p->lb, &g->beta, g->c,
-                          p->lc, g->c, p->lc, algo, l->workspace, l->workspace_bytes, 0);
+    return l->api.matmul(l->h, p->desc, &g->alpha, g->b, p->la, g->a, p->lb, &g->beta, g->c,
+                         p->lc, g->c, p->lc, algo, l->workspace, l->workspace_bytes, 0);
 }
 
 /* A call that failed may leave a launch error behind: take it here, so the solution's next
@@ -156,13 +202,12 @@ static double dvl_trial(dv_lt *l, const cublasLtMatmulAlgo_t *algo, const pb_dev
 }
 
 /* One config attribute of the pick, -1 when the library cannot say. */
-static long long dvl_config(const cublasLtMatmulAlgo_t *a, cublasLtMatmulAlgoConfigAttributes_t at,
-                            size_t bytes)
+static long long dvl_config(const dv_lt *l, cublasLtMatmulAlgoConfigAttributes_t at, size_t bytes)
 {
     unsigned char buf[8] = {0};
     size_t got = 0;
     if (bytes > sizeof(buf) ||
-        cublasLtMatmulAlgoConfigGetAttribute(a, at, buf, bytes, &got) != CUBLAS_STATUS_SUCCESS ||
+        l->api.config_get(&l->plan.algo, at, buf, bytes, &got) != CUBLAS_STATUS_SUCCESS ||
         got != bytes)
         return -1;
     if (bytes == 2) {
@@ -177,16 +222,15 @@ static long long dvl_config(const cublasLtMatmulAlgo_t *a, cublasLtMatmulAlgoCon
 
 static void dvl_record_pick(dv_lt *l, int candidates, double ms)
 {
-    const cublasLtMatmulAlgo_t *a = &l->plan.algo;
     dv_lt_pick *k = &l->pick;
     memset(k, 0, sizeof(*k));
     k->chosen = true;
-    k->algo_id = (int)dvl_config(a, CUBLASLT_ALGO_CONFIG_ID, sizeof(int32_t));
-    k->tile_id = (int)dvl_config(a, CUBLASLT_ALGO_CONFIG_TILE_ID, sizeof(uint32_t));
-    k->stages_id = (int)dvl_config(a, CUBLASLT_ALGO_CONFIG_STAGES_ID, sizeof(uint32_t));
-    k->splitk = (int)dvl_config(a, CUBLASLT_ALGO_CONFIG_SPLITK_NUM, sizeof(int32_t));
-    k->swizzle = (int)dvl_config(a, CUBLASLT_ALGO_CONFIG_CTA_SWIZZLING, sizeof(uint32_t));
-    k->cluster_id = (int)dvl_config(a, CUBLASLT_ALGO_CONFIG_CLUSTER_SHAPE_ID, sizeof(uint16_t));
+    k->algo_id = (int)dvl_config(l, CUBLASLT_ALGO_CONFIG_ID, sizeof(int32_t));
+    k->tile_id = (int)dvl_config(l, CUBLASLT_ALGO_CONFIG_TILE_ID, sizeof(uint32_t));
+    k->stages_id = (int)dvl_config(l, CUBLASLT_ALGO_CONFIG_STAGES_ID, sizeof(uint32_t));
+    k->splitk = (int)dvl_config(l, CUBLASLT_ALGO_CONFIG_SPLITK_NUM, sizeof(int32_t));
+    k->swizzle = (int)dvl_config(l, CUBLASLT_ALGO_CONFIG_CTA_SWIZZLING, sizeof(uint32_t));
+    k->cluster_id = (int)dvl_config(l, CUBLASLT_ALGO_CONFIG_CLUSTER_SHAPE_ID, sizeof(uint16_t));
     k->candidates = candidates;
     k->workspace_bytes = (long long)l->plan.ws;
     k->trial_ms = ms;
@@ -208,19 +252,19 @@ static bool dvl_tune(dv_lt *l, const pb_dev_gemm *g, cudaError_t *cuda)
             l->workspace = NULL;
         }
     }
-    if (!dvl_describe(p, g, err, errlen)) return false;
+    if (!dvl_describe(l, g, err, errlen)) return false;
     cublasLtMatmulPreference_t pref = NULL;
     cublasLtMatmulHeuristicResult_t res[DVL_CANDIDATES];
     int found = 0;
     uint64_t ws = l->workspace_bytes;
-    bool ok = dvl_ok(cublasLtMatmulPreferenceCreate(&pref), "cublasLtMatmulPreferenceCreate", err, errlen) &&
-              dvl_ok(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
-                                                          &ws, sizeof(ws)),
+    bool ok = dvl_ok(l, l->api.pref_create(&pref), "cublasLtMatmulPreferenceCreate", err, errlen) &&
+              dvl_ok(l, l->api.pref_set(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws,
+                                        sizeof(ws)),
                      "max workspace", err, errlen) &&
-              dvl_ok(cublasLtMatmulAlgoGetHeuristic(l->h, p->desc, p->la, p->lb, p->lc, p->lc, pref,
-                                                    DVL_CANDIDATES, res, &found),
+              dvl_ok(l, l->api.heuristic(l->h, p->desc, p->la, p->lb, p->lc, p->lc, pref,
+                                         DVL_CANDIDATES, res, &found),
                      "cublasLtMatmulAlgoGetHeuristic", err, errlen);
-    if (pref) cublasLtMatmulPreferenceDestroy(pref);
+    if (pref) l->api.pref_destroy(pref);
     if (!ok) return false;
     cudaEvent_t e0 = NULL, e1 = NULL;
     if ((*cuda = cudaEventCreate(&e0)) != cudaSuccess || (*cuda = cudaEventCreate(&e1)) != cudaSuccess) {
@@ -269,7 +313,7 @@ static int dvl_gemm(const pb_dev_env *env, const pb_dev_gemm *g, char *err, size
         return -1;
     }
     if (!dvl_same_shape(&l->plan, g)) {
-        dvl_plan_free(&l->plan);
+        dvl_plan_free(l);
         memset(&l->pick, 0, sizeof(l->pick));
         dvl_plan *p = &l->plan;
         p->valid = true;
@@ -291,7 +335,7 @@ static int dvl_gemm(const pb_dev_env *env, const pb_dev_gemm *g, char *err, size
         return -1;
     }
     cublasStatus_t s = dvl_run(l, &l->plan.algo, g);
-    if (dvl_ok(s, "cublasLtMatmul", err, errlen)) return 0;
+    if (dvl_ok(l, s, "cublasLtMatmul", err, errlen)) return 0;
     cudaError_t cuda = cudaSuccess;
     dvl_take_error(&cuda); /* a sticky one stays for the next call to meet */
     return -1;
