@@ -114,9 +114,13 @@ void ld_toolkit_root(const char *nvcc, char *out, size_t len)
         slash = strrchr(real, '/');
         if (slash) {
             *slash = '\0';
-            char vj[PATH_MAX + 16];
+            /* a toolkit's root holds version.json, or (pip's and conda's layouts, which have
+             * none) the front end nvcc.profile names, $(TOP)/nvvm/bin/cicc: asking nvcc instead
+             * costs a dry run, a host compiler's run with it, per build and signature check */
+            char vj[PATH_MAX + 16], cicc[PATH_MAX + 16];
             snprintf(vj, sizeof(vj), "%s/version.json", real);
-            if (access(vj, R_OK) == 0) {
+            snprintf(cicc, sizeof(cicc), "%s/nvvm/bin/cicc", real);
+            if (access(vj, R_OK) == 0 || access(cicc, X_OK) == 0) {
                 snprintf(out, len, "%s", real);
                 return;
             }
