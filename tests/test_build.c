@@ -1,8 +1,9 @@
 /* The build cache from the command line (nvcc on CI, no GPU needed): file names no shell may
  * see, a header edit that must rebuild, nvcc flags that write no object, an interrupted build
- * that must leave nothing behind. Each build is for the default target (the device's, sm_90a without
- * one), so a GPU machine runs what it built. Without a GPU the success path is exit 8: compiled, solve
- * found, nothing run. The hostile names are made in the scratch directory at test time. */
+ * that must leave nothing behind. Each build is for the default target (the device's; sm_90a
+ * without one), so a GPU machine runs what it built. Without a GPU the success path is exit 8:
+ * compiled, solve found, nothing run. The hostile names are made in the scratch directory at
+ * test time. */
 #include <criterion/criterion.h>
 #include <dirent.h>
 #include <errno.h>

@@ -442,7 +442,8 @@ Test(process, a_grandchild_holding_the_pipe_does_not_hide_the_exit, .timeout = 6
     cr_assert_not_null(pid, "the grandchild ran and wrote its pid");
     bool dead = false;
     char why[96] = "";
-    /* up to 5 s: on a loaded machine (16 suites and their nvcc) a killed process takes a while to go */
+    /* up to 5 s: on a loaded machine (16 suites and their nvcc) a killed process takes a while
+     * to go */
     for (int i = 0; i < 100 && !(dead = gone(atoi(pid), why, sizeof(why))); i++) usleep(50000);
     cr_expect(dead, "grandchild %d killed with the solution's process group (state, ppid, pgrp: %s)",
               atoi(pid), why);
