@@ -2,42 +2,43 @@
 //
 // Technique: 11's warp-specialized Hopper kernel behind a shape dispatch: 128×256 tiles when
 //   they make ≥ 3/4 of a wave (beta = 1: the partial last wave shared out by stream-K); one wave
-//   of 128×128 tiles or less (the judge's 1024³): split-K pairs, two CTAs on one tile over half
-//   of K each; else 64×128 tiles; small C, long K: serial split-K. Rows TMA cannot describe (K
-//   or N not a multiple of 8, a misaligned pointer): up to 0.11 GFLOP one launch of gemm_any
-//   (mma.sync fed by the widest loads the rows allow, K split by a counter); above, the rows
-//   are copied into a padded workspace, odd-N C reduce-added in 16-byte units or folded in.
+//   of 128×128 tiles or less: split-K pairs, two CTAs on one tile over half of K each (a serial
+//   split over up to 16 CTAs for a single tile, or for a C TMA cannot store); else 64×128 tiles.
+//   Rows TMA cannot describe (K or N not a multiple of 8, a misaligned pointer): up to 0.11
+//   GFLOP one launch of gemm_ring, mma.sync fed by a 4-stage cp.async ring of the widest copies
+//   the rows allow (K split by a counter from 8 k-steps); above, the rows are copied into a
+//   padded workspace, and the GEMM is a programmatic dependent launch that hides the gap.
 // Changed from 11, and why it is faster: the big kernel is 11's (improved here, then ported:
 //   at 4096³ the two are within 1%, 0.2022 and 0.2015 ms). The gain is in the other shapes:
 //   - 1024³: split-K pairs give 128 CTAs of 2 consumer warpgroups on 128×128 tiles, 2/3 of the
 //     L2→SM bytes per MMA of 11's 64×128 tiles: 0.0124 ms against 0.0127;
 //   - the padded copies put odd shapes on the tensor cores: 4095³ 0.2396 ms against 11's
 //     6.8072 (its CUDA-core fallback), 4096×17×4096 0.0297 against 0.4679; M ≤ 64 gets
-//     stream-K over 64×128 tiles: 17×4096×4096 0.0171 ms against 0.0247.
-//   - small shapes TMA cannot describe: the padded path is three launches (copy, GEMM, fold),
-//     ~4 µs each where the GEMM takes ~2; gemm_any is one (2160×25×30: 1.96× → 0.80× cuBLAS).
+//     stream-K over 64×128 tiles: 17×4096×4096 0.0171 ms against 0.0247;
+//   - small odd shapes: one launch instead of copy, GEMM and fold (~4 µs each), whose ring has
+//     every copy of a short K in flight at once, so it waits for memory once, not every k-step.
 //   Inside the big kernel: beta = 1 stores are TMA reduce-adds, so old C never enters the SM;
 //   a tile's stores overlap the next tile's first k-steps (ncu: tensor pipes 94% at 4096³).
 // Paths by judge GPU: the Hopper kernels exist only under __CUDA_ARCH_FEAT_SM90_ALL; T4, A100,
 //   B200 solve runs an mma.sync path (09's kernel on sm_80 and newer, m16n8k8 on sm_75), odd
-//   shapes through gemm_any or the same padded copies. B200: compiled, not measured (no tcgen05).
+//   shapes through gemm_ring (A100, B200; T4: the same tile on a register double buffer, no
+//   cp.async) or the same padded copies. B200: compiled, not measured (no tcgen05).
 // Prediction (before measuring): 1024³ ≈ 0.011 ms (≈ 0.7× cuBLAS's time), 4096³ ≈ cuBLAS,
 //   4095³ ≈ 0.24 ms (~50 µs of it padded copies); T4 path ≈ 0.43 ms at 4096³, A100 path = 09.
-//   gemm_any: one launch saves ~8 µs a call, at or under cuBLAS up to ~1 GFLOP.
-// Measured (H200, harness, cuBLAS alternated in the same process; leaderboard.md): 1024³
-//   0.0124 ms (0.66× cuBLAS's time: the ratio held, not the ms), 4096³ 0.2022 (107.9% of
-//   cuBLAS's speed: better than predicted); shapes: all 17 at or under cuBLAS's time, geometric
-//   mean 0.61×, 4095³ 0.2396 ms (held, 573 TF/s). As PTX on the H200: T4 path 4096³ 0.4501 ms,
-//   A100 path 0.3406 (09: 0.3392). What did not pay, and why each choice: lab/stages/12_best.md.
-//   gemm_any on every unaligned random shape: wins below ~0.1 GFLOP (24×20×16 1.67× → 0.78×),
-//   loses above ~0.15 (one load wait a k-step: 1382×2112×242 0.71× → 1.63×), hence 0.11 GFLOP.
+//   The ring: faster than the register double buffer, and than the padded path up to ~1 GFLOP.
+// Measured (H200, harness, the yardstick alternated in the same process; leaderboard.md): 1024³
+//   0.0124 ms (0.66× cuBLAS's time), 4096³ 0.2022 (107.9% of cuBLAS's speed); 4096³ and 8192³
+//   0.95× and 0.96× cuBLASLt's best; the 17 fixed shapes all under cuBLAS's time. As PTX on the
+//   H200: T4 path 4096³ 0.4501 ms, A100 path 0.3406 (09: 0.3392). Ring and dependent launch
+//   against the double buffer: 0.84–1.13× a shape, 0.97× geometric mean; but on many-tile odd
+//   shapes from ~0.5 GFLOP the ring took 1.2–2.2× cuBLAS's time where the padded path takes
+//   0.3–0.9×: the bound stayed. Pairs, not serial split-K: 768³ 0.0106 ms against 0.0243. 192
+//   random shapes: 0.82–0.84× cuBLAS's time, 0.89–0.92× cuBLASLt's; 84–86% at or under 1.0×.
 // Tiles (a macro at the top names each choice): big 128×256×64 × 4 stages, 1 producer + 2
-//   consumer warpgroups, stream-K tail with beta = 1, clusters of 2 with B multicast between 1
-//   and 2 waves; split-K 128×128×64 × 4, 1 + 2 warpgroups, pairs along K or serial (2–16 CTAs
-//   a tile); small 64×128×64 × 8, 1 + 1 warpgroups, stream-K when M ≤ 64 and beta = 1; grouped
-//   persistent order (16 M-tiles). gemm_any 64×64 × BK 32 (64 for long pieces), 4 warps, up to
-//   32 pieces. mma path: 128×256, 128×128 or 128×64 × BK 32, 4-stage cp.async or 2-stage
-//   staged, by 09's wave-count model. Tiny and fallback: CUDA-core 64×64.
+//   consumer warpgroups, B-multicast clusters of 2 between 1 and 2 waves; split-K 128×128×64 ×
+//   4, 1 + 2 warpgroups; small 64×128×64 × 8, 1 + 1, stream-K when M ≤ 64 and beta = 1. gemm_ring
+//   64×64 × BK 32, 4 warps, up to 32 pieces. mma path: 128×256, 128×128 or 128×64 × BK 32 by
+//   09's wave-count model. Tiny and fallback: CUDA-core 64×64. History: lab/stages/12_best.md.
 // Targets: sm_75 sm_80 sm_90a sm_100a
 // Judge GPUs: T4 A100 H100 H200 B200
 #include <cuda.h>
@@ -127,7 +128,8 @@
 #endif
 #ifndef GEMM_ANY_FLOPS
 #define GEMM_ANY_FLOPS 1.1e8   // operands TMA cannot describe, 2·M·N·K at most this: one launch of
-                               // gemm_any instead of padded copies around the tensor-core kernels
+                               // gemm_ring (gemm_any on sm_75) instead of padded copies around the
+                               // tensor-core kernels
 #endif
 #ifndef GEMM_ANY_BK
 #define GEMM_ANY_BK 0          // gemm_any's k-step: 32, 64, or 0 (64 when a K piece has 4 32-wide steps or more)
@@ -2827,7 +2829,7 @@ bool ensure(DevBuffer& b, size_t bytes, bool zeroed) {
 DevBuffer g_pad = {nullptr, 0};    // padded copies of A, B and the odd-N C
 DevBuffer g_split = {nullptr, 0};  // serial split-K: fp32 partial slots, then their counters
 DevBuffer g_tiny = {nullptr, 0};   // the tiny path's slots and counters (gemm_fallback, splits > 1)
-DevBuffer g_any = {nullptr, 0};    // gemm_any's slots and counters (split K)
+DevBuffer g_any = {nullptr, 0};    // gemm_ring / gemm_any: slots and counters (split K)
 
 // cuTensorMapEncodeTiled lives in the driver (libcuda): reached through the runtime's entry-point
 // query, so the .so needs no -lcuda. The ByVersion form: plain cudaGetDriverEntryPoint is
