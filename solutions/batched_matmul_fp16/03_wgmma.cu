@@ -735,12 +735,14 @@ __global__ void __launch_bounds__(THREADS)
 bmm16_any(const half* __restrict__ A, const half* __restrict__ B, half* __restrict__ C, int M, int N, int K,
           int pieces, int k_per, int va, int vb, float* __restrict__ part, int* __restrict__ count) {
     __shared__ __align__(128) unsigned char smem[2 * STAGE];
+    __shared__ int last;
     const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
     const int batch = blockIdx.z / pieces, piece = blockIdx.z - batch * pieces;
     A += static_cast<size_t>(batch) * M * K;
     B += static_cast<size_t>(batch) * K * N;
     C += static_cast<size_t>(batch) * M * N;
     const int m0 = blockIdx.y * BM, n0 = blockIdx.x * BN;
+    const int wm0 = (warp >> 1) * 32, wn0 = (warp & 1) * 32;
     const int k_begin = piece * k_per, k_end = min(K, k_begin + k_per);
     const int KT = k_end > k_begin ? (k_end - k_begin + BK - 1) / BK : 0;
     const unsigned s_base = smem_addr(smem);
@@ -784,12 +786,89 @@ bmm16_any(const half* __restrict__ A, const half* __restrict__ B, half* __restri
     }
     __syncthreads();
     for (int kt = 0; kt < KT; ++kt) {
-        mma_stage<BK>(acc, s_base + (kt & 1) * STAGE, (warp >> 1) * 32, (warp & 1) * 32, lane);
+        const unsigned sa = s_base + (kt & 1) * STAGE;
+#pragma unroll
+        for (int kk = 0; kk < BK / 16; ++kk) {
+            unsigned af[2][4], bf[4][2];
+#pragma unroll
+            for (int i = 0; i < 2; ++i) {
+                const int r = wm0 + 16 * i + (lane & 15), c = 2 * kk + (lane >> 4);
+                ldsm_x4(af[i], sa + r * (BK * 2) + swizzle<A_CH>(r, c) * 16);
+            }
+#pragma unroll
+            for (int jj = 0; jj < 2; ++jj) {
+                const int r = 16 * kk + (lane & 15), c = wn0 / 8 + 2 * jj + (lane >> 4);
+                unsigned q[4];
+                ldsm_x4_trans(q, sa + A_STAGE + r * (BN * 2) + swizzle<B_CH>(r, c) * 16);
+                bf[2 * jj][0] = q[0];
+                bf[2 * jj][1] = q[1];
+                bf[2 * jj + 1][0] = q[2];
+                bf[2 * jj + 1][1] = q[3];
+            }
+#pragma unroll
+            for (int i = 0; i < 2; ++i)
+#pragma unroll
+                for (int j = 0; j < 4; ++j) mma_16816(acc[i][j], af[i], bf[j][0], bf[j][1]);
+        }
         if (kt + 1 < KT) sstore((kt + 1) & 1);  // buffer last read in step kt - 1
         __syncthreads();
         if (kt + 2 < KT) gload(kt + 2);
     }
-    finish(acc, C, M, N, batch, pieces, part, count);
+
+    // accumulator (i, j, e): row wm0 + 16i + g (+8 for e >= 2), column wn0 + 8j + 2t (+1 odd e);
+    // the slot's reads all go out before its stores (else each read waits for the store before)
+    const int g = lane >> 2, t = lane & 3;
+    auto at = [&](int i, int j, int e, int& r, int& c) {
+        r = wm0 + 16 * i + g + (e >> 1) * 8;
+        c = wn0 + 8 * j + 2 * t + (e & 1);
+        return m0 + r < M && n0 + c < N;
+    };
+    if (pieces > 1) {
+        const int tile = (batch * gridDim.y + blockIdx.y) * gridDim.x + blockIdx.x;
+        float* slot = part + static_cast<size_t>(tile) * BM * BN;
+#pragma unroll
+        for (int i = 0; i < 2; ++i)
+#pragma unroll
+            for (int j = 0; j < 4; ++j)
+#pragma unroll
+                for (int e = 0; e < 4; ++e) {
+                    int r, c;
+                    if (at(i, j, e, r, c)) atomicAdd(slot + r * BN + c, acc[i][j][e]);
+                }
+        __syncthreads();  // the block's additions, then one release
+        if (tid == 0) last = add_acq_rel(count + tile) == pieces - 1;
+        __syncthreads();
+        if (!last) return;
+#pragma unroll
+        for (int i = 0; i < 2; ++i)
+#pragma unroll
+            for (int j = 0; j < 4; ++j)
+#pragma unroll
+                for (int e = 0; e < 4; ++e) {
+                    int r, c;
+                    if (at(i, j, e, r, c)) acc[i][j][e] = __ldcg(slot + r * BN + c);
+                }
+#pragma unroll
+        for (int i = 0; i < 2; ++i)
+#pragma unroll
+            for (int j = 0; j < 4; ++j)
+#pragma unroll
+                for (int e = 0; e < 4; ++e) {
+                    int r, c;
+                    if (at(i, j, e, r, c)) __stcg(slot + r * BN + c, 0.0f);
+                }
+        if (tid == 0) count[tile] = 0;
+    }
+#pragma unroll
+    for (int i = 0; i < 2; ++i)
+#pragma unroll
+        for (int j = 0; j < 4; ++j)
+#pragma unroll
+            for (int e = 0; e < 4; ++e) {
+                int r, c;
+                if (at(i, j, e, r, c))
+                    C[static_cast<size_t>(m0 + r) * N + n0 + c] = __float2half_rn(acc[i][j][e]);
+            }
 }
 
 // The 16 bytes of a smem chunk: n (0..8) valid halves at p copied by vec-wide (8, 4 or 2 halves)
@@ -1076,7 +1155,7 @@ bool solve_any(const Caps& c, const half* A, const half* B, half* C, int BATCH, 
     if (!c.ok || K <= 0 || !(few || odd)) return false;
     const int step = ring ? any::RBK : any::BK;
     const long long kt = (K + step - 1) / step;
-    long long s = few ? std::min<long long>(2 * c.sms / tiles, kt / 2) : 1;
+    long long s = few ? std::min<long long>(2 * c.sms / tiles, ring ? kt / 2 : K / (2 * step)) : 1;
     if (ring && kt < 8) s = 1;  // the ring has every k-step of a short K in flight at once
     s = std::max<long long>(s, 1);
     const int k_per = (int)((K + s * step - 1) / (s * step)) * step;
