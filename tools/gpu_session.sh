@@ -7,7 +7,8 @@
 #        leaderboard-sgemm, leaderboard-matmul, seed, test, sass, big (8192³ and 2048³ for the
 #        tensor-core stages), gpu-suites (build and run the GPU suites), fixtures (run the GPU
 #        suites already built), leaderboard-family (a leaderboard section per family problem),
-#        leaderboard=PROBLEM (that problem's section alone),
+#        leaderboard=PROBLEM (that problem's section alone), leaderboard-random (the random-shapes
+#        section of every problem but gemm_fp16, whose leaderboard-shapes step writes it),
 #        family (every family problem's 01_naive, all tests and timing
 #        beside its library), forge-before (the forging fixture against the harness as of
 #        51f80b6, the last design with the check inside the solution's process), speed,
@@ -124,6 +125,12 @@ for step in "$@"; do
     leaderboard=*) # leaderboard=PROBLEM: that problem's section alone
         p=${step#leaderboard=}
         run "lb_$p" 400 ./harness leaderboard --problem "$p" --timeout 10 --json "$OUT/logs/lb_$p.json" ${COMMIT:+--commit "$COMMIT"}
+        cp leaderboard.md "$OUT/leaderboard.md" ;;
+    leaderboard-random) # 64 random shapes (seed 1) per problem, each stage beside its yardsticks
+        for p in sgemm matmul_fp32 batched_matmul_fp32 batched_matmul_fp16 int8_matmul int4_matmul; do
+            run "lb_random_$p" 300 ./harness leaderboard --problem "$p" --sweep=random --max-time 0.1 --min-runs 10 \
+                --json "$OUT/logs/lb_random_$p.json" ${COMMIT:+--commit "$COMMIT"}
+        done
         cp leaderboard.md "$OUT/leaderboard.md" ;;
     family)
         for f in solutions/batched_matmul_fp32/01_naive.cu solutions/batched_matmul_fp16/01_naive.cu \
