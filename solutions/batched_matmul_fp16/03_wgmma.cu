@@ -873,8 +873,8 @@ bmm16_any(const half* __restrict__ A, const half* __restrict__ B, half* __restri
 
 // The 16 bytes of a smem chunk: n (0..8) valid halves at p copied by vec-wide (8, 4 or 2 halves)
 // cp.async copies, zeros past n (src-size below cp-size zero-fills; a copy with nothing to read
-// points at `base`, which has the copy's alignment). Below sm_80 a synchronous copy, so that a
-// compute_75 build run on a newer GPU stays correct.
+// points at `base`, which has the copy's alignment). Below sm_80 a synchronous copy, so that it
+// stays correct; solve_any only launches the ring where the build has cp.async (Caps::cp_async).
 __device__ __forceinline__ void cp_chunk(unsigned dst, const half* p, int n, int vec, const half* base) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
     if (vec == 8) {
@@ -1024,17 +1024,26 @@ inline bool cuda_ok(cudaError_t e) {
     return false;
 }
 
+// 1 in device code that has cp.async (sm_80 and newer): bmm16_ring's copies are asynchronous
+// there. The device's capability does not say it: compute_75 PTX runs on an H200 too.
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
+__device__ const int kDevHasCpAsync = 0;
+#else
+__device__ const int kDevHasCpAsync = 1;
+#endif
+
 struct Caps {
     bool ok;
     int sms;         // multiprocessors
     int smem_optin;  // cudaDevAttrMaxSharedMemoryPerBlockOptin (A100 163 KB, T4 64 KB, H100 227 KB)
     int cc;          // compute capability × 10: below 80 only the register-staged loop can run
+    bool cp_async;   // kDevHasCpAsync of the loaded code
 };
 
 // Cached once per process (the current device at the first call).
 inline const Caps& caps() {
     static const Caps c = [] {
-        Caps r{false, 0, 0, 0};
+        Caps r{false, 0, 0, 0, false};
         int dev = 0, major = 0, minor = 0;
         cudaFuncAttributes fa;
         if (!cuda_ok(cudaGetDevice(&dev)) ||
@@ -1045,6 +1054,8 @@ inline const Caps& caps() {
             !cuda_ok(cudaFuncGetAttributes(&fa, bmm16_mma<Cfg0, false>)) || r.sms <= 0)
             return r;  // no device, or no kernel image for it
         r.cc = major * 10 + minor;
+        int flag = 0;
+        r.cp_async = cuda_ok(cudaMemcpyFromSymbol(&flag, kDevHasCpAsync, sizeof(flag))) && flag == 1;
         r.ok = true;
         return r;
     }();
@@ -1146,7 +1157,7 @@ bool run(const Caps& c, const half* A, const half* B, half* C, int BATCH, int M,
 // when neither applies (or the workspace cannot be had): 02's dispatch then runs.
 bool solve_any(const Caps& c, const half* A, const half* B, half* C, int BATCH, int M, int N, int K) {
     const long long tiles = (long long)BATCH * ((M + any::BM - 1) / any::BM) * ((N + any::BN - 1) / any::BN);
-    const bool ring = c.ok && c.cc >= 80 && BMM16_RING;
+    const bool ring = c.ok && c.cp_async && BMM16_RING;
     const bool aligned = K % kChunk == 0 && N % kChunk == 0 &&
                          ((reinterpret_cast<size_t>(A) | reinterpret_cast<size_t>(B) | reinterpret_cast<size_t>(C)) &
                           15) == 0;
