@@ -30,10 +30,10 @@
 //   0.0124 ms (0.66× cuBLAS's time), 4096³ 0.2022 (107.9% of cuBLAS's speed); 4096³ and 8192³
 //   0.95× and 0.96× cuBLASLt's best; the 17 fixed shapes all under cuBLAS's time. As PTX on the
 //   H200: T4 path 4096³ 0.4501 ms, A100 path 0.3406 (09: 0.3392). Ring and dependent launch
-//   against the double buffer: 0.84–1.13× a shape, 0.97× geometric mean; but on many-tile odd
+//   against the double buffer: 0.84–1.13× a shape, 0.97–0.98× geometric means; on many-tile odd
 //   shapes from ~0.5 GFLOP the ring took 1.2–2.2× cuBLAS's time where the padded path takes
 //   0.3–0.9×: the bound stayed. Pairs, not serial split-K: 768³ 0.0106 ms against 0.0243. 192
-//   random shapes: 0.82–0.84× cuBLAS's time, 0.89–0.92× cuBLASLt's; 84–86% at or under 1.0×.
+//   random shapes, a seed's geometric mean: 0.82–0.84× cuBLAS, 0.89–0.92× cuBLASLt; 84–86% ≤ 1×.
 // Tiles (a macro at the top names each choice): big 128×256×64 × 4 stages, 1 producer + 2
 //   consumer warpgroups, B-multicast clusters of 2 between 1 and 2 waves; split-K 128×128×64 ×
 //   4, 1 + 2 warpgroups; small 64×128×64 × 8, 1 + 1, stream-K when M ≤ 64 and beta = 1. gemm_ring
