@@ -2325,6 +2325,24 @@ __device__ __forceinline__ uint4 load8(const half* p, int n, int vec) {
     return make_uint4(w[0], w[1], w[2], w[3]);
 }
 
+// A 16-byte smem chunk as 16 / BYTES cp.async copies of BYTES (8 or 4) from p, where n (0..8)
+// halves are valid: a copy's src-size is what of it lies below n (0 reads nothing: it points at
+// `base`, aligned to BYTES), the rest zero-filled. sm_80 and newer only.
+template <int BYTES>
+__device__ __forceinline__ void cp_pieces(unsigned dst, const half* p, int n, const half* base) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+#pragma unroll
+    for (int i = 0; i < 16 / BYTES; ++i) {
+        const int b = max(0, min(BYTES, 2 * n - BYTES * i));
+        asm volatile("cp.async.ca.shared.global [%0], [%1], %2, %3;\n" ::"r"(dst + BYTES * i),
+                     "l"(b > 0 ? p + BYTES / 2 * i : base), "n"(BYTES), "r"(b)
+                     : "memory");
+    }
+#else
+    (void)dst, (void)p, (void)n, (void)base;
+#endif
+}
+
 // The 16 halves of chunk c of a smem row: n (0..8) valid halves at p copied by vec-wide (8, 4 or 2
 // halves) cp.async copies, zeros past n (src-size below cp-size zero-fills; a copy with nothing
 // to read points at `base`, which has the copy's alignment). Below sm_80 a synchronous copy, so
@@ -2336,21 +2354,9 @@ __device__ __forceinline__ void cp_chunk(unsigned dst, const half* p, int n, int
                      "r"(2 * n)
                      : "memory");
     } else if (vec == 4) {
-#pragma unroll
-        for (int i = 0; i < 2; ++i) {
-            const int b = max(0, min(8, 2 * n - 8 * i));
-            asm volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;\n" ::"r"(dst + 8 * i),
-                         "l"(b > 0 ? p + 4 * i : base), "r"(b)
-                         : "memory");
-        }
+        cp_pieces<8>(dst, p, n, base);
     } else {
-#pragma unroll
-        for (int i = 0; i < 4; ++i) {
-            const int b = max(0, min(4, 2 * n - 4 * i));
-            asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(dst + 4 * i),
-                         "l"(b > 0 ? p + 2 * i : base), "r"(b)
-                         : "memory");
-        }
+        cp_pieces<4>(dst, p, n, base);
     }
 #else
     (void)base;

@@ -735,14 +735,12 @@ __global__ void __launch_bounds__(THREADS)
 bmm16_any(const half* __restrict__ A, const half* __restrict__ B, half* __restrict__ C, int M, int N, int K,
           int pieces, int k_per, int va, int vb, float* __restrict__ part, int* __restrict__ count) {
     __shared__ __align__(128) unsigned char smem[2 * STAGE];
-    __shared__ int last;
     const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
     const int batch = blockIdx.z / pieces, piece = blockIdx.z - batch * pieces;
     A += static_cast<size_t>(batch) * M * K;
     B += static_cast<size_t>(batch) * K * N;
     C += static_cast<size_t>(batch) * M * N;
     const int m0 = blockIdx.y * BM, n0 = blockIdx.x * BN;
-    const int wm0 = (warp >> 1) * 32, wn0 = (warp & 1) * 32;
     const int k_begin = piece * k_per, k_end = min(K, k_begin + k_per);
     const int KT = k_end > k_begin ? (k_end - k_begin + BK - 1) / BK : 0;
     const unsigned s_base = smem_addr(smem);
@@ -786,89 +784,30 @@ bmm16_any(const half* __restrict__ A, const half* __restrict__ B, half* __restri
     }
     __syncthreads();
     for (int kt = 0; kt < KT; ++kt) {
-        const unsigned sa = s_base + (kt & 1) * STAGE;
-#pragma unroll
-        for (int kk = 0; kk < BK / 16; ++kk) {
-            unsigned af[2][4], bf[4][2];
-#pragma unroll
-            for (int i = 0; i < 2; ++i) {
-                const int r = wm0 + 16 * i + (lane & 15), c = 2 * kk + (lane >> 4);
-                ldsm_x4(af[i], sa + r * (BK * 2) + swizzle<A_CH>(r, c) * 16);
-            }
-#pragma unroll
-            for (int jj = 0; jj < 2; ++jj) {
-                const int r = 16 * kk + (lane & 15), c = wn0 / 8 + 2 * jj + (lane >> 4);
-                unsigned q[4];
-                ldsm_x4_trans(q, sa + A_STAGE + r * (BN * 2) + swizzle<B_CH>(r, c) * 16);
-                bf[2 * jj][0] = q[0];
-                bf[2 * jj][1] = q[1];
-                bf[2 * jj + 1][0] = q[2];
-                bf[2 * jj + 1][1] = q[3];
-            }
-#pragma unroll
-            for (int i = 0; i < 2; ++i)
-#pragma unroll
-                for (int j = 0; j < 4; ++j) mma_16816(acc[i][j], af[i], bf[j][0], bf[j][1]);
-        }
+        mma_stage<BK>(acc, s_base + (kt & 1) * STAGE, (warp >> 1) * 32, (warp & 1) * 32, lane);
         if (kt + 1 < KT) sstore((kt + 1) & 1);  // buffer last read in step kt - 1
         __syncthreads();
         if (kt + 2 < KT) gload(kt + 2);
     }
+    finish(acc, C, M, N, batch, pieces, part, count);
+}
 
-    // accumulator (i, j, e): row wm0 + 16i + g (+8 for e >= 2), column wn0 + 8j + 2t (+1 odd e);
-    // the slot's reads all go out before its stores (else each read waits for the store before)
-    const int g = lane >> 2, t = lane & 3;
-    auto at = [&](int i, int j, int e, int& r, int& c) {
-        r = wm0 + 16 * i + g + (e >> 1) * 8;
-        c = wn0 + 8 * j + 2 * t + (e & 1);
-        return m0 + r < M && n0 + c < N;
-    };
-    if (pieces > 1) {
-        const int tile = (batch * gridDim.y + blockIdx.y) * gridDim.x + blockIdx.x;
-        float* slot = part + static_cast<size_t>(tile) * BM * BN;
+// A 16-byte smem chunk as 16 / BYTES cp.async copies of BYTES (8 or 4) from p, where n (0..8)
+// halves are valid: a copy's src-size is what of it lies below n (0 reads nothing: it points at
+// `base`, aligned to BYTES), the rest zero-filled. sm_80 and newer only.
+template <int BYTES>
+__device__ __forceinline__ void cp_pieces(unsigned dst, const half* p, int n, const half* base) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
 #pragma unroll
-        for (int i = 0; i < 2; ++i)
-#pragma unroll
-            for (int j = 0; j < 4; ++j)
-#pragma unroll
-                for (int e = 0; e < 4; ++e) {
-                    int r, c;
-                    if (at(i, j, e, r, c)) atomicAdd(slot + r * BN + c, acc[i][j][e]);
-                }
-        __syncthreads();  // the block's additions, then one release
-        if (tid == 0) last = add_acq_rel(count + tile) == pieces - 1;
-        __syncthreads();
-        if (!last) return;
-#pragma unroll
-        for (int i = 0; i < 2; ++i)
-#pragma unroll
-            for (int j = 0; j < 4; ++j)
-#pragma unroll
-                for (int e = 0; e < 4; ++e) {
-                    int r, c;
-                    if (at(i, j, e, r, c)) acc[i][j][e] = __ldcg(slot + r * BN + c);
-                }
-#pragma unroll
-        for (int i = 0; i < 2; ++i)
-#pragma unroll
-            for (int j = 0; j < 4; ++j)
-#pragma unroll
-                for (int e = 0; e < 4; ++e) {
-                    int r, c;
-                    if (at(i, j, e, r, c)) __stcg(slot + r * BN + c, 0.0f);
-                }
-        if (tid == 0) count[tile] = 0;
+    for (int i = 0; i < 16 / BYTES; ++i) {
+        const int b = max(0, min(BYTES, 2 * n - BYTES * i));
+        asm volatile("cp.async.ca.shared.global [%0], [%1], %2, %3;\n" ::"r"(dst + BYTES * i),
+                     "l"(b > 0 ? p + BYTES / 2 * i : base), "n"(BYTES), "r"(b)
+                     : "memory");
     }
-#pragma unroll
-    for (int i = 0; i < 2; ++i)
-#pragma unroll
-        for (int j = 0; j < 4; ++j)
-#pragma unroll
-            for (int e = 0; e < 4; ++e) {
-                int r, c;
-                if (at(i, j, e, r, c))
-                    C[static_cast<size_t>(m0 + r) * N + n0 + c] = __float2half_rn(acc[i][j][e]);
-            }
+#else
+    (void)dst, (void)p, (void)n, (void)base;
+#endif
 }
 
 // The 16 bytes of a smem chunk: n (0..8) valid halves at p copied by vec-wide (8, 4 or 2 halves)
@@ -882,21 +821,9 @@ __device__ __forceinline__ void cp_chunk(unsigned dst, const half* p, int n, int
                      "r"(2 * n)
                      : "memory");
     } else if (vec == 4) {
-#pragma unroll
-        for (int i = 0; i < 2; ++i) {
-            const int b = max(0, min(8, 2 * n - 8 * i));
-            asm volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;\n" ::"r"(dst + 8 * i),
-                         "l"(b > 0 ? p + 4 * i : base), "r"(b)
-                         : "memory");
-        }
+        cp_pieces<8>(dst, p, n, base);
     } else {
-#pragma unroll
-        for (int i = 0; i < 4; ++i) {
-            const int b = max(0, min(4, 2 * n - 4 * i));
-            asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(dst + 4 * i),
-                         "l"(b > 0 ? p + 2 * i : base), "r"(b)
-                         : "memory");
-        }
+        cp_pieces<4>(dst, p, n, base);
     }
 #else
     (void)base;
