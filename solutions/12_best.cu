@@ -4,10 +4,11 @@
 //   they make ≥ 3/4 of a wave (beta = 1: the partial last wave shared out by stream-K); one wave
 //   of 128×128 tiles or less: split-K pairs, two CTAs on one tile over half of K each (a serial
 //   split over up to 16 CTAs for a single tile, or for a C TMA cannot store); else 64×128 tiles.
-//   Rows TMA cannot describe (K or N not a multiple of 8, a misaligned pointer): up to 0.11
-//   GFLOP one launch of gemm_ring, mma.sync fed by a 4-stage cp.async ring of the widest copies
-//   the rows allow (K split by a counter from 8 k-steps); above, the rows are copied into a
-//   padded workspace, and the GEMM is a programmatic dependent launch that hides the gap.
+//   Rows TMA cannot describe (K or N not a multiple of 8, a misaligned pointer): one launch of
+//   gemm_ring, mma.sync fed by a 4-stage cp.async ring of the widest copies the rows allow (K
+//   split by a counter from 8 k-steps), up to 0.11 GFLOP and to 0.5 for one wave of unsplit
+//   tiles or ≤ 28 tiles; else the rows are copied into a padded workspace, and the GEMM is a
+//   programmatic dependent launch that hides the gap.
 // Changed from 11, and why it is faster: the big kernel is 11's (improved here, then ported:
 //   at 4096³ the two are within 1%, 0.2022 and 0.2015 ms). The gain is in the other shapes:
 //   - 1024³: split-K pairs give 128 CTAs of 2 consumer warpgroups on 128×128 tiles, 2/3 of the
@@ -30,10 +31,11 @@
 //   0.0124 ms (0.66× cuBLAS's time), 4096³ 0.2022 (107.9% of cuBLAS's speed); 4096³ and 8192³
 //   0.95× and 0.96× cuBLASLt's best; the 17 fixed shapes all under cuBLAS's time. As PTX on the
 //   H200: T4 path 4096³ 0.4501 ms, A100 path 0.3406 (09: 0.3392). Ring and dependent launch
-//   against the double buffer: 0.84–1.13× a shape, 0.97–0.98× geometric means; on many-tile odd
-//   shapes from ~0.5 GFLOP the ring took 1.2–2.2× cuBLAS's time where the padded path takes
-//   0.3–0.9×: the bound stayed. Pairs, not serial split-K: 768³ 0.0106 ms against 0.0243. 192
-//   random shapes, a seed's geometric mean: 0.82–0.84× cuBLAS, 0.89–0.92× cuBLASLt; 84–86% ≤ 1×.
+//   against the double buffer: 0.84–1.13× a shape, 0.97–0.98× geometric means. Against the
+//   padded path, odd shapes past 0.11 GFLOP: the ring takes 1.1–2.2× its time on many tiles, but
+//   0.75–0.95× on one wave of unsplit tiles or few tiles, where it now runs (to 0.5 GFLOP). Its
+//   half2 epilogue: 0.96× over 36 odd shapes. Pairs, not serial split-K: 768³ 0.0106 ms against
+//   0.0243. Random shapes (64 a seed, seeds 1–3): 0.77–0.83× cuBLAS's time, 0.85–0.90× cuBLASLt's.
 // Tiles (a macro at the top names each choice): big 128×256×64 × 4 stages, 1 producer + 2
 //   consumer warpgroups, B-multicast clusters of 2 between 1 and 2 waves; split-K 128×128×64 ×
 //   4, 1 + 2 warpgroups; small 64×128×64 × 8, 1 + 1, stream-K when M ≤ 64 and beta = 1. gemm_ring
@@ -151,8 +153,19 @@
 #define GEMM_RING_SPLIT_KT 8   // ... and K is split only from this many k-steps (run 116: under 8, one piece
                                // whose copies are all in flight beat pieces that pay the split's round trips)
 #endif
+#ifndef GEMM_RING_MORE_FLOPS
+#define GEMM_RING_MORE_FLOPS 5e8 // gemm_ring past GEMM_ANY_FLOPS up to this, for one wave of unsplit tiles
+                               // (under GEMM_RING_SPLIT_KT k-steps) or at most GEMM_RING_FEW_TILES tiles
+#endif                         // (run 121: 0.75-0.95x the padded path's time there, 1.0-1.09x at 24-25
+                               // tiles, 1.1-1.9x on more tiles split or over a wave)
+#ifndef GEMM_RING_FEW_TILES
+#define GEMM_RING_FEW_TILES 28
+#endif
 #ifndef GEMM_ANY_CTAS_PER_SM
 #define GEMM_ANY_CTAS_PER_SM 2 // ... and pieces enough for this many CTAs an SM (at most 32 a tile)
+#endif
+#ifndef GEMM_ANY_PAIRS
+#define GEMM_ANY_PAIRS 1       // gemm_ring / gemm_any epilogue: half2 C accesses when N is even (v2 reds on sm_90)
 #endif
 #ifndef GEMM_SKINNY_STREAMK
 #define GEMM_SKINNY_STREAMK 1  // M ≤ 64, beta = 1: 64×128 tiles, stream-K over up to 3 CTAs a tile (run 56:
@@ -2415,7 +2428,9 @@ __device__ __forceinline__ void mma_stage(float (&acc)[2][4][4], unsigned sa, in
 // clears the slot and counter for the next call, and stores C = alpha·sum + beta·C.
 // Every global read is issued before any store: a store to C (or the slot) between two reads
 // would make each read wait for the one before (the compiler cannot tell the addresses apart),
-// 32 round trips in a row.
+// 32 round trips in a row. A thread's accumulators come in column pairs (e, e + 1): with N even
+// and C 4-byte aligned each pair is one half2 access (GEMM_ANY_PAIRS), and on sm_90 one v2 red
+// into the slot, half the memory instructions of single halves.
 __device__ __forceinline__ void finish(float (&acc)[2][4][4], half* __restrict__ C, int M, int N, float alpha,
                                        float beta, float* __restrict__ part, int* __restrict__ count) {
     __shared__ int last;
@@ -2425,11 +2440,22 @@ __device__ __forceinline__ void finish(float (&acc)[2][4][4], half* __restrict__
     const auto col = [&](int j, int e) { return wn0 + 8 * j + 2 * t + (e & 1); };
     const auto in = [&](int i, int j, int e) { return m0 + row(i, e) < M && n0 + col(j, e) < N; };
     const auto c_at = [&](int i, int j, int e) { return C + static_cast<size_t>(m0 + row(i, e)) * N + n0 + col(j, e); };
+    // pairs: e even, column even; with N even the pair is inside C whenever its first half is
+    const bool pairs = GEMM_ANY_PAIRS && N % 2 == 0 && reinterpret_cast<uintptr_t>(C) % 4 == 0;
+    const int tile = blockIdx.y * gridDim.x + blockIdx.x;
+    float* slot = gridDim.z > 1 ? part + static_cast<size_t>(tile) * BM * BN : nullptr;
+    const auto s_at = [&](int i, int j, int e) { return slot + row(i, e) * BN + col(j, e); };
     if (gridDim.z > 1) {
-        const int tile = blockIdx.y * gridDim.x + blockIdx.x;
-        float* slot = part + static_cast<size_t>(tile) * BM * BN;
-        const auto s_at = [&](int i, int j, int e) { return slot + row(i, e) * BN + col(j, e); };
         for_each_acc([&](int i, int j, int e) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+            if (GEMM_ANY_PAIRS) {  // the slot is 64 floats a row: a pair is 8-byte aligned
+                if ((e & 1) == 0 && in(i, j, e))
+                    asm volatile("red.global.add.v2.f32 [%0], {%1, %2};" ::"l"(s_at(i, j, e)), "f"(acc[i][j][e]),
+                                 "f"(acc[i][j][e + 1])
+                                 : "memory");
+                return;
+            }
+#endif
             if (in(i, j, e)) atomicAdd(s_at(i, j, e), acc[i][j][e]);
         });
         __syncthreads();  // the block's additions, then one release
@@ -2439,17 +2465,34 @@ __device__ __forceinline__ void finish(float (&acc)[2][4][4], half* __restrict__
         for_each_acc([&](int i, int j, int e) {
             if (in(i, j, e)) acc[i][j][e] = __ldcg(s_at(i, j, e));
         });
+    }
+    float old[2][4][4];
+    for_each_acc([&](int i, int j, int e) {
+        if (pairs) {
+            if (e & 1) return;
+            float2 o = make_float2(0.0f, 0.0f);
+            if (beta != 0.0f && in(i, j, e)) o = __half22float2(*reinterpret_cast<const half2*>(c_at(i, j, e)));
+            old[i][j][e] = o.x;
+            old[i][j][e + 1] = o.y;
+        } else {
+            old[i][j][e] = beta != 0.0f && in(i, j, e) ? __half2float(*c_at(i, j, e)) : 0.0f;
+        }
+    });
+    if (gridDim.z > 1) {
         for_each_acc([&](int i, int j, int e) {
             if (in(i, j, e)) __stcg(s_at(i, j, e), 0.0f);
         });
         if (tid == 0) count[tile] = 0;
     }
-    float old[2][4][4];
     for_each_acc([&](int i, int j, int e) {
-        old[i][j][e] = beta != 0.0f && in(i, j, e) ? __half2float(*c_at(i, j, e)) : 0.0f;
-    });
-    for_each_acc([&](int i, int j, int e) {
-        if (in(i, j, e)) *c_at(i, j, e) = __float2half_rn(alpha * acc[i][j][e] + beta * old[i][j][e]);
+        if (pairs) {
+            if ((e & 1) == 0 && in(i, j, e))
+                *reinterpret_cast<half2*>(c_at(i, j, e)) = __floats2half2_rn(alpha * acc[i][j][e] + beta * old[i][j][e],
+                                                                             alpha * acc[i][j][e + 1] +
+                                                                                 beta * old[i][j][e + 1]);
+        } else if (in(i, j, e)) {
+            *c_at(i, j, e) = __float2half_rn(alpha * acc[i][j][e] + beta * old[i][j][e]);
+        }
     });
 }
 
@@ -3299,10 +3342,16 @@ bool solve_any(const half* A, const half* B, half* C, int M, int N, int K, float
     using namespace any_path;
     const bool aligned = K % 8 == 0 && N % 8 == 0 && aligned16(A) && aligned16(B) && aligned16(C);
     const long long gm = (M + BM - 1) / BM, gn = (N + BN - 1) / BN, tiles = gm * gn;
-    if (aligned || 2.0 * M * N * K > GEMM_ANY_FLOPS || gm > 65535 || gn > 65535) return false;
+    if (aligned || gm > 65535 || gn > 65535) return false;
     const bool ring = GEMM_ANY_STAGES >= 3 && has_cp_async();
     // pieces of at least min_kt 32-wide k-steps; gemm_any's 64-wide steps for pieces that fill them
     const long long kt = (K + 31) / 32, min_kt = ring ? GEMM_RING_MIN_KT : GEMM_ANY_MIN_KT;
+    const double flops = 2.0 * M * N * K;
+    // the ring past GEMM_ANY_FLOPS: one wave of unsplit tiles, or few tiles split over K
+    const bool ring_more = ring && flops <= GEMM_RING_MORE_FLOPS &&
+                           ((kt < GEMM_RING_SPLIT_KT && tiles <= GEMM_RING_MIN_BLOCKS * num_sms()) ||
+                            tiles <= GEMM_RING_FEW_TILES);
+    if (flops > GEMM_ANY_FLOPS && !ring_more) return false;
     long long s = std::min<long long>(GEMM_ANY_CTAS_PER_SM * num_sms() / tiles, kt / min_kt);
     if (ring && kt < GEMM_RING_SPLIT_KT) s = 1;  // the ring has every k-step in flight at once
     s = std::max<long long>(1, std::min<long long>(s, 32));

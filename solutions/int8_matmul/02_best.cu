@@ -20,7 +20,9 @@
 //   and leaves in 16-byte coalesced stores, so C costs 1 byte per element instead of the 4-byte
 //   int32 round trip plus a second kernel. (4) Edges: every cp.async is predicated and
 //   zero-fills (rows ≥ M, columns ≥ N, chunks ≥ Kp); K % 16 ≠ 0 or a misaligned A goes through
-//   a zero-padded copy of A made by prep_a; C is written byte by byte when N % 16 ≠ 0.
+//   a zero-padded copy of A made by prep_a; C is written byte by byte when N % 16 ≠ 0. (5) Up
+//   to 2^22 multiply-adds: one CUDA-core launch (a thread an element; a warp for few elements
+//   with K > 64), not the pre-passes' and GEMM's 2–4 launches of ~2–3 µs each.
 // Prediction (before measuring): ~0.23 ms at M=8192, N=4096, K=2048 on an H200 (≈600 TOP/s),
 //   about cuBLASLt's int8 GEMM alone (0.228 ms, int32 out, no requantization) and ~3.3× under
 //   its GEMM + separate requantize (0.755 ms). Reasoning: int8 mma.sync peaks near half the
@@ -30,17 +32,15 @@
 //   bounds it; 09 held ~80% of the fp16 mma.sync rate with this loop → ~0.18 ms of main loop
 //   for 1024 tiles of 128×256 (7.76 waves, 97%); + ~5% epilogue (≈3k cycles a tile of
 //   I2F/3×FMUL/FRND/FADD/clamp, not overlapped: one block per SM), + prep_b ≈ 5–6 µs (8 MB
-//   read + 8 MB written) and a launch, → 0.20–0.26 ms. C is 32 MB of int8 (≈7 µs of HBM
-//   writes, spread across the waves).
+//   read + 8 MB written) and a launch, → 0.20–0.26 ms (C: 32 MB, ≈7 µs of HBM writes).
 // Measured (H200, harness, cublasGemmEx int8→int32 + a requantize pass beside it): 8192×4096×2048
 //   0.1882 ms vs 1.1990 (0.1825 vs 1.2082 in the leaderboard): faster than the 0.23 ms prediction
 //   and under the issue's 0.25 ms aim. --gpu all: T4 path (compute_75 PTX on the H200) 0.4447 ms,
-//   A100 path 0.1845, SASS 0.1818, every test passing on each; memcheck clean.
-// Tiles: sm_80+: L = BM 128 × BN 256 × BK 64 (bytes = k), 4 stages, 8 warps (2×4) of 64×64
-//   (96 KB ring; the int8 C tile, 128×272 B, reuses it); M = 128×128, 4 stages, warps 2×4 of
-//   64×32 (64 KB); S = 128×64, 4 stages, warps 4×2 of 32×32 (48 KB, 2 blocks/SM); picked by
-//   09's wave-count cost model. sm_75 (T4, 64 KB smem, no cp.async): 128×128 and 128×64 with 2
-//   register-staged stages (32 / 24 KB). prep_b: 64×64 byte tiles, 256 threads; prep_a: a warp a row.
+//   A100 path 0.1845, SASS 0.1818, every test passing on each; memcheck clean. Small problems
+//   (random shapes, 3 seeds): 0.63–0.72× the tensor path's time, 0.40× at 8×96×8.
+// Tiles: sm_80+ (4 stages, BK 64 bytes, by 09's wave-count model): 128×256, 8 warps of 64×64 (96
+//   KB, reused by the C tile); 128×128, warps of 64×32; 128×64, warps of 32×32, 2 blocks/SM. sm_75:
+//   128×128, 128×64, 2 register-staged stages. prep_b: 64×64 byte tiles; prep_a: a warp a row.
 // Targets: sm_75 sm_80 sm_90a sm_100a
 // Judge GPUs: T4 A100 H100 H200 B200
 
@@ -52,6 +52,16 @@
 #else
 #define I8_ASYNC 0  // sm_75: register-staged copies and m8n8k16 (also the host pass)
 #endif
+
+#ifndef I8_DIRECT_MACS
+#define I8_DIRECT_MACS (1ll << 22)  // small problems: one CUDA-core launch (i8_direct) up to this M·N·K,
+#endif
+#ifndef I8_DIRECT_K
+#define I8_DIRECT_K 64              // a thread an element up to this K, a warp above ...
+#endif
+#ifndef I8_DIRECT_WARP_OUTPUTS
+#define I8_DIRECT_WARP_OUTPUTS 4096 // ... for at most this many elements (half a wave of warps on an
+#endif                              // H200; 128×128×256 took 1.76× the tensor path's time)
 
 namespace {
 
@@ -268,6 +278,34 @@ __global__ void __launch_bounds__(256) prep_a(const int8_t* __restrict__ A, int8
         for (int o = 16; o > 0; o >>= 1) s += __shfl_xor_sync(0xffffffffu, s, o);
         if (lane == 0) rowcorr[m] = K * za * zb - zb * s;
     }
+}
+
+// ------------------------------------------------------------------ small problems
+
+// C for a problem of at most I8_DIRECT_MACS multiply-adds, in one launch on the CUDA cores:
+// Σ(a − za)(b − zb) exactly in int32, then requant. LANES 1: a thread per C element
+// (consecutive threads, consecutive columns: B's and C's bytes coalesce, A's row is a
+// broadcast), for K ≤ I8_DIRECT_K; LANES 32: a warp per element, its lanes striding over K and
+// summed by shuffles, so a long K is not one thread's loop (few elements only: each of a
+// lane's B bytes is a sector of its own). The tensor-core path costs 2–4
+// launches (memset, prep_b, prep_a, GEMM) of ~2–3 µs each, more than such a GEMM's whole work.
+template <int LANES>
+__global__ void __launch_bounds__(256) i8_direct(const int8_t* __restrict__ A, const int8_t* __restrict__ B,
+                                                 int8_t* __restrict__ C, int M, int N, int K, float scale_A,
+                                                 float scale_B, float scale_C, int za, int zb, float zc) {
+    const long long idx = (static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x) / LANES;
+    const int lane = static_cast<int>(threadIdx.x % LANES);
+    if (idx >= static_cast<long long>(M) * N) return;  // a warp's lanes share idx: all leave or none
+    const int row = static_cast<int>(idx / N), col = static_cast<int>(idx % N);
+    const int8_t* a = A + static_cast<size_t>(row) * K;
+    const int8_t* b = B + col;
+    int acc = 0;
+#pragma unroll 8
+    for (int k = lane; k < K; k += LANES)
+        acc += (static_cast<int>(__ldg(a + k)) - za) * (static_cast<int>(__ldg(b + static_cast<size_t>(k) * N)) - zb);
+#pragma unroll
+    for (int o = LANES / 2; o > 0; o /= 2) acc += __shfl_xor_sync(0xffffffffu, acc, o);
+    if (lane == 0) C[idx] = static_cast<int8_t>(requant(acc, scale_A, scale_B, __frcp_rn(scale_C), zc));
 }
 
 // ------------------------------------------------------------------ the GEMM
@@ -587,6 +625,18 @@ extern "C" void solve(const int8_t* A, const int8_t* B, int8_t* C, int M, int N,
                       int zero_point_B, int zero_point_C) {
     if (M <= 0 || N <= 0) return;
     if (K < 0) K = 0;
+    const long long outputs = static_cast<long long>(M) * N;
+    if (outputs * K <= I8_DIRECT_MACS && (K <= I8_DIRECT_K || outputs <= I8_DIRECT_WARP_OUTPUTS)) {
+        const bool warp = K > I8_DIRECT_K;
+        const long long threads = outputs * (warp ? 32 : 1);
+        const unsigned blocks = static_cast<unsigned>((threads + 255) / 256);
+        const float zc = static_cast<float>(zero_point_C);
+        if (warp)
+            i8_direct<32><<<blocks, 256>>>(A, B, C, M, N, K, scale_A, scale_B, scale_C, zero_point_A, zero_point_B, zc);
+        else
+            i8_direct<1><<<blocks, 256>>>(A, B, C, M, N, K, scale_A, scale_B, scale_C, zero_point_A, zero_point_B, zc);
+        return;
+    }
     const DevInfo& dev = dev_info();
 
     const int Kp = (K + 15) & ~15;
