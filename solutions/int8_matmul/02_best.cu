@@ -287,8 +287,8 @@ __global__ void __launch_bounds__(256) prep_a(const int8_t* __restrict__ A, int8
 // (consecutive threads, consecutive columns: B's and C's bytes coalesce, A's row is a
 // broadcast), for K ≤ I8_DIRECT_K; LANES 32: a warp per element, its lanes striding over K and
 // summed by shuffles, so a long K is not one thread's loop (few elements only: each of a
-// lane's B bytes is a sector of its own). The tensor-core path costs 2–4
-// launches (memset, prep_b, prep_a, GEMM) of ~2–3 µs each, more than such a GEMM's whole work.
+// lane's B bytes is a sector of its own). The tensor-core path costs 2–4 launches (memset,
+// prep_b, prep_a, GEMM) of ~2–3 µs each, more than such a GEMM's whole work.
 template <int LANES>
 __global__ void __launch_bounds__(256) i8_direct(const int8_t* __restrict__ A, const int8_t* __restrict__ B,
                                                  int8_t* __restrict__ C, int M, int N, int K, float scale_A,
