@@ -2428,9 +2428,10 @@ __device__ __forceinline__ void mma_stage(float (&acc)[2][4][4], unsigned sa, in
 // clears the slot and counter for the next call, and stores C = alpha·sum + beta·C.
 // Every global read is issued before any store: a store to C (or the slot) between two reads
 // would make each read wait for the one before (the compiler cannot tell the addresses apart),
-// 32 round trips in a row. A thread's accumulators come in column pairs (e, e + 1): with N even
-// and C 4-byte aligned each pair is one half2 access (GEMM_ANY_PAIRS), and on sm_90 one v2 red
-// into the slot, half the memory instructions of single halves.
+// 32 round trips in a row. A thread's accumulators come in column pairs (e, e + 1), half the
+// memory instructions of single values (GEMM_ANY_PAIRS): one half2 access of C when N is even and
+// C 4-byte aligned, and on sm_90 one v2 red into the slot for any N (the slot is BN wide; a
+// pair's column past N adds the zero its B columns gave, and no one reads it).
 __device__ __forceinline__ void finish(float (&acc)[2][4][4], half* __restrict__ C, int M, int N, float alpha,
                                        float beta, float* __restrict__ part, int* __restrict__ count) {
     __shared__ int last;
