@@ -1,4 +1,4 @@
-// 02_best — the sgemm ladder's best kernel (09_tuned) under challenge 2's signature, and split K for few tiles with a long inner dimension
+// 02_best — the sgemm ladder's best kernel (09_tuned) under challenge 2's signature, split K for few tiles with a long inner dimension, a streaming kernel for an inner dimension of 8 or less, a block a row for a C of at most 64×32
 //
 // Changed from 01: everything the sgemm ladder built, in its 09 form: 128×128 block tiles on 128
 //   threads (2×2 warps of 64×64, 8×16 outputs per thread) fed by a 4-stage cp.async ring (sm_80+)
@@ -9,6 +9,13 @@
 //   Few 64×64 tiles (fewer than SMs) and an inner dimension of 256 or more: the kernel with
 //   SPLIT, pieces of K over blockIdx.y filling the SMs twice, the last piece of a tile adding
 //   them in order (one launch): 3×6144×2 otherwise takes 768 serial k-steps on one SM.
+//   An inner dimension of 8 or less: mm_thin. C is then the whole cost and the tile loop ran it
+//   at a fifth of the write bandwidth; a thread holds B's rows for 4 columns in registers and
+//   streams C's rows out (float4 streaming stores), 8 rows a thread (fewer on small shapes).
+//   C of at most 64 rows × 32 columns, inner dimension over 8: mm_dot, a block a row of C and
+//   a slice of the inner dimension; groups of lanes read runs of B's rows and share A's value;
+//   slices added in order by the last block of a row. It replaces the split's 64×64 tiles,
+//   which for 20×1336×2 computed 4096 outputs to keep 40.
 // Prediction (before measuring): ~8.6 ms at M=8192, N=6144, K=4096 (≈48 TF/s, ~96% of cuBLAS).
 //   Split K: 3×6144×2 from ~13× cuBLAS's time to about 1×; the performance case unchanged.
 // Measured (H200, harness): first version (the kernel re-typed with the challenge's names and a
@@ -18,6 +25,14 @@
 //   differently; 233 against 226 registers). This version instantiates sgemm 09's kernel itself.
 //   This version: 8.4690 ms, 96.2% of cuBLAS; 8.4798 ms, 96.8% (the committed leaderboard,
 //   cuBLAS timed call by call in alternation with it).
+//   mm_thin, against the tile path in one process: predicted C's write time (~18 µs for the
+//   71 MB of 3728×2×4778); measured 0.0277 ms there (0.36× the tile path's), 0.63–0.80× at
+//   4096 and 8192 a side with depths 1–8, 0.88–0.96× on small shapes; 0.67× cuBLAS at
+//   3728×2×4778. mm_dot, predicted near the launch floor (~9 µs): measured against the split
+//   0.41–0.65× on C of at most 46×32 with inner dimensions 413–8192, 0.78–0.92× with 9–115;
+//   0.39–0.56× cuBLAS's time, 0.58–0.66× cuBLASLt's (20×1336×2, 8×1560×3, 8×650×9, 24×6792×5).
+//   Split orders differ from cuBLAS's: with U(−10, 10) inputs and inner dimensions ≥ ~400,
+//   1–3 of 1472–2048 outputs can fall outside 1e-4 of both references (46×413×32, 64×8192×32).
 // Tiles: big BM=128 BN=128 BK=8 TM=8 TN=16 (2×2 warps of 64×64), small BM=64 BN=64 BK=8 TM=4 TN=8 (2×2 warps of 32×32); 128 threads per block, 4 cp.async stages
 // Targets: sm_75 sm_80 sm_90a sm_100a
 // Judge GPUs: T4 A100 H100 H200 B200
@@ -333,6 +348,141 @@ __global__ void __launch_bounds__(CF::NT, 2)
     if (tid == 0) counters[pid] = 0;
 }
 
+// ---------------------------------------------------------------- thin inner dimension
+// depth ≤ kThinMaxDepth: C is the whole cost (3728×2×4778 writes 71 MB and reads 76 KB), and a
+// 128×128 tile of 8-deep k-steps runs it at a fifth of the write bandwidth. Here a thread keeps
+// B's depth×4 values for its 4 columns in registers and walks `per` rows of A (warp-uniform
+// loads, 16 bytes at a time where A's rows allow), writing each row's 4 outputs with a
+// streaming store (C is not read again).
+// Threads: tx along columns (4 each), 128/tx along rows, rows r_first + i·(128/tx), i < per.
+// VEC: cols % 4 == 0 and B, C 16-byte aligned; otherwise column j of a thread's 4 is tx apart,
+// so each scalar store of a warp is still one contiguous run.
+constexpr int kThinThreads = 128, kThinRows = 8;
+template <int D, bool VEC>
+__global__ void __launch_bounds__(kThinThreads)
+    mm_thin(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C,
+            int rows, int depth, int cols, int tx, int per, bool a16) {
+    const int ty = kThinThreads / tx, lc = threadIdx.x % tx, lr = threadIdx.x / tx;
+    const int cbase = blockIdx.x * tx * 4;
+    int col[4];
+    bool ok[4];
+#pragma unroll
+    for (int j = 0; j < 4; ++j) {
+        col[j] = VEC ? cbase + lc * 4 + j : cbase + lc + j * tx;
+        ok[j] = col[j] < cols;
+    }
+    if (!ok[0]) return;  // VEC: cols % 4 == 0, so all four or none
+    float b[D][4];
+#pragma unroll
+    for (int d = 0; d < D; ++d) {
+        if (d < depth) {
+            const float* src = B + (size_t)d * cols;
+            if (VEC) {
+                const float4 v = __ldg(reinterpret_cast<const float4*>(src + col[0]));
+                b[d][0] = v.x; b[d][1] = v.y; b[d][2] = v.z; b[d][3] = v.w;
+            } else {
+#pragma unroll
+                for (int j = 0; j < 4; ++j) b[d][j] = ok[j] ? __ldg(src + col[j]) : 0.0f;
+            }
+        } else {
+#pragma unroll
+            for (int j = 0; j < 4; ++j) b[d][j] = 0.0f;
+        }
+    }
+    // a16: depth % 4 == 0 and A 16-byte aligned, so every row of A is too
+    const int r_first = blockIdx.y * ty * per + lr;
+#pragma unroll 2
+    for (int i = 0; i < per; ++i) {
+        const int r = r_first + i * ty;
+        if (r >= rows) break;
+        const float* a = A + (size_t)r * depth;
+        float av[D];
+        if (a16) {
+#pragma unroll
+            for (int d = 0; d < D; d += 4) {
+                if (d < depth) {
+                    const float4 v = __ldg(reinterpret_cast<const float4*>(a + d));
+                    av[d] = v.x; if (d + 1 < D) av[d + 1] = v.y;
+                    if (d + 2 < D) av[d + 2] = v.z; if (d + 3 < D) av[d + 3] = v.w;
+                }
+            }
+        } else {
+#pragma unroll
+            for (int d = 0; d < D; ++d)
+                if (d < depth) av[d] = __ldg(a + d);
+        }
+        float o[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+#pragma unroll
+        for (int d = 0; d < D; ++d) {
+            if (d < depth) {
+#pragma unroll
+                for (int j = 0; j < 4; ++j) o[j] = fmaf(av[d], b[d][j], o[j]);
+            }
+        }
+        float* out = C + (size_t)r * cols;
+        if (VEC) {
+            __stcs(reinterpret_cast<float4*>(out + col[0]), make_float4(o[0], o[1], o[2], o[3]));
+        } else {
+#pragma unroll
+            for (int j = 0; j < 4; ++j)
+                if (ok[j]) __stcs(out + col[j], o[j]);
+        }
+    }
+}
+
+// ---------------------------------------------------------------- small C, long inner dimension
+// rows ≤ 64 and cols ≤ 32 (C of at most 2048 elements; 20×1336×2 has 40), depth > 8: a 64×64
+// tile would leave most of its outputs empty. A block takes one row of C and a slice of the
+// inner dimension. Its threads form 256/cp groups of cp lanes (cp: cols rounded up to a power of
+// two); lane c of a group reads B[d][c], so a group reads one contiguous run of B's row d, and
+// the group's lanes share A[r][d]. The groups' sums meet in shuffles, then shared memory; with
+// more than one slice (gridDim.y), the last block of a row (a counter) adds the slices' partials
+// in slice order, as the tile kernel's split does.
+constexpr int kDotThreads = 256, kDotMaxCols = 32, kDotMaxRows = 64;
+__global__ void __launch_bounds__(kDotThreads)
+    mm_dot(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C, int depth,
+           int cols, int cp, int d_per, float* __restrict__ ws, int* __restrict__ counters) {
+    const int r = blockIdx.x, z = blockIdx.y, slices = (int)gridDim.y;
+    const int c = threadIdx.x % cp, group = threadIdx.x / cp, groups = kDotThreads / cp;
+    const int d_end = min(depth, (z + 1) * d_per);
+    const float* a = A + (size_t)r * depth;
+    float acc = 0.0f;
+    if (c < cols) {
+#pragma unroll 4
+        for (int d = z * d_per + group; d < d_end; d += groups)
+            acc = fmaf(__ldg(a + d), __ldg(B + (size_t)d * cols + c), acc);
+    }
+    for (int o = cp; o < 32; o <<= 1) acc += __shfl_xor_sync(0xffffffffu, acc, o);  // cp divides 32
+    __shared__ float part[kDotThreads / 32][32];
+    __shared__ bool last;
+    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    if (lane < cp) part[warp][lane] = acc;
+    __syncthreads();
+    const int t = threadIdx.x;  // t < cols: column t's sum over this block's slice
+    float sum = 0.0f;
+    if (t < cols)
+        for (int w = 0; w < kDotThreads / 32; ++w) sum += part[w][t];
+    float* out = C + (size_t)r * cols;
+    if (slices == 1) {
+        if (t < cols) out[t] = sum;
+        return;
+    }
+    const size_t plane = (size_t)gridDim.x * cols;  // a slice's partial C
+    if (t < cols) ws[z * plane + (size_t)r * cols + t] = sum;
+    __threadfence();
+    __syncthreads();
+    if (t == 0) last = atomicAdd(counters + r, 1) == slices - 1;
+    __syncthreads();
+    if (!last) return;
+    __threadfence();
+    if (t < cols) {
+        float total = 0.0f;
+        for (int zz = 0; zz < slices; ++zz) total += __ldcg(ws + zz * plane + (size_t)r * cols + t);
+        out[t] = total;
+    }
+    if (t == 0) counters[r] = 0;
+}
+
 // ---------------------------------------------------------------- host side
 static int sm_count() {
     static int count = 0;  // one device per process in practice; the query is cheap anyway
@@ -395,6 +545,65 @@ static double makespan(long long tiles, int bm, int bn, double eff, int sms) {
     return (double)((tiles + sms - 1) / sms) * bm * bn / eff;
 }
 
+// depth ≤ kThinMaxDepth: mm_thin with the smallest register depth D that holds it. Deeper, the
+// tile kernel wins: at 4096×16×4096 mm_thin (16 rows of B in registers) took 1.21× its time,
+// 1.42× at depth 12, 1.85–2.09× at 20–32.
+#ifndef MM_THIN_MAX_DEPTH
+#define MM_THIN_MAX_DEPTH 8
+#endif
+constexpr int kThinMaxDepth = MM_THIN_MAX_DEPTH;
+static_assert(kThinMaxDepth <= 8, "solve_thin's deepest kernel holds 8 rows of B");
+template <int D>
+static void launch_thin(const float* A, const float* B, float* C, int rows, int depth, int cols,
+                        bool vec, int sms) {
+    const int groups = (cols + 3) / 4;
+    int tx = 1;
+    while (tx < groups && tx < kThinThreads) tx *= 2;
+    const int ty = kThinThreads / tx;
+    const long long gx = (groups + tx - 1) / tx;
+    // 8 rows a thread (a block writes more of C than it reads of B), halved while that leaves
+    // under 2 blocks an SM: small shapes are latency-bound, and more blocks hide it
+    int per = kThinRows;
+    auto blocks = [&](int p) { return gx * ((rows + (long long)ty * p - 1) / ((long long)ty * p)); };
+    while (per > 1 && blocks(per) < 2LL * sms) per /= 2;
+    const bool a16 = depth % 4 == 0 && ((size_t)A & 15) == 0;
+    const dim3 grid((unsigned)gx, (unsigned)((rows + ty * per - 1) / (ty * per)));
+    if (vec)
+        mm_thin<D, true><<<grid, kThinThreads>>>(A, B, C, rows, depth, cols, tx, per, a16);
+    else
+        mm_thin<D, false><<<grid, kThinThreads>>>(A, B, C, rows, depth, cols, tx, per, a16);
+}
+static void solve_thin(const float* A, const float* B, float* C, int rows, int depth, int cols,
+                       bool vec, int sms) {
+    if (depth <= 2) launch_thin<2>(A, B, C, rows, depth, cols, vec, sms);
+    else if (depth <= 4) launch_thin<4>(A, B, C, rows, depth, cols, vec, sms);
+    else launch_thin<8>(A, B, C, rows, depth, cols, vec, sms);
+}
+
+// mm_dot's slices: enough blocks for 2 an SM, each slice at least 128 deep, at most 64 slices.
+static bool solve_dot(const float* A, const float* B, float* C, int rows, int depth, int cols, int sms) {
+    int cp = 1;
+    while (cp < cols) cp *= 2;
+    long long s = std::min<long long>((2LL * sms + rows - 1) / rows, depth / 128);
+    s = std::max<long long>(1, std::min<long long>(s, 64));
+    const int d_per = (int)((depth + s - 1) / s);
+    s = (depth + d_per - 1) / d_per;
+    float* ws = nullptr;
+    int* counters = nullptr;
+    if (s > 1) {
+        // counters first, at a fixed place (see solve's split): one a row, reset by its last block
+        static SplitSpace space = {nullptr, 0};
+        constexpr size_t kCounterBytes = kDotMaxRows * sizeof(int);
+        const size_t planes = (size_t)s * rows * cols * sizeof(float);
+        if (!split_space(space, kCounterBytes + planes)) return false;
+        counters = static_cast<int*>(space.ptr);
+        ws = reinterpret_cast<float*>(static_cast<char*>(space.ptr) + kCounterBytes);
+    }
+    const dim3 grid((unsigned)rows, (unsigned)s);
+    mm_dot<<<grid, kDotThreads>>>(A, B, C, depth, cols, cp, d_per, ws, counters);
+    return true;
+}
+
 // A, B, C are device pointers (i.e. pointers to memory on the GPU)
 // Challenge 2 names the sizes differently: A is M×N, B is N×K, C is M×K (inner dimension N).
 extern "C" void solve(const float* A, const float* B, float* C, int M, int N, int K) {
@@ -402,6 +611,11 @@ extern "C" void solve(const float* A, const float* B, float* C, int M, int N, in
     if (rows <= 0 || cols <= 0) return;
     const bool vec = cols % 4 == 0 && (((size_t)B | (size_t)C) & 15) == 0;
     const int sms = sm_count();
+    if (depth <= kThinMaxDepth) {
+        solve_thin(A, B, C, rows, depth, cols, vec, sms);
+        return;
+    }
+    if (rows <= kDotMaxRows && cols <= kDotMaxCols && solve_dot(A, B, C, rows, depth, cols, sms)) return;
     const long long big_tiles = (long long)((rows + 127) / 128) * ((cols + 127) / 128);
     const long long small_tiles = (long long)((rows + 63) / 64) * ((cols + 63) / 64);
     // Few tiles and a long inner dimension: split it over pieces of at least kSplitMinDepth so
