@@ -29,8 +29,12 @@
 //   24% over the prediction, 16×4096×4096 0.0172 (missed 2.3×); with the wide tiles and the
 //   GEMVs (leaderboard.md): 4096³ 0.2081 ms (108.2% of cuBLAS's speed, the wide-tile prediction
 //   held), 1×4096×4096 0.0119 ms, 16×4096×4096 0.0170 (4.5× and 3.2× faster than cuBLAS's
-//   dequantize + GEMM). The measurements of each step, and what was tried and not kept:
-//   lab/stages/int4_matmul_03_wgmma.md.
+//   dequantize + GEMM). y with rows only 2-byte aligned (N not a multiple of 8): a warp stores
+//   a row's 64 n as 4-byte pairs, one contiguous run, where 8 lanes wrote 2-byte pieces 16
+//   bytes apart in 4 rows. Predicted: at K = 128 that epilogue is the cost (2136×7585×128 took
+//   1.53× cuBLAS's time, 2136×7584×128 0.99×); measured against the old one in one process:
+//   0.73× at 2136×7585×128, 0.63× at 3000×3002×512, 0.92× at 4096×4095×4096. Each step, and
+//   what was tried and not kept: lab/stages/int4_matmul_03_wgmma.md.
 // Tiles: wgmma path: CTA 128 n × MN m (MN ∈ {256, 128, 64, 32, 16}; 256: 4 stages, no partial),
 //   BK = 64, 8-stage TMA ring (MN·128 + 4096 bytes a stage), 384 threads, ≤ #SMs CTAs, grouped
 //   order 8 m-tiles, split-K 1–16. mma path and GEMV fallbacks as in 02_best. i4_gemv_v3: 32
@@ -1852,8 +1856,8 @@ i4_wgmma(const __grid_constant__ CUtensorMap tmx, const __grid_constant__ CUtens
 
             // ---- epilogue: yᵀ fragments → y. stmatrix.trans writes each 8n × 8m block as 8 rows
             // m of 16 bytes (8 consecutive n) into this warpgroup's MN × 128-byte buffer (16-byte
-            // chunk c of row m at c ^ (m & 7): conflict-free); then each thread stores 16-byte
-            // pieces of y rows (8 threads cover a row's 64 n of this warpgroup).
+            // chunk c of row m at c ^ (m & 7): conflict-free); then y's rows are stored from it,
+            // 16-byte pieces where rows allow (8 threads cover a row's 64 n of this warpgroup).
             const unsigned epi = base + C::OFF_EPI + cw * C::EPI;
             named_bar_sync(1 + cw, 128);  // the previous unit's reads of the buffer are done
             {
@@ -1870,26 +1874,39 @@ i4_wgmma(const __grid_constant__ CUtensorMap tmx, const __grid_constant__ CUtens
                 }
             }
             named_bar_sync(1 + cw, 128);
-            {
+            const unsigned char* eb = gsm + C::OFF_EPI + cw * C::EPI;
+            if (yvec) {  // N % 8 == 0 and y 16-byte aligned: n + 8 <= N too
                 const int cc = wtid & 7;
                 const int n = n0 + 64 * cw + 8 * cc;
-                const unsigned char* eb = gsm + C::OFF_EPI + cw * C::EPI;
 #pragma unroll
                 for (int q = 0; q < MN / 16; ++q) {
                     const int m = (wtid >> 3) + 16 * q;
                     const uint4 v = *reinterpret_cast<const uint4*>(eb + m * 128 + ((cc ^ (m & 7)) << 4));
                     const int gm = m0 + m;
                     if (gm >= M || n >= N) continue;
-                    half* out = y + (size_t)gm * N + n;
-                    if (yvec) {  // N % 8 == 0 and y 16-byte aligned: n + 8 <= N too
-                        *reinterpret_cast<uint4*>(out) = v;
-                    } else {
-                        unsigned short* o = reinterpret_cast<unsigned short*>(out);
-                        const unsigned wv[4] = {v.x, v.y, v.z, v.w};
-#pragma unroll
-                        for (int e = 0; e < 8; ++e)
-                            if (n + e < N) o[e] = (unsigned short)(wv[e >> 1] >> (16 * (e & 1)));
-                    }
+                    *reinterpret_cast<uint4*>(y + (size_t)gm * N + n) = v;
+                }
+            } else {
+                // Rows only 2-byte aligned (N odd or not a multiple of 8): a warp writes one row's
+                // 64 n a pass, as 4-byte pairs on 4-byte boundaries (a row's odd leading element
+                // alone), so each store instruction is one contiguous run of the row, not 8
+                // 2-byte pieces 16 bytes apart in each of 4 rows.
+                const int nb = n0 + 64 * cw, lim = N - nb;  // valid columns of this 64-n slab
+                auto elem = [&](int m, int e) -> unsigned {
+                    return *reinterpret_cast<const unsigned short*>(eb + m * 128 + (((e >> 3) ^ (m & 7)) << 4) +
+                                                                    (e & 7) * 2);
+                };
+                for (int m = warp; m < MN && lim > 0; m += 4) {
+                    const int gm = m0 + m;
+                    if (gm >= M) break;
+                    unsigned short* row = reinterpret_cast<unsigned short*>(y + (size_t)gm * N + nb);
+                    const int odd = (int)((reinterpret_cast<uintptr_t>(row) >> 1) & 1);
+                    const int e = odd + 2 * lane;  // this lane's pair e, e + 1
+                    if (e + 1 < 64 && e + 1 < lim)
+                        *reinterpret_cast<unsigned*>(row + e) = elem(m, e) | (elem(m, e + 1) << 16);
+                    else if (e < 64 && e < lim)
+                        row[e] = (unsigned short)elem(m, e);
+                    if (odd && lane == 0) row[0] = (unsigned short)elem(m, 0);
                 }
             }
         }
