@@ -6,9 +6,9 @@
 //   split over up to 16 CTAs for a single tile, or for a C TMA cannot store); else 64×128 tiles.
 //   Rows TMA cannot describe (K or N not a multiple of 8, a misaligned pointer): one launch of
 //   gemm_ring, mma.sync fed by a 4-stage cp.async ring of the widest copies the rows allow (K
-//   split by a counter from 8 k-steps), up to 0.11 GFLOP and to 0.5 for one wave of unsplit
-//   tiles or ≤ 28 tiles; else the rows are copied into a padded workspace, and the GEMM is a
-//   programmatic dependent launch that hides the gap.
+//   split by a counter from 8 k-steps, in 1-k-step pieces where tiles × k-steps ≤ SMs), to
+//   0.11 GFLOP and to 0.5 for one wave of unsplit tiles or ≤ 28 tiles; else the rows are copied
+//   into a padded workspace, and the GEMM is a programmatic dependent launch that hides the gap.
 // Changed from 11, and why it is faster: the big kernel is 11's (improved here, then ported:
 //   at 4096³ the two are within 1%, 0.2022 and 0.2015 ms). The gain is in the other shapes:
 //   - 1024³: split-K pairs give 128 CTAs of 2 consumer warpgroups on 128×128 tiles, 2/3 of the
@@ -149,6 +149,10 @@
 #define GEMM_RING_MIN_KT 2     // gemm_ring's K pieces: at least this many k-steps each ... (run 116: 8 and 4
                                // lost to gemm_any's 2 on few tiles with a long K: more CTAs win there)
 #endif
+#ifndef GEMM_RING_ONE_KT
+#define GEMM_RING_ONE_KT 1     // ... but one k-step each where all those pieces still get an SM each (tiles ×
+                               // k-steps <= SMs): 143x95x287 0.87x the time of 3-step pieces; over a wave
+#endif                         // of them they lost (416x182x300: 1.14x)
 #ifndef GEMM_RING_SPLIT_KT
 #define GEMM_RING_SPLIT_KT 8   // ... and K is split only from this many k-steps (run 116: under 8, one piece
                                // whose copies are all in flight beat pieces that pay the split's round trips)
@@ -3346,7 +3350,8 @@ bool solve_any(const half* A, const half* B, half* C, int M, int N, int K, float
     if (aligned || gm > 65535 || gn > 65535) return false;
     const bool ring = GEMM_ANY_STAGES >= 3 && has_cp_async();
     // pieces of at least min_kt 32-wide k-steps; gemm_any's 64-wide steps for pieces that fill them
-    const long long kt = (K + 31) / 32, min_kt = ring ? GEMM_RING_MIN_KT : GEMM_ANY_MIN_KT;
+    const long long kt = (K + 31) / 32;
+    const long long min_kt = !ring ? GEMM_ANY_MIN_KT : GEMM_RING_ONE_KT && tiles * kt <= num_sms() ? 1 : GEMM_RING_MIN_KT;
     const double flops = 2.0 * M * N * K;
     // the ring past GEMM_ANY_FLOPS: one wave of unsplit tiles, or few tiles split over K
     const bool ring_more = ring && flops <= GEMM_RING_MORE_FLOPS &&
