@@ -1,48 +1,47 @@
-// 03_wgmma — 02_best plus, on sm_90a, a persistent TMA + wgmma kernel over (batch, tile): 1 producer + 2 consumer warpgroups (setmaxnreg), 3-D tensor maps, 128×256×64 tiles in a 4-stage mbarrier ring (128×128 × 6 where waves fit better), deferred 128B-swizzled TMA-store epilogue; few tiles with a long K, and odd operands: one cp.async-ring mma.sync launch (split over K for few tiles)
+// 03_wgmma — 02_best plus, on sm_90a, a persistent TMA + wgmma kernel over (batch, tile): 1 producer + 2 consumer warpgroups (setmaxnreg), 3-D tensor maps, 128×256×64 tiles in a 4-stage mbarrier ring (128×128 × 6 where waves fit better), deferred 128B-swizzled TMA-store epilogue; few tiles with a long K, and odd operands: one cp.async-ring mma.sync launch (split over K for few tiles); CUDA-core kernels for M ≤ 4 or N ≤ 4
 //
 // Changed from 02: 02's mma.sync kernels reach ~350 TF/s at 128×1024³ (0.791 ms against cuBLAS's
 //   0.416): ldmatrix + mma.sync cannot feed the H200's tensor cores. On sm_90a this file adds the
 //   main-line GEMM's Hopper kernel (12_best's gemm_ws, rewritten here for the batch, beta = 0):
-//   - 3-D tensor maps, dims inner→outer {K, M, BATCH} for A, {N, K, BATCH} for B, {N, M, BATCH}
-//     for C (byte strides {row, matrix}), boxes 64 × 128 × 1 (A), 64 × 64 × 1 (B, one 8 KB chunk
-//     of a 64·BN stage), 64 × 16 × 1 (C, one warp's store). A box never spans two matrices, and
-//     TMA's zero fill past M, N, K inside a matrix (and clipping of C stores) handles ragged edges.
-//   - warpgroup 0 (40 registers): one thread issues the TMA loads of A and B per k-tile into a
-//     ring of stages; full[s] (1 arrival + expect_tx of the stage's bytes) / empty[s] (one arrival
-//     per consumer warp, 8) mbarriers, parity (it / S) & 1 over a counter `it` that runs over
-//     (tile, k-tile) in the same order on both sides, so the producer runs ahead across tiles.
-//   - warpgroups 1-2 (232 registers): 64 rows × BN each, 4 × wgmma m64nBNk16 (A K-major, B
-//     MN-major = row-major K×N, both 128B-swizzled) per k-tile, one group in flight, a stage
-//     handed back once the group reading it has retired.
-//   - persistent: grid = min(tiles, SMs), (batch, grouped 16 M-tiles) order: A and B stay in L2.
-//   - epilogue: each consumer warp rounds its 16 × BN results once to fp16 (RNE) into 64 (BN/4)
-//     registers after the K loop, then during the next tile's first BN/64 k-steps writes 64
-//     columns at a time with stmatrix into one of two 2 KB 128B-swizzled boxes and hands each box
-//     to a 3-D TMA store, so the tensor pipes do not wait for the stores (~4% in 12_best).
+//   - 3-D tensor maps ({K, M, BATCH} for A, {N, K, BATCH} for B, {N, M, BATCH} for C): a box
+//     never spans two matrices; TMA's zero fill and store clipping handle ragged edges.
+//   - warpgroup 0 issues TMA loads into a full/empty mbarrier ring; warpgroups 1-2 issue 4 ×
+//     wgmma m64nBNk16 a k-tile; persistent over (batch, grouped 16 M-tiles), A and B stay in L2.
+//   - epilogue: fp16 results held in registers, written with stmatrix into 128B-swizzled boxes
+//     and TMA-stored during the next tile's first k-steps (the text this summary replaced, and
+//     the history: lab/stages/batched_matmul_fp16_03_wgmma.md).
 //   Taken when the device is sm_90 with this file's sm_90a image, K % 8 == 0, N % 8 == 0, A, B, C
 //   16-byte aligned, and BATCH·M·N·K ≥ 2^31 multiply-adds (32×256³ = 2^29 stays on 02, which beat
 //   cuBLAS there); tile shape by 02's wave model (busiest SM's tiles × area / efficiency, 1.0 for
 //   128×256, 0.75 for 128×128: a 128×128 k-tile brings 32 KB for half the MMA of a 128×256's 48
 //   KB). Tensor maps cached by (pointers, shape), 8 sets; a failure to prepare falls back to 02.
-//   Few tiles, long K (BATCH × 64×64 tiles < SMs, K ≥ 256), and on sm_80+ any shape with odd
-//   operands: 12_best's gemm_ring for a batch, a 4-stage cp.async ring of the widest copies the
-//   rows allow (few tiles: K split by a counter so the tiles fill the SMs twice).
+//   Few tiles, long K (BATCH × 64×64 tiles < SMs, K ≥ 256; aligned operands only to SMs/8
+//   tiles, where 02's smaller tiles lose to a split), and from sm_80 odd operands with K ≥ 24:
+//   12_best's gemm_ring for a batch, a 4-stage cp.async ring of the widest copies the rows
+//   allow (few tiles: K split by a counter so the tiles fill the SMs twice).
+//   M ≤ 4 with N ≤ 8 (K ≥ 192), or N ≤ 4 (K ≥ 3): CUDA-core kernels, fp32 sums: a block a
+//   batch's C, groups of lanes striding K over runs of B's rows (bmm16_fewrows); a warp a row
+//   of C, lanes striding A's row (bmm16_fewcols). A tile would be 1/16 full or less there.
 // Paths by judge GPU: T4 (sm_75) 02's m16n8k8 kernels, a register double buffer for few tiles;
 //   A100, B200 02's cp.async + mma.sync kernels; H100 / H200 the wgmma kernel for the large
-//   aligned shapes, 02's for the rest; odd shapes the ring from A100 on.
+//   aligned shapes, 02's for the rest; odd shapes the ring from A100 on; skinny kernels on all.
 // Prediction (before measuring): 128×1024³: 4096 tiles of 128×256 over 132 SMs = 32 rounds on
 //   the busiest SM, 16 k-tiles a tile, at 12_best's 4096³ rate (~670 TF/s) plus the per-tile
 //   drain ≈ 0.43 ms (≈ 1.03× cuBLAS's 0.416); 32×256³: 02's, 0.0118 ms; the ring faster than
-//   02's 2-byte loads on every odd shape.
+//   02's 2-byte loads on every odd shape. Skinny kernels: near the launch floor (~8 µs) where
+//   the tile paths took 12–17 µs.
 // Measured (H200, harness, cuBLAS strided-batched beside it): 128×1024³ 0.4265 ms vs 0.4675
 //   (0.91× cuBLAS's time; the prediction held); 32×256³ 0.0121 vs 0.0153 (0.79×); split K:
 //   51×7×8×655 0.0399 → 0.0149 ms. The ring against the file before it, 96 random shapes:
 //   0.88–0.95× geometric mean a seed, 112×45×632×348 0.36×, 22×416×608×56 0.11×, but up to
-//   1.28× on shapes with K ≤ 8 (42×632×80×7). Beside cuBLAS: 0.68–0.70×, worst 1.20×.
+//   1.28× on shapes with K ≤ 8 (42×632×80×7): K under 24 now keeps 02's kernels (8×810×480×20
+//   0.67× the ring's time), as do aligned 21-96-tile splits (80×26×32×360 0.67×). Skinny
+//   kernels against the tile paths: 0.46–0.95× (75×147×1×296 0.76×, 128×4×4×1024 0.46×).
 // Tiles: 02's; Hopper 128×256×64 × 4 or 128×128×64 × 6 + 32 KB of C boxes, 384 threads; ring
 //   64×64 × BK 32. Test macros: BMM16_FORCE, BMM16_HOPPER, BMM16_HOPPER_TILE, BMM16_RING.
 // Targets: sm_75 sm_80 sm_90a sm_100a
 // Judge GPUs: T4 A100 H100 H200 B200
+
 #include <cuda.h>  // CUtensorMap and its enums only: the encoder comes through the runtime, no -lcuda
 #include <cudaTypedefs.h>
 #include <cuda_fp16.h>
@@ -57,7 +56,22 @@
 #define BMM16_RING 1              // sm_80+: the cp.async ring for few tiles and for unaligned operands
 #endif
 #ifndef BMM16_RING_FLOPS
-#define BMM16_RING_FLOPS 1e12     // unaligned operands: the ring up to this 2·BATCH·M·N·K
+#define BMM16_RING_FLOPS 1e12     // unaligned operands: the ring up to this 2·BATCH·M·N·K ...
+#endif
+#ifndef BMM16_RING_MIN_K
+#define BMM16_RING_MIN_K 24       // ... and K of at least this (under it the ring's 32-wide k-step is mostly padding)
+#endif
+#ifndef BMM16_FEWROWS_MIN_K
+#define BMM16_FEWROWS_MIN_K 192   // bmm16_fewrows: M ≤ 4, N ≤ 8, K of at least this (its wins: K 192-1024;
+#endif                            // N 26-256 lost, 1.08-5.6x: too few blocks, or rows of B read 64 bytes a time)
+#ifndef BMM16_FEWCOLS_MIN_K
+#define BMM16_FEWCOLS_MIN_K 3     // bmm16_fewcols: N ≤ 4, K of at least this (K = 2 lost: 1.15x) ...
+#endif
+#ifndef BMM16_FEWCOLS_MAX_A
+#define BMM16_FEWCOLS_MAX_A 16777216.0 // ... and A of at most this many elements (128x1024x1x1024 read at 1.04x)
+#endif
+#ifndef BMM16_FEW_ALIGNED_DIV
+#define BMM16_FEW_ALIGNED_DIV 8   // aligned operands split over K only for at most SMs / this tiles (02's smaller tiles win above)
 #endif
 
 namespace bmm16 {
@@ -927,6 +941,73 @@ bmm16_ring(const half* __restrict__ A, const half* __restrict__ B, half* __restr
 
 }  // namespace any
 
+// ------------------------------------------------------------------ skinny batches (CUDA cores)
+// M ≤ 4 (N ≤ 8) or N ≤ 4: a 64×64 tensor-core tile would be 1/16 full or less (1/512 at
+// 8×1×8×301), and the batch is a set of matrix-vector products, bound by reading A and B once.
+// fp32 sums of fp16 products, as the tensor-core paths.
+// bmm16_fewrows: a block takes cp columns (N rounded up to a power of two, at most 32) of one
+// batch's C; its 1024 threads are groups of cp lanes striding over k (lane c reads B[k][n0 + c]:
+// one run of a row of B a group), then the groups' sums meet in shuffles and shared memory.
+constexpr int kFewThreads = 1024, kFewMax = 4;
+__global__ void __launch_bounds__(kFewThreads)
+    bmm16_fewrows(const half* __restrict__ A, const half* __restrict__ B, half* __restrict__ C, int M, int N,
+                  int K, int cp) {
+    const size_t b = blockIdx.y;
+    const int c = threadIdx.x % cp, g = threadIdx.x / cp, groups = kFewThreads / cp;
+    const int n = blockIdx.x * cp + c;
+    const half* a = A + b * M * (size_t)K;
+    const half* bb = B + b * K * (size_t)N + n;
+    float acc[kFewMax] = {};
+    if (n < N) {
+#pragma unroll 4
+        for (int k = g; k < K; k += groups) {
+            const float bv = __half2float(bb[(size_t)k * N]);
+#pragma unroll
+            for (int m = 0; m < kFewMax; ++m)
+                if (m < M) acc[m] = fmaf(__half2float(a[(size_t)m * K + k]), bv, acc[m]);
+        }
+    }
+    __shared__ float part[kFewThreads / 32][kFewMax][32];
+    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+#pragma unroll
+    for (int m = 0; m < kFewMax; ++m) {
+        for (int o = cp; o < 32; o <<= 1) acc[m] += __shfl_xor_sync(0xffffffffu, acc[m], o);  // cp divides 32
+        if (lane < cp) part[warp][m][lane] = acc[m];
+    }
+    __syncthreads();
+    const int t = threadIdx.x, m = t / cp, nc = blockIdx.x * cp + t % cp;  // one output a thread
+    if (m < M && nc < N) {
+        float sum = 0.0f;
+        for (int w = 0; w < kFewThreads / 32; ++w) sum += part[w][m][t % cp];
+        C[(b * M + m) * (size_t)N + nc] = __float2half_rn(sum);
+    }
+}
+// bmm16_fewcols: a warp takes one row of one batch's C (rows b·M + m, 8 a block); its lanes
+// stride over k reading A's row (one run a step) and B[k][0..N).
+__global__ void __launch_bounds__(256)
+    bmm16_fewcols(const half* __restrict__ A, const half* __restrict__ B, half* __restrict__ C, long long rows,
+                  int M, int N, int K) {
+    const long long row = (long long)blockIdx.x * 8 + threadIdx.x / 32;
+    const int lane = threadIdx.x % 32;
+    if (row >= rows) return;
+    const half* a = A + row * K;
+    const half* bb = B + (size_t)(row / M) * K * N;
+    float acc[kFewMax] = {};
+#pragma unroll 4
+    for (int k = lane; k < K; k += 32) {
+        const float av = __half2float(a[k]);
+#pragma unroll
+        for (int n = 0; n < kFewMax; ++n)
+            if (n < N) acc[n] = fmaf(av, __half2float(bb[(size_t)k * N + n]), acc[n]);
+    }
+#pragma unroll
+    for (int n = 0; n < kFewMax; ++n)
+        for (int o = 16; o > 0; o >>= 1) acc[n] += __shfl_xor_sync(0xffffffffu, acc[n], o);
+#pragma unroll
+    for (int n = 0; n < kFewMax; ++n)
+        if (lane == n && n < N) C[row * N + n] = __float2half_rn(acc[n]);
+}
+
 // ------------------------------------------------------------------ last-resort kernel (01's)
 // Used only when no tensor-core kernel can be prepared on this device.
 __global__ void bmm16_naive(const half* A, const half* B, half* C, int M, int N, int K) {
@@ -1077,6 +1158,24 @@ bool run(const Caps& c, const half* A, const half* B, half* C, int BATCH, int M,
 #endif
 }
 
+// The skinny kernels above, where they beat the tensor-core paths (BMM16_FEW* above). False
+// when they do not apply.
+inline bool solve_few(const half* A, const half* B, half* C, int BATCH, int M, int N, int K) {
+    if (BATCH > 65535) return false;
+    if (M <= kFewMax && N <= 8 && K >= BMM16_FEWROWS_MIN_K) {
+        int cp = 1;
+        while (cp < N) cp *= 2;
+        bmm16_fewrows<<<dim3(1, (unsigned)BATCH), kFewThreads>>>(A, B, C, M, N, K, cp);
+        return cuda_ok(cudaGetLastError());
+    }
+    if (N <= kFewMax && K >= BMM16_FEWCOLS_MIN_K && (double)BATCH * M * K <= BMM16_FEWCOLS_MAX_A) {
+        const long long rows = (long long)BATCH * M;
+        bmm16_fewcols<<<(unsigned)((rows + 7) / 8), 256>>>(A, B, C, rows, M, N, K);
+        return cuda_ok(cudaGetLastError());
+    }
+    return false;
+}
+
 // One launch of any::bmm16_ring (sm_80 and newer; any::bmm16_any below) for few tiles with a
 // long K (the batch's 64×64 tiles under the SMs: K split so they fill the SMs twice), and on
 // sm_80 and newer for operands the aligned kernels cannot take (K or N off a multiple of 8, a
@@ -1088,8 +1187,8 @@ bool solve_any(const Caps& c, const half* A, const half* B, half* C, int BATCH, 
     const bool aligned = K % kChunk == 0 && N % kChunk == 0 &&
                          ((reinterpret_cast<size_t>(A) | reinterpret_cast<size_t>(B) | reinterpret_cast<size_t>(C)) &
                           15) == 0;
-    const bool few = tiles < c.sms && K >= 4 * any::BK;
-    const bool odd = ring && !aligned && 2.0 * BATCH * M * N * K <= BMM16_RING_FLOPS;
+    const bool few = tiles < c.sms && K >= 4 * any::BK && (!aligned || tiles * BMM16_FEW_ALIGNED_DIV <= c.sms);
+    const bool odd = ring && !aligned && K >= BMM16_RING_MIN_K && 2.0 * BATCH * M * N * K <= BMM16_RING_FLOPS;
     if (!c.ok || K <= 0 || !(few || odd)) return false;
     const int step = ring ? any::RBK : any::BK;
     const long long kt = (K + step - 1) / step;
@@ -1710,6 +1809,7 @@ extern "C" void solve(const half* A, const half* B, half* C, int BATCH, int M, i
     if (BATCH <= 0 || M <= 0 || N <= 0) return;
     if (K < 0) K = 0;
     // sm_90a and a large aligned batch: the wgmma kernel; otherwise (or if it cannot be prepared) 02's dispatch.
+    if (bmm16::solve_few(A, B, C, BATCH, M, N, K)) return;
     if (bmm16::hop::solve_hopper(A, B, C, BATCH, M, N, K)) return;
     const bmm16::Caps& c = bmm16::caps();
     if (bmm16::solve_any(c, A, B, C, BATCH, M, N, K)) return;
