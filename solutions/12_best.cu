@@ -34,8 +34,8 @@
 //   against the double buffer: 0.84–1.13× a shape, 0.97–0.98× geometric means. Against the
 //   padded path, odd shapes past 0.11 GFLOP: the ring takes 1.1–2.2× its time on many tiles, but
 //   0.75–0.95× on one wave of unsplit tiles or few tiles, where it now runs (to 0.5 GFLOP). Its
-//   half2 epilogue: 0.96× over 36 odd shapes. Pairs, not serial split-K: 768³ 0.0106 ms against
-//   0.0243. Random shapes (64 a seed, seeds 1–3): 0.77–0.83× cuBLAS's time, 0.85–0.90× cuBLASLt's.
+//   half2 epilogue: 0.96×, 1-k-step pieces 0.85–0.95× (few tiles). Pairs, not serial split-K:
+//   768³ 0.0106 ms against 0.0243. Random shapes (64, seeds 1–3): 0.77–0.83× cuBLAS, 0.85–0.90× Lt.
 // Tiles (a macro at the top names each choice): big 128×256×64 × 4 stages, 1 producer + 2
 //   consumer warpgroups, B-multicast clusters of 2 between 1 and 2 waves; split-K 128×128×64 ×
 //   4, 1 + 2 warpgroups; small 64×128×64 × 8, 1 + 1, stream-K when M ≤ 64 and beta = 1. gemm_ring
