@@ -14,8 +14,8 @@
 //   streams C's rows out (float4 streaming stores), 8 rows a thread (fewer on small shapes).
 //   C of at most 64 rows × 32 columns, inner dimension over 8: mm_dot, a block a row of C and
 //   a slice of the inner dimension; groups of lanes read runs of B's rows and share A's value;
-//   slices added in order by the last block of a row. It replaces the split's 64×64 tiles,
-//   which for 20×1336×2 computed 4096 outputs to keep 40.
+//   slices added in order by the last block of a row (while its re-reads of B stay within 16
+//   MB). It replaces the split's 64×64 tiles, which for 20×1336×2 computed 4096 outputs for 40.
 // Prediction (before measuring): ~8.6 ms at M=8192, N=6144, K=4096 (≈48 TF/s, ~96% of cuBLAS).
 //   Split K: 3×6144×2 from ~13× cuBLAS's time to about 1×; the performance case unchanged.
 // Measured (H200, harness): first version (the kernel re-typed with the challenge's names and a
@@ -615,7 +615,12 @@ extern "C" void solve(const float* A, const float* B, float* C, int M, int N, in
         solve_thin(A, B, C, rows, depth, cols, vec, sms);
         return;
     }
-    if (rows <= kDotMaxRows && cols <= kDotMaxCols && solve_dot(A, B, C, rows, depth, cols, sms)) return;
+    // mm_dot re-reads B for every row of C: only while that stays within the measured range
+    // (rows · depth · cols ≤ 2^22 floats read from L2; the largest timed, 40×6939×15 at 0.98×
+    // cuBLAS's time, is 0.99 of that)
+    if (rows <= kDotMaxRows && cols <= kDotMaxCols && (double)rows * depth * cols <= 4194304.0 &&
+        solve_dot(A, B, C, rows, depth, cols, sms))
+        return;
     const long long big_tiles = (long long)((rows + 127) / 128) * ((cols + 127) / 128);
     const long long small_tiles = (long long)((rows + 63) / 64) * ((cols + 63) / 64);
     // Few tiles and a long inner dimension: split it over pieces of at least kSplitMinDepth so
