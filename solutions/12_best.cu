@@ -151,7 +151,7 @@
 #endif
 #ifndef GEMM_RING_ONE_KT
 #define GEMM_RING_ONE_KT 1     // ... but one k-step each where all those pieces still get an SM each (tiles ×
-                               // k-steps <= SMs): 143x95x287 0.87x the time of 3-step pieces; over a wave
+                               // k-steps <= SMs): 143x95x287 0.85x the time of 3-step pieces; over a wave
 #endif                         // of them they lost (416x182x300: 1.14x)
 #ifndef GEMM_RING_SPLIT_KT
 #define GEMM_RING_SPLIT_KT 8   // ... and K is split only from this many k-steps (run 116: under 8, one piece
