@@ -3351,7 +3351,8 @@ bool solve_any(const half* A, const half* B, half* C, int M, int N, int K, float
     const bool ring = GEMM_ANY_STAGES >= 3 && has_cp_async();
     // pieces of at least min_kt 32-wide k-steps; gemm_any's 64-wide steps for pieces that fill them
     const long long kt = (K + 31) / 32;
-    const long long min_kt = !ring ? GEMM_ANY_MIN_KT : GEMM_RING_ONE_KT && tiles * kt <= num_sms() ? 1 : GEMM_RING_MIN_KT;
+    const long long min_kt =
+        !ring ? GEMM_ANY_MIN_KT : (GEMM_RING_ONE_KT && tiles * kt <= num_sms()) ? 1 : GEMM_RING_MIN_KT;
     const double flops = 2.0 * M * N * K;
     // the ring past GEMM_ANY_FLOPS: one wave of unsplit tiles, or few tiles split over K
     const bool ring_more = ring && flops <= GEMM_RING_MORE_FLOPS &&

@@ -948,7 +948,7 @@ bmm16_ring(const half* __restrict__ A, const half* __restrict__ B, half* __restr
 // bmm16_fewrows: a block takes cp columns (N rounded up to a power of two, at most 32) of one
 // batch's C; its 1024 threads are groups of cp lanes striding over k (lane c reads B[k][n0 + c]:
 // one run of a row of B a group), then the groups' sums meet in shuffles and shared memory.
-constexpr int kFewThreads = 1024, kFewMax = 4;
+constexpr int kFewThreads = 1024, kFewMax = 4, kFewRowsMaxN = 8;  // kFewMax: M (fewrows) or N (fewcols)
 __global__ void __launch_bounds__(kFewThreads)
     bmm16_fewrows(const half* __restrict__ A, const half* __restrict__ B, half* __restrict__ C, int M, int N,
                   int K, int cp) {
@@ -1162,7 +1162,7 @@ bool run(const Caps& c, const half* A, const half* B, half* C, int BATCH, int M,
 // when they do not apply.
 inline bool solve_few(const half* A, const half* B, half* C, int BATCH, int M, int N, int K) {
     if (BATCH > 65535) return false;
-    if (M <= kFewMax && N <= 8 && K >= BMM16_FEWROWS_MIN_K) {
+    if (M <= kFewMax && N <= kFewRowsMaxN && K >= BMM16_FEWROWS_MIN_K) {
         int cp = 1;
         while (cp < N) cp *= 2;
         bmm16_fewrows<<<dim3(1, (unsigned)BATCH), kFewThreads>>>(A, B, C, M, N, K, cp);
