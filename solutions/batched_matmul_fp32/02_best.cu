@@ -1,50 +1,49 @@
-// 02_best — sgemm 09_tuned batched in one launch (grid.z = batch): cp.async 4-stage ring (register-staged on sm_75), 128×128 or 64×64 tiles picked by a makespan model
+// 02_best — sgemm 09_tuned batched in one launch (grid.z = batch): cp.async 4-stage ring (register-staged on sm_75), 128×128 or 64×64 tiles picked by a makespan model; a thread an output for C of at most 32 columns with a long K
 //
 // Changed from 01: the project's best fp32 SGEMM (sgemm/09_tuned) runs every (batch, tile) pair
 //   of one launch: blockIdx.z = b, blockIdx.x walks C[b]'s tiles in groups of 8 block-rows (L2
-//   reuse). Kept from 09: shared-memory k-tiles (BK = 8) of a transposed, padded A (4-byte
-//   copies, conflict-free stores, LDS.128 fragment reads) and a row-major B; fragments double-
-//   buffered in registers; 8×16 (128×128 tile) or 4×8 (64×64 tile) outputs per thread on 128
-//   threads; on sm_80+ a 4-stage cp.async ring (three k-tiles in flight); zero-filling
-//   predicated copies only in edge blocks and in the last partial k-tile. New: (1) the batch is
-//   folded into the row index of each address (A row b·M + m, B row b·K + k, C row b·M + m),
-//   not into the pointers: with the pointers kept as plain kernel parameters and 09's
-//   alpha/beta epilogue kept (called with 1, 0: C is never read), the sm_90a 128×128 main loop
-//   is 09's instruction for instruction (cubins compared: the same 1078 opcodes in the same
-//   order, 1047 of 1078 words bit-identical, 226 registers as 09; the 64×64 loop has 09's
-//   instruction mix with a few LDS placed differently). Offsetting the pointers with a
-//   store-only epilogue gave 233 registers and a re-scheduled 128×128 loop: the symptom of
-//   matmul_fp32 02's first version, which measured 10% slower than 09. (2) sm_75 has no
-//   cp.async: there the loop runs a 2-stage ring fed through registers (k-tile t+1 is loaded at
-//   the top of k-tile t and stored to shared memory just before its closing barrier), which
-//   also fits two 128×128 blocks in the T4's 64 KB. (3) Alignment: A is copied 4 bytes at a
-//   time, so b·M·K needs none; B and C use 16-byte copies only when N % 4 == 0 and both bases
-//   are 16-byte aligned, and then b·K·N, b·M·N, k·N and every tile column are multiples of 4
-//   floats. (4) Tile shape: the busiest SM runs ceil(BATCH·tiles / SMs) tiles, each costing
-//   area ÷ efficiency; 64×64 is 0.8 of a 128×128 tile sharing its SM with another, and a
-//   128×128 block alone on its SM (BATCH·tiles ≤ SMs: 4 warps, one per scheduler, nothing else
-//   to issue across its barriers) is taken at 0.75. 32×256³: 128 big tiles (1 per SM:
-//   16384/0.75 = 21845) against 512 small (4 per SM: 4·4096/0.8 = 20480) → 64×64, all 512
-//   resident at once; 128×1024³: 8192 big (63 per SM, 2 resident) against 32768 small →
-//   128×128. Per thread each output sums k = 0, 1, …, K−1 in order, one fmaf per step (no
-//   split-K; cuBLAS's SIMT order), fp32 only.
-// Prediction (before measuring): 32×256³ ≈ 0.031 ms per call in the harness: kernel ≈ 26 µs
-//   (the busiest SMs each take 4 tiles = 8.4 MFLOP; 09's 128×128 loop issues FFMA ~85% of the
-//   time and 64×64 ~0.8 of that, ≈ 340 GF/s per SM at ~1.9 GHz → ~25 µs, plus ~1.5 µs to fill
-//   the pipeline and drain C) plus the ~5 µs launch and event floor; about cuBLAS's speed
-//   (torch.bmm 0.0397 ms per call, 0.0274 ms replayed from a graph, so ~0.033 ms per call the
-//   harness's way): 0.9–1.1× its strided-batched baseline. 128×1024³ ≈ 5.8 ms (≈47 TF/s, ~93%
-//   of cuBLAS's 5.384 ms): 09's steady state (48 TF/s, 96% of cuBLAS at 4096³) less ~1.5% for
-//   the last partial wave (62.06 tiles per SM → 63) and a little more pipeline fill per tile at
-//   K = 1024 than at 4096.
+//   reuse). Kept from 09: BK = 8 shared-memory k-tiles of a transposed, padded A (conflict-free
+//   stores, LDS.128 fragment reads) and a row-major B; fragments double-buffered in registers;
+//   8×16 (128×128 tile) or 4×8 (64×64) outputs per thread on 128 threads; a 4-stage cp.async
+//   ring on sm_80+, a 2-stage ring fed through registers on sm_75 (no cp.async; two 128×128
+//   blocks fit the T4's 64 KB); predicated copies only in edge blocks and the last k-tile.
+//   The batch is folded into each address's row index (A row b·M + m, B row b·K + k, C row
+//   b·M + m), not into the pointers, and 09's alpha/beta epilogue is kept (called with 1, 0):
+//   the sm_90a 128×128 loop is then 09's instruction for instruction (226 registers); offset
+//   pointers with a store-only epilogue gave 233 and a re-scheduled loop, the symptom of
+//   matmul_fp32 02's first version (10% slower than 09). B and C use 16-byte copies only when
+//   N % 4 == 0 and both bases are 16-byte aligned. Tile shape: the busiest SM runs
+//   ceil(BATCH·tiles / SMs) tiles, each its area ÷ efficiency (64×64: 0.8; a 128×128 block
+//   alone on its SM, 4 warps with nothing else to issue across barriers: 0.75).
+//   Each output sums k = 0, 1, …, K−1 in order, one fmaf a step (cuBLAS's SIMT order), fp32 only.
+// bmm_rows, for N ≤ 32, K ≥ 128, BATCH·M·N ≤ 512·SMs and B re-read at most 2^22 floats: the
+//   tiles gave such a C[b] one 64×64 tile run through K/8 serial k-tiles (51×7×8×655: 82 for 56
+//   useful outputs; 1.14× cuBLAS's time and 1.99× cuBLASLt's in the leaderboard). A block takes
+//   R = min(M, 32, 256/N) rows of one C[b], a thread an output; all 256 threads stream 64-deep
+//   chunks of those rows of A and of B[b] (contiguous) through a shared ring (3 chunks in
+//   flight on sm_80+), so each thread's chain of dependent FMAs reads only shared memory. The
+//   sum keeps the order above bit for bit (the tile kernels' results, up to the sign of a
+//   zero): at 1e-5 with U(−10, 10) fills, splitting K (slices added in order, or lanes over k
+//   as matmul_fp32 02's mm_dot) leaves cancelling long sums outside both references, so the
+//   parallelism is in the loads, not in the sum. The header before it, verbatim:
+//   lab/stages/batched_matmul_fp32_02_best.md.
+// Prediction (before measuring): 32×256³ ≈ 0.031 ms a call, 128×1024³ ≈ 5.8 ms (09's steady
+//   state, 96% of cuBLAS at 4096³, less the last partial wave). bmm_rows: the 64×64 loop issues
+//   ~40 cycles a k, a chain of fmaf from shared memory ~4 (~16 with two full blocks an SM):
+//   51×7×8×655 ≈ 0.007 ms a call (~0.45× the tile path's time), 80×26×32×360 ≈ 0.009 (~0.7×).
 // Measured (H200, harness, cublasSgemmStridedBatched beside it): 32×256³ 0.0380 ms vs 0.0430
-//   (0.88× its time; 0.0369 vs 0.0419 in the leaderboard): slower than the 0.031 predicted,
-//   faster than cuBLAS; 128×1024³ 5.693 ms vs 5.434 (95.0%; 5.8 predicted); memcheck clean.
+//   (0.88× its time): slower than the 0.031 predicted, faster than cuBLAS; 128×1024³ 5.693 ms
+//   vs 5.434 (95.0%; 5.8 predicted); memcheck clean. bmm_rows against the tile path, in one
+//   process: 51×7×8×655 0.0148 ms against 0.0292 (0.51×: the ratio held, the time is twice the
+//   prediction's), 16×64×32×1024 0.49×, 2×1000×3×500 0.55×, 80×26×32×360 0.86×; 10 shapes 0.49–0.86×.
 // Tiles: big BM=128 BN=128 BK=8 TM=8 TN=16 (2×2 warps of 64×64), small BM=64 BN=64 BK=8 TM=4 TN=8 (2×2 warps of 32×32); 128 threads per block; 4 cp.async stages (sm_80+) or 2 register-staged stages (sm_75); grid (tiles of one batch, 1, BATCH)
+//   bmm_rows: 256 threads, R rows × N columns, 64-deep chunks (A rows padded to 68 floats), 4 cp.async stages (2 on sm_75); grid (row groups of a batch, BATCH)
 // Targets: sm_75 sm_80 sm_90a sm_100a
 // Judge GPUs: T4 A100 H100 H200 B200
 
 #include <cuda_runtime.h>
+
+#include <algorithm>
 
 // ---------------------------------------------------------------- copy primitives
 // sm_80+: cp.async (LDGSTS) into a STAGES-deep ring. Older targets (sm_75) do not have it: the
@@ -417,6 +416,142 @@ __global__ void __launch_bounds__(CF::NT, 2)
     }
 }
 
+// ---------------------------------------------------------------- few outputs, long K
+// C[b] of at most 32 columns and a long K: the tile kernel runs each batch's 64×64 tile through
+// K/8 serial k-tiles for a few dozen useful outputs (51×7×8×655: 82 k-tiles for 56 of 4096).
+// bmm_rows gives each output one thread and keeps the tile kernel's summation order exactly (one
+// fmaf per k, k = 0, 1, …, K−1, from 0): at atol = rtol = 1e-5 with U(−10, 10) fills, any other
+// order (K split into slices, lanes over k) misses both references where a long sum cancels,
+// while this one is cuBLAS's SIMT order, which the tile kernel already passes with. What runs
+// in parallel is the loading: all 256 threads stream 64-deep chunks of the block's rows of A[b]
+// and of B[b] (contiguous: every column) through a shared-memory ring, and each thread's chain
+// of dependent FMAs reads only shared memory (~4 cycles a k, not a k-tile's ~40 cycles a k).
+// A block: batch blockIdx.y, rows R·blockIdx.x … of C[b] (R·N ≤ 256, R ≤ 32), every column.
+constexpr int kRowThreads = 256, kRowMaxCols = 32, kRowMaxRows = 32, kRowKC = 64;
+constexpr int kRowMinK = 128;  // shorter K: the tile kernel's few k-tiles are near the launch floor
+constexpr int kRowLdA = kRowKC + 4;  // A rows in a stage: 16-byte aligned, 4 banks apart
+constexpr int row_rows(int n) {      // rows a block takes at N = n
+    return kRowMaxRows < kRowThreads / n ? kRowMaxRows : kRowThreads / n;
+}
+constexpr int row_stage_floats() {   // one stage: R rows of A, then kRowKC rows of B (all N)
+    int most = 0;
+    for (int n = 1; n <= kRowMaxCols; ++n) {
+        const int f = row_rows(n) * kRowLdA + kRowKC * n;
+        most = f > most ? f : most;
+    }
+    return most;
+}
+constexpr int kRowStage = row_stage_floats();  // 2688 floats (N = 8: 32 rows)
+static_assert(kRowStage % 4 == 0 && kRowLdA % 4 == 0, "16-byte aligned stages and rows");
+static_assert(4 * kRowStage * 4 <= 48 * 1024, "four stages in static shared memory");
+
+// bmm_rows's copies: cp.async on sm_80+; on sm_75 a plain load and store, which keeps the ring
+// correct (the waits are no-ops, the barriers still order everything)
+__device__ __forceinline__ void row_cp4(float* dst, const float* src) {
+#if BMM_ASYNC
+    cp4(dst, src);
+#else
+    *dst = *src;
+#endif
+}
+__device__ __forceinline__ void row_cp16(float* dst, const float* src) {
+#if BMM_ASYNC
+    cp16(dst, src);
+#else
+    *reinterpret_cast<float4*>(dst) = *reinterpret_cast<const float4*>(src);
+#endif
+}
+__device__ __forceinline__ void row_commit() {
+#if BMM_ASYNC
+    cp_commit();
+#endif
+}
+template <int PENDING>
+__device__ __forceinline__ void row_wait() {
+#if BMM_ASYNC
+    cp_wait<PENDING>();
+#endif
+}
+
+// VEC: N % 4 == 0 and B 16-byte aligned (then every chunk of B[b], (b·K + k0)·N floats in, is)
+template <bool VEC>
+__global__ void __launch_bounds__(kRowThreads)
+    bmm_rows(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C,
+             int M, int N, int K, int R) {
+#if BMM_ASYNC
+    constexpr int S = 4;  // three chunks (192 k) in flight while one is summed
+#else
+    constexpr int S = 2;  // synchronous copies: a second stage is all that helps
+#endif
+    __shared__ __align__(16) float stage[S][kRowStage];
+    const int b = blockIdx.y, m0 = blockIdx.x * R;
+    const int rows = min(R, M - m0);
+    const int tid = threadIdx.x;
+    const float* a_blk = A + ((size_t)b * M + m0) * K;  // row m0 of A[b]
+    const float* b_blk = B + (size_t)b * K * N;         // B[b]
+    const int b_off = R * kRowLdA;                      // B's part of a stage (a multiple of 4)
+    const int KT = (K + kRowKC - 1) / kRowKC;           // chunks; the last may be partial
+
+    auto issue = [&](int c) {  // chunk c into stage c % S (nothing past the end)
+        if (c >= KT) return;
+        float* st = stage[c % S];
+        const int k0 = c * kRowKC, kc = min(kRowKC, K - k0);
+        // A: 4-byte copies (A's rows have any alignment), consecutive threads along one row
+        for (int i = tid; i < rows * kRowKC; i += kRowThreads) {
+            const int r = i / kRowKC, kk = i % kRowKC;
+            if (kk < kc) row_cp4(st + r * kRowLdA + kk, a_blk + (size_t)r * K + k0 + kk);
+        }
+        // B: rows k0 … k0+kc−1 of B[b] with every column are kc·N contiguous floats
+        const float* src = b_blk + (size_t)k0 * N;
+        float* dst = st + b_off;
+        const int nb = kc * N;
+        if (VEC) {
+            for (int i = tid * 4; i < nb; i += kRowThreads * 4) row_cp16(dst + i, src + i);
+        } else {
+            for (int i = tid; i < nb; i += kRowThreads) row_cp4(dst + i, src + i);
+        }
+    };
+
+    // prologue: chunks 0 … S−2 in flight, one commit group each (empty past the end)
+#pragma unroll
+    for (int s = 0; s < S - 1; ++s) {
+        issue(s);
+        row_commit();
+    }
+    const bool active = tid < rows * N;  // thread tid: output (m0 + tid / N, tid % N)
+    const int ml = active ? tid / N : 0, n = active ? tid % N : 0;
+    float acc = 0.0f;
+    for (int c = 0; c < KT; ++c) {
+        // Committed so far: chunks 0 … c+S−2; S−2 pending allowed means chunk c has landed. The
+        // barrier publishes it and tells every thread that chunk c−1's stage, refilled below,
+        // is no longer read.
+        row_wait<S - 2>();
+        __syncthreads();
+        issue(c + S - 1);
+        row_commit();
+        if (active) {
+            const float* st = stage[c % S];
+            const float* arow = st + ml * kRowLdA;
+            const float* bcol = st + b_off + n;
+            const int kc = min(kRowKC, K - c * kRowKC);
+            if (kc == kRowKC) {  // block-uniform
+#pragma unroll
+                for (int kk = 0; kk < kRowKC; kk += 4) {
+                    const float4 a4 = *reinterpret_cast<const float4*>(arow + kk);
+                    acc = fmaf(a4.x, bcol[(kk + 0) * N], acc);
+                    acc = fmaf(a4.y, bcol[(kk + 1) * N], acc);
+                    acc = fmaf(a4.z, bcol[(kk + 2) * N], acc);
+                    acc = fmaf(a4.w, bcol[(kk + 3) * N], acc);
+                }
+            } else {
+                for (int kk = 0; kk < kc; ++kk) acc = fmaf(arow[kk], bcol[kk * N], acc);
+            }
+        }
+    }
+    // the block's outputs are rows m0 … m0+rows−1 of C[b], whole rows: contiguous from row m0
+    if (active) C[((size_t)b * M + m0) * N + tid] = acc;
+}
+
 // ---------------------------------------------------------------- host side
 static int sm_count() {
     static int count = 0;  // one device per process in practice; the query is cheap anyway
@@ -455,6 +590,22 @@ extern "C" void solve(const float* A, const float* B, float* C, int BATCH, int M
     if (K < 0) K = 0;  // not in the constraints (K ≥ 1); K == 0 would write C = 0
     const bool vec = N % 4 == 0 && (((size_t)B | (size_t)C) & 15) == 0;
     const int sms = sm_count();
+    // bmm_rows for at most 32 columns and K ≥ 128, while its outputs fill at most two 256-thread
+    // blocks an SM (by issue count the busiest SM then spends ~16 cycles a k, the 64×64 tile's
+    // loop ~40) and B's re-reads (once per block of a batch) stay within 2^22 floats from L2,
+    // the bound matmul_fp32 02's mm_dot was measured inside. Everything else: the tiles.
+    if (N <= kRowMaxCols && K >= kRowMinK && (double)BATCH * M * N <= 512.0 * sms) {
+        const int R = std::min(M, row_rows(N));
+        const long long blocks = (long long)BATCH * ((M + R - 1) / R);
+        if ((double)blocks * K * N <= 4194304.0) {
+            const dim3 grid((unsigned)((M + R - 1) / R), (unsigned)BATCH);
+            if (N % 4 == 0 && ((size_t)B & 15) == 0)
+                bmm_rows<true><<<grid, kRowThreads>>>(A, B, C, M, N, K, R);
+            else
+                bmm_rows<false><<<grid, kRowThreads>>>(A, B, C, M, N, K, R);
+            return;
+        }
+    }
     const long long big_tiles = (long long)BATCH * ((M + 127) / 128) * ((N + 127) / 128);
     const long long small_tiles = (long long)BATCH * ((M + 63) / 64) * ((N + 63) / 64);
     const double big_eff = big_tiles <= sms ? 0.75 : 1.0;
