@@ -7,14 +7,10 @@
 //     never spans two matrices; TMA's zero fill and store clipping handle ragged edges.
 //   - warpgroup 0 issues TMA loads into a full/empty mbarrier ring; warpgroups 1-2 issue 4 ×
 //     wgmma m64nBNk16 a k-tile; persistent over (batch, grouped 16 M-tiles), A and B stay in L2.
-//   - epilogue: fp16 results held in registers, written with stmatrix into 128B-swizzled boxes
-//     and TMA-stored during the next tile's first k-steps (the text this summary replaced, and
-//     the history: lab/stages/batched_matmul_fp16_03_wgmma.md).
-//   Taken when the device is sm_90 with this file's sm_90a image, K % 8 == 0, N % 8 == 0, A, B, C
-//   16-byte aligned, and BATCH·M·N·K ≥ 2^31 multiply-adds (32×256³ = 2^29 stays on 02, which beat
-//   cuBLAS there); tile shape by 02's wave model (busiest SM's tiles × area / efficiency, 1.0 for
-//   128×256, 0.75 for 128×128: a 128×128 k-tile brings 32 KB for half the MMA of a 128×256's 48
-//   KB). Tensor maps cached by (pointers, shape), 8 sets; a failure to prepare falls back to 02.
+//   - epilogue: fp16 results in registers, stmatrix'd into 128B-swizzled boxes, TMA-stored in
+//     the next tile's first k-steps (longer text: lab/stages/batched_matmul_fp16_03_wgmma.md).
+//   Taken on sm_90a for K, N % 8 == 0, 16-byte aligned operands and BATCH·M·N·K ≥ 2^31; tile
+//   by 02's wave model (128×256 or 128×128); a failure to prepare falls back to 02.
 //   Few tiles, long K (BATCH × 64×64 tiles < SMs, K ≥ 256; aligned operands only to SMs/8
 //   tiles, where 02's smaller tiles lose to a split), and from sm_80 odd operands with K ≥ 24:
 //   12_best's gemm_ring for a batch, a 4-stage cp.async ring of the widest copies the rows
@@ -22,14 +18,18 @@
 //   M ≤ 4 with N ≤ 8 (K ≥ 192), or N ≤ 4 (K ≥ 3): CUDA-core kernels, fp32 sums: a block a
 //   batch's C, groups of lanes striding K over runs of B's rows (bmm16_fewrows); a warp a row
 //   of C, lanes striding A's row (bmm16_fewcols). A tile would be 1/16 full or less there.
+//   New: M ≤ 4, N 9-256, K 192-1024, ≤ 2 blocks an SM: bmm16_skinny, a block 16 columns (8
+//   where N is odd) × all of K, 8 lanes a row of B, ≤ 8 independent loads a lane, A staged in
+//   smem, sums in a fixed order. One L2 round trip, where the split ring (8×1×26×632: 80 blocks
+//   of 2 k-steps) pays four (loads, slot atomics, counter, slot reads) and 02's tiles K/32 steps.
 // Paths by judge GPU: T4 (sm_75) 02's m16n8k8 kernels, a register double buffer for few tiles;
 //   A100, B200 02's cp.async + mma.sync kernels; H100 / H200 the wgmma kernel for the large
 //   aligned shapes, 02's for the rest; odd shapes the ring from A100 on; skinny kernels on all.
 // Prediction (before measuring): 128×1024³: 4096 tiles of 128×256 over 132 SMs = 32 rounds on
 //   the busiest SM, 16 k-tiles a tile, at 12_best's 4096³ rate (~670 TF/s) plus the per-tile
 //   drain ≈ 0.43 ms (≈ 1.03× cuBLAS's 0.416); 32×256³: 02's, 0.0118 ms; the ring faster than
-//   02's 2-byte loads on every odd shape. Skinny kernels: near the launch floor (~8 µs) where
-//   the tile paths took 12–17 µs.
+//   02's 2-byte loads on every odd shape. Skinny kernels: ~8 µs where the tiles took 12–17;
+//   bmm16_skinny: 8×1×26×632 ≈ 7 µs (launch + a round trip + sums), 0.8–0.9× the file before.
 // Measured (H200, harness, cuBLAS strided-batched beside it): 128×1024³ 0.4265 ms vs 0.4675
 //   (0.91× cuBLAS's time; the prediction held); 32×256³ 0.0121 vs 0.0153 (0.79×); split K:
 //   51×7×8×655 0.0399 → 0.0149 ms. The ring against the file before it, 96 random shapes:
@@ -37,6 +37,8 @@
 //   1.28× on shapes with K ≤ 8 (42×632×80×7): K under 24 now keeps 02's kernels (8×810×480×20
 //   0.67× the ring's time), as do aligned 21-96-tile splits (80×26×32×360 0.67×). Skinny
 //   kernels against the tile paths: 0.46–0.95× (75×147×1×296 0.76×, 128×4×4×1024 0.46×).
+//   bmm16_skinny against the file before: 8×1×26×632 0.0086 ms against 0.0123 (0.70×), 11
+//   shapes 0.56–0.85×; over 2 blocks an SM it lost (32×4×160×384, 320 blocks: 1.21×).
 // Tiles: 02's; Hopper 128×256×64 × 4 or 128×128×64 × 6 + 32 KB of C boxes, 384 threads; ring
 //   64×64 × BK 32. Test macros: BMM16_FORCE, BMM16_HOPPER, BMM16_HOPPER_TILE, BMM16_RING.
 // Targets: sm_75 sm_80 sm_90a sm_100a
@@ -70,6 +72,15 @@
 #ifndef BMM16_FEWCOLS_MAX_A
 #define BMM16_FEWCOLS_MAX_A 16777216.0 // ... and A of at most this many elements (128x1024x1x1024 read at 1.04x)
 #endif
+#ifndef BMM16_SKINNY_MIN_K
+#define BMM16_SKINNY_MIN_K 192    // bmm16_skinny: M ≤ 4, N 9..BMM16_SKINNY_MAX_N, K of at least this (shorter K:
+#endif                            // the tile paths' few k-steps are in flight at once too)
+#ifndef BMM16_SKINNY_MAX_N
+#define BMM16_SKINNY_MAX_N 256
+#endif
+#ifndef BMM16_SKINNY_SM_BLOCKS
+#define BMM16_SKINNY_SM_BLOCKS 2  // ... and at most this many blocks an SM (320 and 416 blocks on 132 SMs: 1.21x
+#endif                            // and 1.05x the tile paths' time; 140 and fewer: 0.56-0.85x)
 #ifndef BMM16_FEW_ALIGNED_DIV
 #define BMM16_FEW_ALIGNED_DIV 8   // aligned operands split over K only for at most SMs / this tiles (02's smaller tiles win above)
 #endif
@@ -1008,6 +1019,94 @@ __global__ void __launch_bounds__(256)
         if (lane == n && n < N) C[row * N + n] = __float2half_rn(acc[n]);
 }
 
+// bmm16_skinny (M ≤ 4, N 9-256, long K): a block takes 8·V columns (V = 2: half2 loads where N is
+// even and B 4-byte aligned, else 1) of one batch's C, all M rows. Its G groups of 8 lanes split
+// K (group g rows g, g + G, ...; G·8 ≥ K, so one batch of ≤ 8 independent loads a lane covers K ≤
+// 1024 in one L2 round trip); A's M×K slice is staged once in shared memory as fp32 while B's
+// loads are in flight. The groups' sums meet in shuffles, then shared memory in warp order: a
+// fixed order, so every call gives the same bits. No K split across blocks: the counter and
+// workspace round trips would cost more than the ≤ 32 KB a block reads.
+constexpr int kSkinnyLanes = 8, kSkinnyRows = 8, kSkinnyMaxK = 1024, kSkinnyMaxThreads = 1024;
+template <int V> struct SkinnyVec;
+template <> struct SkinnyVec<1> {
+    using T = half;
+    static __device__ __forceinline__ float at(T x, int) { return __half2float(x); }
+};
+template <> struct SkinnyVec<2> {
+    using T = half2;
+    static __device__ __forceinline__ float at(T x, int v) { return v == 0 ? __low2float(x) : __high2float(x); }
+};
+template <int V>
+__global__ void __launch_bounds__(kSkinnyMaxThreads)
+    bmm16_skinny(const half* __restrict__ A, const half* __restrict__ B, half* __restrict__ C, int M, int N, int K) {
+    using Vec = SkinnyVec<V>;
+    using T = typename Vec::T;
+    __shared__ float sa[kFewMax * kSkinnyMaxK];                       // A[b][m][k] at m·K + k
+    __shared__ float red[kSkinnyMaxThreads / 32][kFewMax][kSkinnyLanes * V];  // a warp's sums
+    const size_t b = blockIdx.y;
+    const int lane = threadIdx.x % kSkinnyLanes, g = threadIdx.x / kSkinnyLanes, G = blockDim.x / kSkinnyLanes;
+    const int n0 = blockIdx.x * kSkinnyLanes * V, n = n0 + lane * V;  // V = 2: N even, so n < N covers n + 1
+    const half* a = A + b * M * (size_t)K;
+    const T* bb = reinterpret_cast<const T*>(B + b * K * (size_t)N + n);  // V = 2: every offset even
+    const size_t ld = (size_t)N / V;                                  // one row of B in T's
+    T r[kSkinnyRows];
+    auto load = [&](int k0) {
+#pragma unroll
+        for (int i = 0; i < kSkinnyRows; ++i) {
+            const int k = k0 + i * G;
+            if (n < N && k < K) r[i] = __ldg(bb + k * ld);
+        }
+    };
+    load(g);  // issued before A's staging and the barrier, so the two latencies overlap
+    // M·K ≤ 4·blockDim (the host's G·8 ≥ K): one pass of 4 independent loads, not 4 round trips
+    for (int i0 = threadIdx.x; i0 < M * K; i0 += 4 * blockDim.x) {
+        float x[4];
+#pragma unroll
+        for (int j = 0; j < 4; ++j) {
+            const int i = i0 + j * blockDim.x;
+            x[j] = i < M * K ? __half2float(__ldg(a + i)) : 0.0f;
+        }
+#pragma unroll
+        for (int j = 0; j < 4; ++j)
+            if (i0 + j * (int)blockDim.x < M * K) sa[i0 + j * blockDim.x] = x[j];
+    }
+    __syncthreads();
+    float acc[kFewMax][V] = {};
+    for (int k0 = g;;) {  // once where G·8 ≥ K (the host's choice); any K ≤ kSkinnyMaxK is still correct
+#pragma unroll
+        for (int i = 0; i < kSkinnyRows; ++i) {
+            const int k = k0 + i * G;
+            if (n < N && k < K)
+#pragma unroll
+                for (int m = 0; m < kFewMax; ++m)
+                    if (m < M)
+#pragma unroll
+                        for (int v = 0; v < V; ++v) acc[m][v] = fmaf(sa[m * K + k], Vec::at(r[i], v), acc[m][v]);
+        }
+        k0 += kSkinnyRows * G;
+        if (k0 >= K) break;
+        load(k0);
+    }
+    // lanes l, l + 8, l + 16, l + 24 of a warp hold the same columns
+    const int warp = threadIdx.x / 32, wl = threadIdx.x % 32;
+#pragma unroll
+    for (int m = 0; m < kFewMax; ++m)
+#pragma unroll
+        for (int v = 0; v < V; ++v) {
+            float x = acc[m][v];
+            x += __shfl_xor_sync(0xffffffffu, x, 8);
+            x += __shfl_xor_sync(0xffffffffu, x, 16);
+            if (wl < kSkinnyLanes) red[warp][m][wl * V + v] = x;
+        }
+    __syncthreads();
+    const int t = threadIdx.x, m = t / (kSkinnyLanes * V), c = t % (kSkinnyLanes * V);  // one output a thread
+    if (m < M && n0 + c < N) {
+        float sum = 0.0f;
+        for (int w = 0; w < (int)blockDim.x / 32; ++w) sum += red[w][m][c];
+        C[(b * M + m) * (size_t)N + n0 + c] = __float2half_rn(sum);
+    }
+}
+
 // ------------------------------------------------------------------ last-resort kernel (01's)
 // Used only when no tensor-core kernel can be prepared on this device.
 __global__ void bmm16_naive(const half* A, const half* B, half* C, int M, int N, int K) {
@@ -1158,8 +1257,24 @@ bool run(const Caps& c, const half* A, const half* B, half* C, int BATCH, int M,
 #endif
 }
 
-// The skinny kernels above, where they beat the tensor-core paths (BMM16_FEW* above). False
-// when they do not apply.
+// Blocks of bmm16_skinny<V> resident on one SM at `threads` (64..1024, a power of two): the
+// occupancy API once per process for each block size (0 where it fails: the kernel is not taken).
+template <int V>
+int skinny_blocks_per_sm(int threads) {
+    static const struct Occ { int n[5]; } occ = [] {
+        Occ o{};
+        for (int i = 0; i < 5; ++i)
+            if (!cuda_ok(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&o.n[i], bmm16_skinny<V>, 64 << i, 0)))
+                o.n[i] = 0;
+        return o;
+    }();
+    int i = 0;
+    while ((64 << i) < threads && i < 4) ++i;
+    return occ.n[i];
+}
+
+// The skinny kernels above, where they beat the tensor-core paths (BMM16_FEW*, BMM16_SKINNY* above).
+// False when they do not apply.
 inline bool solve_few(const half* A, const half* B, half* C, int BATCH, int M, int N, int K) {
     if (BATCH > 65535) return false;
     if (M <= kFewMax && N <= kFewRowsMaxN && K >= BMM16_FEWROWS_MIN_K) {
@@ -1167,6 +1282,26 @@ inline bool solve_few(const half* A, const half* B, half* C, int BATCH, int M, i
         while (cp < N) cp *= 2;
         bmm16_fewrows<<<dim3(1, (unsigned)BATCH), kFewThreads>>>(A, B, C, M, N, K, cp);
         return cuda_ok(cudaGetLastError());
+    }
+    if (M <= kFewMax && N > kFewRowsMaxN && N <= BMM16_SKINNY_MAX_N && K >= BMM16_SKINNY_MIN_K && K <= kSkinnyMaxK) {
+        const Caps& c = caps();
+        const bool v2 = N % 2 == 0 && (reinterpret_cast<size_t>(B) & 3) == 0;
+        int groups = 8;  // a power of two with 8 rows a lane covering K (threads 64..1024)
+        while (groups * kSkinnyRows < K && groups * kSkinnyLanes < kSkinnyMaxThreads) groups *= 2;
+        const int threads = groups * kSkinnyLanes, width = kSkinnyLanes * (v2 ? 2 : 1);
+        const long long blocks = (long long)BATCH * ((N + width - 1) / width);
+        // One wave of resident blocks (every load in flight at once), at most BMM16_SKINNY_SM_BLOCKS an
+        // SM; past it the tile paths stream as well.
+        const int fit = !c.ok ? 0 : v2 ? skinny_blocks_per_sm<2>(threads) : skinny_blocks_per_sm<1>(threads);
+        const int per_sm = std::min(BMM16_SKINNY_SM_BLOCKS, fit);
+        if ((long long)per_sm * c.sms >= blocks) {
+            const dim3 grid((unsigned)((N + width - 1) / width), (unsigned)BATCH);
+            if (v2)
+                bmm16_skinny<2><<<grid, threads>>>(A, B, C, M, N, K);
+            else
+                bmm16_skinny<1><<<grid, threads>>>(A, B, C, M, N, K);
+            return cuda_ok(cudaGetLastError());
+        }
     }
     if (N <= kFewMax && K >= BMM16_FEWCOLS_MIN_K && (double)BATCH * M * K <= BMM16_FEWCOLS_MAX_A) {
         const long long rows = (long long)BATCH * M;
