@@ -427,6 +427,9 @@ __global__ void __launch_bounds__(CF::NT, 2)
 // and of B[b] (contiguous: every column) through a shared-memory ring, and each thread's chain
 // of dependent FMAs reads only shared memory (~4 cycles a k, not a k-tile's ~40 cycles a k).
 // A block: batch blockIdx.y, rows R·blockIdx.x … of C[b] (R·N ≤ 256, R ≤ 32), every column.
+#ifndef BMM_ROWS_OUTPUTS_PER_SM
+#define BMM_ROWS_OUTPUTS_PER_SM 512  // bmm_rows while BATCH·M·N is at most this many outputs an SM
+#endif
 constexpr int kRowThreads = 256, kRowMaxCols = 32, kRowMaxRows = 32, kRowKC = 64;
 constexpr int kRowMinK = 128;  // shorter K: the tile kernel's few k-tiles are near the launch floor
 constexpr int kRowLdA = kRowKC + 4;  // A rows in a stage: 16-byte aligned, 4 banks apart
@@ -594,7 +597,7 @@ extern "C" void solve(const float* A, const float* B, float* C, int BATCH, int M
     // blocks an SM (by issue count the busiest SM then spends ~16 cycles a k, the 64×64 tile's
     // loop ~40) and B's re-reads (once per block of a batch) stay within 2^22 floats from L2,
     // the bound matmul_fp32 02's mm_dot was measured inside. Everything else: the tiles.
-    if (N <= kRowMaxCols && K >= kRowMinK && (double)BATCH * M * N <= 512.0 * sms) {
+    if (N <= kRowMaxCols && K >= kRowMinK && (double)BATCH * M * N <= (double)BMM_ROWS_OUTPUTS_PER_SM * sms) {
         const int R = std::min(M, row_rows(N));
         const long long blocks = (long long)BATCH * ((M + R - 1) / R);
         if ((double)blocks * K * N <= 4194304.0) {
