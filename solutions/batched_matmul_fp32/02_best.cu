@@ -16,7 +16,7 @@
 //   ceil(BATCH·tiles / SMs) tiles, each its area ÷ efficiency (64×64: 0.8; a 128×128 block
 //   alone on its SM, 4 warps with nothing else to issue across barriers: 0.75).
 //   Each output sums k = 0, 1, …, K−1 in order, one fmaf a step (cuBLAS's SIMT order), fp32 only.
-// bmm_rows, for N ≤ 32, K ≥ 128, BATCH·M·N ≤ 512·SMs and B re-read at most 2^22 floats: the
+// bmm_rows, for N ≤ 32, K ≥ 128, BATCH·M·N ≤ 512·SMs (2048 at N ≤ 10), B re-read ≤ 2^22: the
 //   tiles gave such a C[b] one 64×64 tile run through K/8 serial k-tiles (51×7×8×655: 82 for 56
 //   useful outputs; 1.14× cuBLAS's time and 1.99× cuBLASLt's in the leaderboard). A block takes
 //   R = min(M, 32, 256/N) rows of one C[b], a thread an output; all 256 threads stream 64-deep
@@ -428,7 +428,13 @@ __global__ void __launch_bounds__(CF::NT, 2)
 // of dependent FMAs reads only shared memory (~4 cycles a k, not a k-tile's ~40 cycles a k).
 // A block: batch blockIdx.y, rows R·blockIdx.x … of C[b] (R·N ≤ 256, R ≤ 32), every column.
 #ifndef BMM_ROWS_OUTPUTS_PER_SM
-#define BMM_ROWS_OUTPUTS_PER_SM 512  // bmm_rows while BATCH·M·N is at most this many outputs an SM
+#define BMM_ROWS_OUTPUTS_PER_SM 512  // bmm_rows while BATCH·M·N is at most this many outputs an SM ...
+#endif
+#ifndef BMM_ROWS_NARROW_OUTPUTS_PER_SM
+#define BMM_ROWS_NARROW_OUTPUTS_PER_SM 2048  // ... or this many with N ≤ BMM_ROWS_NARROW_N, where a 64×64
+#endif                                       // tile is mostly empty columns
+#ifndef BMM_ROWS_NARROW_N
+#define BMM_ROWS_NARROW_N 10
 #endif
 constexpr int kRowThreads = 256, kRowMaxCols = 32, kRowMaxRows = 32, kRowKC = 64;
 constexpr int kRowMinK = 128;  // shorter K: the tile kernel's few k-tiles are near the launch floor
@@ -595,9 +601,12 @@ extern "C" void solve(const float* A, const float* B, float* C, int BATCH, int M
     const int sms = sm_count();
     // bmm_rows for at most 32 columns and K ≥ 128, while its outputs fill at most two 256-thread
     // blocks an SM (by issue count the busiest SM then spends ~16 cycles a k, the 64×64 tile's
-    // loop ~40) and B's re-reads (once per block of a batch) stay within 2^22 floats from L2,
-    // the bound matmul_fp32 02's mm_dot was measured inside. Everything else: the tiles.
-    if (N <= kRowMaxCols && K >= kRowMinK && (double)BATCH * M * N <= (double)BMM_ROWS_OUTPUTS_PER_SM * sms) {
+    // loop ~40), eight with N ≤ 10 (measured: 74×136×10×256 0.74× the tiles' time, 20×1000×8×300
+    // 0.70×; from 12 columns on, 1.04–1.14×), and B's re-reads (once per block of a batch) stay
+    // within 2^22 floats from L2, the bound matmul_fp32 02's mm_dot was measured inside.
+    // Everything else: the tiles.
+    const double row_outputs = N <= BMM_ROWS_NARROW_N ? BMM_ROWS_NARROW_OUTPUTS_PER_SM : BMM_ROWS_OUTPUTS_PER_SM;
+    if (N <= kRowMaxCols && K >= kRowMinK && (double)BATCH * M * N <= row_outputs * sms) {
         const int R = std::min(M, row_rows(N));
         const long long blocks = (long long)BATCH * ((M + R - 1) / R);
         if ((double)blocks * K * N <= 4194304.0) {
