@@ -16,7 +16,7 @@
 //   ceil(BATCH·tiles / SMs) tiles, each its area ÷ efficiency (64×64: 0.8; a 128×128 block
 //   alone on its SM, 4 warps with nothing else to issue across barriers: 0.75).
 //   Each output sums k = 0, 1, …, K−1 in order, one fmaf a step (cuBLAS's SIMT order), fp32 only.
-// bmm_rows, for N ≤ 32, K ≥ 128, BATCH·M·N ≤ 512·SMs (2048 at N ≤ 10), B re-read ≤ 2^22: the
+// bmm_rows, for N ≤ 32, K ≥ 128, BATCH·M·N ≤ 512·SMs (1024 at N ≤ 10), B re-read ≤ 2^22: the
 //   tiles gave such a C[b] one 64×64 tile run through K/8 serial k-tiles (51×7×8×655: 82 for 56
 //   useful outputs; 1.14× cuBLAS's time and 1.99× cuBLASLt's in the leaderboard). A block takes
 //   R = min(M, 32, 256/N) rows of one C[b], a thread an output; all 256 threads stream 64-deep
@@ -431,7 +431,7 @@ __global__ void __launch_bounds__(CF::NT, 2)
 #define BMM_ROWS_OUTPUTS_PER_SM 512  // bmm_rows while BATCH·M·N is at most this many outputs an SM ...
 #endif
 #ifndef BMM_ROWS_NARROW_OUTPUTS_PER_SM
-#define BMM_ROWS_NARROW_OUTPUTS_PER_SM 2048  // ... or this many with N ≤ BMM_ROWS_NARROW_N, where a 64×64
+#define BMM_ROWS_NARROW_OUTPUTS_PER_SM 1024  // ... or this many with N ≤ BMM_ROWS_NARROW_N, where a 64×64
 #endif                                       // tile is mostly empty columns
 #ifndef BMM_ROWS_NARROW_N
 #define BMM_ROWS_NARROW_N 10
@@ -601,9 +601,10 @@ extern "C" void solve(const float* A, const float* B, float* C, int BATCH, int M
     const int sms = sm_count();
     // bmm_rows for at most 32 columns and K ≥ 128, while its outputs fill at most two 256-thread
     // blocks an SM (by issue count the busiest SM then spends ~16 cycles a k, the 64×64 tile's
-    // loop ~40), eight with N ≤ 10 (measured: 74×136×10×256 0.74× the tiles' time, 20×1000×8×300
-    // 0.70×; from 12 columns on, 1.04–1.14×), and B's re-reads (once per block of a batch) stay
-    // within 2^22 floats from L2, the bound matmul_fp32 02's mm_dot was measured inside.
+    // loop ~40), four with N ≤ 10 (measured: 74×136×10×256 0.74× the tiles' time, 40×400×7×128
+    // 0.67×, every such shape to 1024 outputs an SM 0.54–0.88×; 128×128×10×200, 1241 an SM, 1.11×;
+    // from 12 columns on 1.04–1.14×), and B's re-reads (once per block of a batch) stay within
+    // 2^22 floats from L2, the bound matmul_fp32 02's mm_dot was measured inside.
     // Everything else: the tiles.
     const double row_outputs = N <= BMM_ROWS_NARROW_N ? BMM_ROWS_NARROW_OUTPUTS_PER_SM : BMM_ROWS_OUTPUTS_PER_SM;
     if (N <= kRowMaxCols && K >= kRowMinK && (double)BATCH * M * N <= row_outputs * sms) {
