@@ -5,10 +5,10 @@
 //   of 128×128 tiles or less: split-K pairs, two CTAs on one tile over half of K each (a serial
 //   split over up to 16 CTAs for a single tile, or for a C TMA cannot store); else 64×128 tiles.
 //   Rows TMA cannot describe (K or N not a multiple of 8, a misaligned pointer): one launch of
-//   gemm_ring, mma.sync fed by a 4-stage cp.async ring of the widest copies the rows allow (K
-//   split by a counter from 8 k-steps, in 1-k-step pieces where tiles × k-steps ≤ SMs), to
-//   0.11 GFLOP and to 0.5 for one wave of unsplit tiles or ≤ 28 tiles; else the rows are copied
-//   into a padded workspace, and the GEMM is a programmatic dependent launch that hides the gap.
+//   gemm_ring, mma.sync fed by a 4-stage cp.async ring of the widest copies the rows allow, on
+//   32×32 tiles where C has ≤ 1.5 64×64 tiles an SM, else 64×64 (K split by a counter from 8
+//   k-steps), to 0.11 GFLOP and to 0.5 for one wave of unsplit tiles or ≤ 28 tiles; else the rows
+//   are copied into a padded workspace, the GEMM a programmatic dependent launch behind them.
 // Changed from 11, and why it is faster: the big kernel is 11's (improved here, then ported:
 //   at 4096³ the two are within 1%, 0.2022 and 0.2015 ms). The gain is in the other shapes:
 //   - 1024³: split-K pairs give 128 CTAs of 2 consumer warpgroups on 128×128 tiles, 2/3 of the
@@ -17,7 +17,8 @@
 //     6.8072 (its CUDA-core fallback), 4096×17×4096 0.0297 against 0.4679; M ≤ 64 gets
 //     stream-K over 64×128 tiles: 17×4096×4096 0.0171 ms against 0.0247;
 //   - small odd shapes: one launch instead of copy, GEMM and fold (~4 µs each), whose ring has
-//     every copy of a short K in flight at once, so it waits for memory once, not every k-step.
+//     every copy of a short K in flight at once; where C has few tiles, 32×32 tiles give it 4×
+//     the CTAs, each a quarter of the chain of loads, MMAs and C's round trip a call waits for.
 //   Inside the big kernel: beta = 1 stores are TMA reduce-adds, so old C never enters the SM;
 //   a tile's stores overlap the next tile's first k-steps (ncu: tensor pipes 94% at 4096³).
 // Paths by judge GPU: the Hopper kernels exist only under __CUDA_ARCH_FEAT_SM90_ALL; T4, A100,
@@ -26,21 +27,20 @@
 //   cp.async) or the same padded copies. B200: compiled, not measured (no tcgen05).
 // Prediction (before measuring): 1024³ ≈ 0.011 ms (≈ 0.7× cuBLAS's time), 4096³ ≈ cuBLAS,
 //   4095³ ≈ 0.24 ms (~50 µs of it padded copies); T4 path ≈ 0.43 ms at 4096³, A100 path = 09.
-//   The ring: faster than the register double buffer, and than the padded path up to ~1 GFLOP.
+//   The ring: faster than the register double buffer, and than the padded path up to ~1 GFLOP;
+//   on 32×32 tiles faster than on 64×64 where C has few tiles (cuBLAS picks 32×32 kernels there).
 // Measured (H200, harness, the yardstick alternated in the same process; leaderboard.md): 1024³
 //   0.0124 ms (0.66× cuBLAS's time), 4096³ 0.2022 (107.9% of cuBLAS's speed); 4096³ and 8192³
 //   0.95× and 0.96× cuBLASLt's best; the 17 fixed shapes all under cuBLAS's time. As PTX on the
-//   H200: T4 path 4096³ 0.4501 ms, A100 path 0.3406 (09: 0.3392). Ring and dependent launch
-//   against the double buffer: 0.84–1.13× a shape, 0.97–0.98× geometric means. Against the
-//   padded path, odd shapes past 0.11 GFLOP: the ring takes 1.1–2.2× its time on many tiles, but
-//   0.75–0.95× on one wave of unsplit tiles or few tiles, where it now runs (to 0.5 GFLOP). Its
-//   half2 epilogue: 0.96×, 1-k-step pieces 0.85–0.95× (few tiles). Pairs, not serial split-K:
-//   768³ 0.0106 ms against 0.0243. Random shapes (64, seeds 1–3): 0.77–0.83× cuBLAS, 0.85–0.90× Lt.
+//   H200: T4 path 4096³ 0.4501 ms, A100 path 0.3406 (09: 0.3392). Ring against the padded path
+//   past 0.11 GFLOP: 1.1–2.2× on many tiles, 0.75–0.95× on one wave of unsplit tiles or few
+//   tiles, where it runs (to 0.5 GFLOP). 32×32 ring tiles against 64×64: 0.71–0.94× on 44 shapes
+//   to 1.5 tiles an SM, 1.00–1.01× past it. Random shapes (64, seeds 1–3): 0.69–0.71× cuBLAS's
+//   time (0.77–0.83× on 64×64 tiles), 0.75–0.79× cuBLASLt's.
 // Tiles (a macro at the top names each choice): big 128×256×64 × 4 stages, 1 producer + 2
-//   consumer warpgroups, B-multicast clusters of 2 between 1 and 2 waves; split-K 128×128×64 ×
-//   4, 1 + 2 warpgroups; small 64×128×64 × 8, 1 + 1, stream-K when M ≤ 64 and beta = 1. gemm_ring
-//   64×64 × BK 32, 4 warps, up to 32 pieces. mma path: 128×256, 128×128 or 128×64 × BK 32 by
-//   09's wave-count model. Tiny and fallback: CUDA-core 64×64. History: lab/stages/12_best.md.
+//   consumer warpgroups, clusters of 2 between 1 and 2 waves; split-K 128×128×64 × 4, 1 + 2;
+//   small 64×128×64 × 8, 1 + 1, stream-K at M ≤ 64, beta = 1; gemm_ring 64×64 or 32×32 × BK 32,
+//   4 warps; mma path 128×256/128×128/128×64 × BK 32 (09's model); fallback CUDA-core 64×64.
 // Targets: sm_75 sm_80 sm_90a sm_100a
 // Judge GPUs: T4 A100 H100 H200 B200
 #include <cuda.h>
@@ -165,9 +165,15 @@
 #ifndef GEMM_RING_FEW_TILES
 #define GEMM_RING_FEW_TILES 28
 #endif
+#ifndef GEMM_RING_SMALL_WAVES
+#define GEMM_RING_SMALL_WAVES 1.5 // gemm_ring on 32×32 tiles where C has at most this many 64×64 tiles an SM
+#endif                            // (run 136: 0.71-0.94x the 64×64 ring to 192 tiles; 1.00-1.01x at 225-256)
 #ifndef GEMM_ANY_CTAS_PER_SM
 #define GEMM_ANY_CTAS_PER_SM 2 // ... and pieces enough for this many CTAs an SM (at most 32 a tile)
 #endif
+#ifndef GEMM_RING_SMALL_CTAS
+#define GEMM_RING_SMALL_CTAS 2 // ... times this for the ring's 32×32 tiles (run 137: 1576×37×2936 0.68x
+#endif                         // against 1, 0.96x over 22 split shapes; 4: 0.97x)
 #ifndef GEMM_ANY_PAIRS
 #define GEMM_ANY_PAIRS 1       // gemm_ring / gemm_any epilogue: half2 C accesses when N is even (v2 reds on sm_90)
 #endif
@@ -2315,7 +2321,13 @@ gemm_fallback(const half* __restrict__ A, const half* __restrict__ B, half* __re
 // ---------------------------------------------------------------------------------------------
 namespace any_path {
 
-constexpr int BM = 64, BN = 64, THREADS = 128;
+// Tiles of BM × BN (64 × 64, or 32 × 32 for grids of few tiles: GEMM_RING_SMALL_WAVES), 4 warps
+// of (BM / 2) × (BN / 2) each: MI m16 tiles by NJ n8 tiles.
+constexpr int THREADS = 128;
+template <int BM, int BN>
+struct Tile {
+    static constexpr int MI = BM / 32, NJ = BN / 16, WM = BM / 2, WN = BN / 2;
+};
 
 // Halves [0, n) of p (n <= 8) as 8 halves, zeros past n; `vec` halves a load when the chunk is
 // whole (p is then vec-aligned: the caller's row stride and base pointer say so).
@@ -2381,37 +2393,38 @@ __device__ __forceinline__ void cp_chunk(unsigned dst, const half* p, int n, int
 #endif
 }
 
-// Calls f(i, j, e) for every accumulator of a warp's 32×32 tile: (i, j, e) is row
+// Calls f(i, j, e) for every accumulator of a warp's MI·16 × NJ·8 tile: (i, j, e) is row
 // wm0 + 16i + g (+8 for e >= 2), column wn0 + 8j + 2t (+1 for odd e).
-template <class F>
+template <int MI, int NJ, class F>
 __device__ __forceinline__ void for_each_acc(F&& f) {
 #pragma unroll
-    for (int i = 0; i < 2; ++i)
+    for (int i = 0; i < MI; ++i)
 #pragma unroll
-        for (int j = 0; j < 4; ++j)
+        for (int j = 0; j < NJ; ++j)
 #pragma unroll
             for (int e = 0; e < 4; ++e) f(i, j, e);
 }
 
 // One stage of BK k (smem at sa, A rows of BK halves then B rows of BN, 09's swizzle) into a
-// warp's 32×32 accumulators at (wm0, wn0).
-template <int BK>
-__device__ __forceinline__ void mma_stage(float (&acc)[2][4][4], unsigned sa, int wm0, int wn0, int lane) {
+// warp's accumulators at (wm0, wn0).
+template <int BM, int BN, int BK>
+__device__ __forceinline__ void mma_stage(float (&acc)[BM / 32][BN / 16][4], unsigned sa, int wm0, int wn0,
+                                          int lane) {
     using mma_path::swizzle;
-    constexpr int A_CH = BK / 8, B_CH = BN / 8, A_STAGE = BM * BK * 2;
+    constexpr int A_CH = BK / 8, B_CH = BN / 8, A_STAGE = BM * BK * 2, MI = BM / 32, NJ = BN / 16;
 #pragma unroll
     for (int kk = 0; kk < BK / 16; ++kk) {
         // ldmatrix x4: A lanes address rows (lane & 15), k chunk 2kk + (lane >> 4) = the mma's
         // a0..a3; B (.trans) k rows 16kk + (lane & 15), n chunks 2jj + (lane >> 4) = b0 b1 of
         // n8 tiles 2jj and 2jj + 1
-        unsigned af[2][4], bf[4][2];
+        unsigned af[MI][4], bf[NJ][2];
 #pragma unroll
-        for (int i = 0; i < 2; ++i) {
+        for (int i = 0; i < MI; ++i) {
             const int r = wm0 + 16 * i + (lane & 15), c = 2 * kk + (lane >> 4);
             mma_path::ldsm_x4(af[i], sa + r * (BK * 2) + swizzle<A_CH>(r, c) * 16);
         }
 #pragma unroll
-        for (int jj = 0; jj < 2; ++jj) {
+        for (int jj = 0; jj < NJ / 2; ++jj) {
             const int r = 16 * kk + (lane & 15), c = wn0 / 8 + 2 * jj + (lane >> 4);
             unsigned q[4];
             mma_path::ldsm_x4_trans(q, sa + A_STAGE + r * (BN * 2) + swizzle<B_CH>(r, c) * 16);
@@ -2421,9 +2434,9 @@ __device__ __forceinline__ void mma_stage(float (&acc)[2][4][4], unsigned sa, in
             bf[2 * jj + 1][1] = q[3];
         }
 #pragma unroll
-        for (int i = 0; i < 2; ++i)
+        for (int i = 0; i < MI; ++i)
 #pragma unroll
-            for (int j = 0; j < 4; ++j) mma_path::mma_16816(acc[i][j], af[i], bf[j][0], bf[j][1]);
+            for (int j = 0; j < NJ; ++j) mma_path::mma_16816(acc[i][j], af[i], bf[j][0], bf[j][1]);
     }
 }
 
@@ -2436,11 +2449,13 @@ __device__ __forceinline__ void mma_stage(float (&acc)[2][4][4], unsigned sa, in
 // memory instructions of single values (GEMM_ANY_PAIRS): one half2 access of C when N is even and
 // C 4-byte aligned, and on sm_90 one v2 red into the slot for any N (the slot is BN wide; a
 // pair's column past N adds the zero its B columns gave, and no one reads it).
-__device__ __forceinline__ void finish(float (&acc)[2][4][4], half* __restrict__ C, int M, int N, float alpha,
-                                       float beta, float* __restrict__ part, int* __restrict__ count) {
+template <int BM, int BN>
+__device__ __forceinline__ void finish(float (&acc)[BM / 32][BN / 16][4], half* __restrict__ C, int M, int N,
+                                       float alpha, float beta, float* __restrict__ part, int* __restrict__ count) {
+    using T = Tile<BM, BN>;
     __shared__ int last;
     const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5, g = lane >> 2, t = lane & 3;
-    const int m0 = blockIdx.y * BM, n0 = blockIdx.x * BN, wm0 = (warp >> 1) * 32, wn0 = (warp & 1) * 32;
+    const int m0 = blockIdx.y * BM, n0 = blockIdx.x * BN, wm0 = (warp >> 1) * T::WM, wn0 = (warp & 1) * T::WN;
     const auto row = [&](int i, int e) { return wm0 + 16 * i + g + (e >> 1) * 8; };
     const auto col = [&](int j, int e) { return wn0 + 8 * j + 2 * t + (e & 1); };
     const auto in = [&](int i, int j, int e) { return m0 + row(i, e) < M && n0 + col(j, e) < N; };
@@ -2451,9 +2466,9 @@ __device__ __forceinline__ void finish(float (&acc)[2][4][4], half* __restrict__
     float* slot = gridDim.z > 1 ? part + static_cast<size_t>(tile) * BM * BN : nullptr;
     const auto s_at = [&](int i, int j, int e) { return slot + row(i, e) * BN + col(j, e); };
     if (gridDim.z > 1) {
-        for_each_acc([&](int i, int j, int e) {
+        for_each_acc<T::MI, T::NJ>([&](int i, int j, int e) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-            if (GEMM_ANY_PAIRS) {  // the slot is 64 floats a row: a pair is 8-byte aligned
+            if (GEMM_ANY_PAIRS) {  // the slot is BN floats a row: a pair is 8-byte aligned
                 if ((e & 1) == 0 && in(i, j, e))
                     asm volatile("red.global.add.v2.f32 [%0], {%1, %2};" ::"l"(s_at(i, j, e)), "f"(acc[i][j][e]),
                                  "f"(acc[i][j][e + 1])
@@ -2467,12 +2482,12 @@ __device__ __forceinline__ void finish(float (&acc)[2][4][4], half* __restrict__
         if (tid == 0) last = atomic_add_acq_rel(count + tile) == static_cast<int>(gridDim.z) - 1;
         __syncthreads();
         if (!last) return;
-        for_each_acc([&](int i, int j, int e) {
+        for_each_acc<T::MI, T::NJ>([&](int i, int j, int e) {
             if (in(i, j, e)) acc[i][j][e] = __ldcg(s_at(i, j, e));
         });
     }
-    float old[2][4][4];
-    for_each_acc([&](int i, int j, int e) {
+    float old[T::MI][T::NJ][4];
+    for_each_acc<T::MI, T::NJ>([&](int i, int j, int e) {
         if (pairs) {
             if (e & 1) return;
             float2 o = make_float2(0.0f, 0.0f);
@@ -2484,12 +2499,12 @@ __device__ __forceinline__ void finish(float (&acc)[2][4][4], half* __restrict__
         }
     });
     if (gridDim.z > 1) {
-        for_each_acc([&](int i, int j, int e) {
+        for_each_acc<T::MI, T::NJ>([&](int i, int j, int e) {
             if (in(i, j, e)) __stcg(s_at(i, j, e), 0.0f);
         });
         if (tid == 0) count[tile] = 0;
     }
-    for_each_acc([&](int i, int j, int e) {
+    for_each_acc<T::MI, T::NJ>([&](int i, int j, int e) {
         if (pairs) {
             if ((e & 1) == 0 && in(i, j, e))
                 *reinterpret_cast<half2*>(c_at(i, j, e)) = __floats2half2_rn(alpha * acc[i][j][e] + beta * old[i][j][e],
@@ -2503,7 +2518,7 @@ __device__ __forceinline__ void finish(float (&acc)[2][4][4], half* __restrict__
 
 // The copy of a stage: thread tid moves A chunks (rows a_r + i·A_STEP, chunk a_c) and B chunks
 // (k rows b_r + i·B_STEP, chunk b_c) of a BM×BK and a BK×BN tile.
-template <int BK>
+template <int BM, int BN, int BK>
 struct Copy {
     static constexpr int A_CH = BK / 8, B_CH = BN / 8;                          // 16-byte chunks a smem row
     static constexpr int A_STAGE = BM * BK * 2, STAGE = A_STAGE + BK * BN * 2;  // bytes
@@ -2543,7 +2558,9 @@ template <int BK>
 __global__ void __launch_bounds__(THREADS)
 gemm_any(const half* __restrict__ A, const half* __restrict__ B, half* __restrict__ C, int M, int N, int K,
          float alpha, float beta, int va, int vb, int k_per, float* __restrict__ part, int* __restrict__ count) {
-    using L = Copy<BK>;
+    constexpr int BM = 64, BN = 64;
+    using L = Copy<BM, BN, BK>;
+    using T = Tile<BM, BN>;
     __shared__ __align__(128) unsigned char smem[2 * L::STAGE];
     const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
     const int m0 = blockIdx.y * BM, n0 = blockIdx.x * BN;
@@ -2572,7 +2589,7 @@ gemm_any(const half* __restrict__ A, const half* __restrict__ B, half* __restric
         for (int i = 0; i < L::B_LD; ++i) mma_path::sts_16(L::b_dst(s_base + buf * L::STAGE, i, tid), rb[i]);
     };
 
-    float acc[2][4][4] = {};
+    float acc[T::MI][T::NJ][4] = {};
     if (KT > 0) {
         gload(0);
         sstore(0);
@@ -2580,25 +2597,26 @@ gemm_any(const half* __restrict__ A, const half* __restrict__ B, half* __restric
     }
     __syncthreads();
     for (int kt = 0; kt < KT; ++kt) {
-        mma_stage<BK>(acc, s_base + (kt & 1) * L::STAGE, (warp >> 1) * 32, (warp & 1) * 32, lane);
+        mma_stage<BM, BN, BK>(acc, s_base + (kt & 1) * L::STAGE, (warp >> 1) * T::WM, (warp & 1) * T::WN, lane);
         // buffer (kt + 1) & 1 was last read in step kt - 1, before the previous barrier
         if (kt + 1 < KT) sstore((kt + 1) & 1);
         __syncthreads();
         if (kt + 2 < KT) gload(kt + 2);
     }
-    finish(acc, C, M, N, alpha, beta, part, count);
+    finish<BM, BN>(acc, C, M, N, alpha, beta, part, count);
 }
 
 // gemm_any's tile on sm_80 and newer: a STAGES-deep cp.async ring of 32-wide k-steps, so the
 // loads of STAGES - 1 steps are in flight while one computes (a piece of up to STAGES - 1 steps
 // waits for memory once). An operand whose rows allow only 2-byte loads (vec 1: cp.async copies
 // 4 bytes or more) goes through registers one step ahead, as in gemm_any.
-template <int STAGES>
+template <int STAGES, int BM, int BN>
 __global__ void __launch_bounds__(THREADS, GEMM_RING_MIN_BLOCKS)
 gemm_ring(const half* __restrict__ A, const half* __restrict__ B, half* __restrict__ C, int M, int N, int K,
           float alpha, float beta, int va, int vb, int k_per, float* __restrict__ part, int* __restrict__ count) {
     constexpr int BK = 32;
-    using L = Copy<BK>;
+    using L = Copy<BM, BN, BK>;
+    using T = Tile<BM, BN>;
     static_assert(STAGES >= 3, "the register operand's buffer (kt + 1) must not be the one being filled");
     __shared__ __align__(128) unsigned char smem[STAGES * L::STAGE];
     const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
@@ -2647,7 +2665,7 @@ gemm_ring(const half* __restrict__ A, const half* __restrict__ B, half* __restri
             for (int i = 0; i < L::B_LD; ++i) mma_path::sts_16(L::b_dst(stage(kt), i, tid), rb[i]);
     };
 
-    float acc[2][4][4] = {};
+    float acc[T::MI][T::NJ][4] = {};
 #pragma unroll
     for (int s = 0; s < STAGES - 1; ++s) {
         if (s < KT) copy_async(s);
@@ -2663,12 +2681,12 @@ gemm_ring(const half* __restrict__ A, const half* __restrict__ B, half* __restri
         __syncthreads();                         // ... everyone's; step kt - 1's stage is free
         if (kt + STAGES - 1 < KT) copy_async(kt + STAGES - 1);
         mma_path::cp_async_commit();
-        mma_stage<BK>(acc, stage(kt), (warp >> 1) * 32, (warp & 1) * 32, lane);
+        mma_stage<BM, BN, BK>(acc, stage(kt), (warp >> 1) * T::WM, (warp & 1) * T::WN, lane);
         // step kt + 1's stage is neither read (kt) nor filled (kt + STAGES - 1) in this step
         if (kt + 1 < KT) reg_store(kt + 1);
         if (kt + 2 < KT) reg_load(kt + 2);
     }
-    finish(acc, C, M, N, alpha, beta, part, count);
+    finish<BM, BN>(acc, C, M, N, alpha, beta, part, count);
 }
 
 }  // namespace any_path
@@ -3346,20 +3364,26 @@ int vec_halves(const void* p, int ld) {
 bool solve_any(const half* A, const half* B, half* C, int M, int N, int K, float alpha, float beta) {
     using namespace any_path;
     const bool aligned = K % 8 == 0 && N % 8 == 0 && aligned16(A) && aligned16(B) && aligned16(C);
-    const long long gm = (M + BM - 1) / BM, gn = (N + BN - 1) / BN, tiles = gm * gn;
-    if (aligned || gm > 65535 || gn > 65535) return false;
+    const long long tiles64 = static_cast<long long>((M + 63) / 64) * ((N + 63) / 64);
+    if (aligned) return false;
     const bool ring = GEMM_ANY_STAGES >= 3 && has_cp_async();
-    // pieces of at least min_kt 32-wide k-steps; gemm_any's 64-wide steps for pieces that fill them
     const long long kt = (K + 31) / 32;
-    const long long min_kt =
-        !ring ? GEMM_ANY_MIN_KT : (GEMM_RING_ONE_KT && tiles * kt <= num_sms()) ? 1 : GEMM_RING_MIN_KT;
     const double flops = 2.0 * M * N * K;
     // the ring past GEMM_ANY_FLOPS: one wave of unsplit tiles, or few tiles split over K
     const bool ring_more = ring && flops <= GEMM_RING_MORE_FLOPS &&
-                           ((kt < GEMM_RING_SPLIT_KT && tiles <= GEMM_RING_MIN_BLOCKS * num_sms()) ||
-                            tiles <= GEMM_RING_FEW_TILES);
+                           ((kt < GEMM_RING_SPLIT_KT && tiles64 <= GEMM_RING_MIN_BLOCKS * num_sms()) ||
+                            tiles64 <= GEMM_RING_FEW_TILES);
     if (flops > GEMM_ANY_FLOPS && !ring_more) return false;
-    long long s = std::min<long long>(GEMM_ANY_CTAS_PER_SM * num_sms() / tiles, kt / min_kt);
+    // the ring's tile: 32×32 for a C of few 64×64 tiles (4× the CTAs, each a quarter of the chain
+    // of loads and MMAs; the 64×64 tile's smaller L2 traffic wins from ~1.7 waves)
+    const int tm = ring && tiles64 <= GEMM_RING_SMALL_WAVES * num_sms() ? 32 : 64;
+    const long long gm = (M + tm - 1) / tm, gn = (N + tm - 1) / tm, tiles = gm * gn;
+    if (gm > 65535 || gn > 65535) return false;
+    // pieces of at least min_kt 32-wide k-steps; gemm_any's 64-wide steps for pieces that fill them
+    const long long min_kt =
+        !ring ? GEMM_ANY_MIN_KT : (GEMM_RING_ONE_KT && tiles * kt <= num_sms()) ? 1 : GEMM_RING_MIN_KT;
+    const long long ctas = GEMM_ANY_CTAS_PER_SM * (tm == 32 ? GEMM_RING_SMALL_CTAS : 1) * num_sms();
+    long long s = std::min<long long>(ctas / tiles, kt / min_kt);
     if (ring && kt < GEMM_RING_SPLIT_KT) s = 1;  // the ring has every k-step in flight at once
     s = std::max<long long>(1, std::min<long long>(s, 32));
     const bool wide = !ring && (GEMM_ANY_BK == 64 || (GEMM_ANY_BK == 0 && (kt + s - 1) / s >= 4));
@@ -3369,15 +3393,17 @@ bool solve_any(const half* A, const half* B, half* C, int M, int N, int K, float
     float* part = nullptr;
     int* count = nullptr;
     if (s > 1) {
-        if (!ensure(g_any, static_cast<size_t>(tiles) * (BM * BN * 4 + 4), true)) return false;
+        if (!ensure(g_any, static_cast<size_t>(tiles) * (tm * tm * 4 + 4), true)) return false;
         part = static_cast<float*>(g_any.ptr);
-        count = reinterpret_cast<int*>(part + tiles * BM * BN);
+        count = reinterpret_cast<int*>(part + tiles * tm * tm);
     }
     const dim3 grid(static_cast<unsigned>(gn), static_cast<unsigned>(gm), static_cast<unsigned>(s));
     const int va = vec_halves(A, K), vb = vec_halves(B, N);
-    if (ring)
-        gemm_ring<GEMM_ANY_STAGES < 3 ? 3 : GEMM_ANY_STAGES><<<grid, THREADS>>>(A, B, C, M, N, K, alpha, beta, va, vb,
-                                                                              k_per, part, count);
+    constexpr int kStages = GEMM_ANY_STAGES < 3 ? 3 : GEMM_ANY_STAGES;
+    if (ring && tm == 32)
+        gemm_ring<kStages, 32, 32><<<grid, THREADS>>>(A, B, C, M, N, K, alpha, beta, va, vb, k_per, part, count);
+    else if (ring)
+        gemm_ring<kStages, 64, 64><<<grid, THREADS>>>(A, B, C, M, N, K, alpha, beta, va, vb, k_per, part, count);
     else if (wide)
         gemm_any<64><<<grid, THREADS>>>(A, B, C, M, N, K, alpha, beta, va, vb, k_per, part, count);
     else
