@@ -1,4 +1,4 @@
-// 03_wgmma — 02_best plus, on sm_90a, a persistent TMA + wgmma kernel over (batch, tile): 1 producer + 2 consumer warpgroups (setmaxnreg), 3-D tensor maps, 128×256×64 tiles in a 4-stage mbarrier ring (128×128 × 6 where waves fit better), deferred 128B-swizzled TMA-store epilogue; few tiles with a long K, and odd operands: one cp.async-ring mma.sync launch (split over K for few tiles); CUDA-core kernels for M ≤ 4 or N ≤ 4
+// 03_wgmma — 02_best plus, on sm_90a, a persistent TMA + wgmma kernel over (batch, tile): 1 producer + 2 consumer warpgroups (setmaxnreg), 3-D tensor maps, 128×256×64 tiles in a 4-stage mbarrier ring (128×128 × 6 where waves fit better), deferred 128B-swizzled TMA-store epilogue; few tiles with a long K, and odd operands: one cp.async-ring mma.sync launch (32×32 tiles, split over K, for few tiles); CUDA-core kernels for M ≤ 4 or N ≤ 4
 //
 // Changed from 02: 02's mma.sync kernels reach ~350 TF/s at 128×1024³ (0.791 ms against cuBLAS's
 //   0.416): ldmatrix + mma.sync cannot feed the H200's tensor cores. On sm_90a this file adds the
@@ -14,7 +14,7 @@
 //   Few tiles, long K (BATCH × 64×64 tiles < SMs, K ≥ 256; aligned operands only to SMs/8
 //   tiles, where 02's smaller tiles lose to a split), and from sm_80 odd operands with K ≥ 24:
 //   12_best's gemm_ring for a batch, a 4-stage cp.async ring of the widest copies the rows
-//   allow (few tiles: K split by a counter so the tiles fill the SMs twice).
+//   allow, on 32×32 tiles (4× the CTAs) to 1.5 64×64 tiles an SM (few: K split, 4 CTAs an SM).
 //   M ≤ 4 with N ≤ 8 (K ≥ 192), or N ≤ 4 (K ≥ 3): CUDA-core kernels, fp32 sums: a block a
 //   batch's C, groups of lanes striding K over runs of B's rows (bmm16_fewrows); a warp a row
 //   of C, lanes striding A's row (bmm16_fewcols). A tile would be 1/16 full or less there.
@@ -28,8 +28,8 @@
 // Prediction (before measuring): 128×1024³: 4096 tiles of 128×256 over 132 SMs = 32 rounds on
 //   the busiest SM, 16 k-tiles a tile, at 12_best's 4096³ rate (~670 TF/s) plus the per-tile
 //   drain ≈ 0.43 ms (≈ 1.03× cuBLAS's 0.416); 32×256³: 02's, 0.0118 ms; the ring faster than
-//   02's 2-byte loads on every odd shape. Skinny kernels: ~8 µs where the tiles took 12–17;
-//   bmm16_skinny: 8×1×26×632 ≈ 7 µs (launch + a round trip + sums), 0.8–0.9× the file before.
+//   02's 2-byte loads on every odd shape, and on 32×32 tiles than 64×64 for few tiles (12_best).
+//   Skinny kernels ~8 µs (tiles 12–17); bmm16_skinny 8×1×26×632 ≈ 7 µs, 0.8–0.9× the file before.
 // Measured (H200, harness, cuBLAS strided-batched beside it): 128×1024³ 0.4265 ms vs 0.4675
 //   (0.91× cuBLAS's time; the prediction held); 32×256³ 0.0121 vs 0.0153 (0.79×); split K:
 //   51×7×8×655 0.0399 → 0.0149 ms. The ring against the file before it, 96 random shapes:
@@ -40,7 +40,7 @@
 //   bmm16_skinny against the file before: 8×1×26×632 0.0086 ms against 0.0123 (0.70×), 11
 //   shapes 0.56–0.85×; over 2 blocks an SM it lost (32×4×160×384, 320 blocks: 1.21×).
 // Tiles: 02's; Hopper 128×256×64 × 4 or 128×128×64 × 6 + 32 KB of C boxes, 384 threads; ring
-//   64×64 × BK 32. Test macros: BMM16_FORCE, BMM16_HOPPER, BMM16_HOPPER_TILE, BMM16_RING.
+//   64×64 or 32×32 × BK 32. Test macros: BMM16_FORCE, BMM16_HOPPER, BMM16_HOPPER_TILE, BMM16_RING.
 // Targets: sm_75 sm_80 sm_90a sm_100a
 // Judge GPUs: T4 A100 H100 H200 B200
 
@@ -63,6 +63,12 @@
 #ifndef BMM16_RING_MIN_K
 #define BMM16_RING_MIN_K 24       // ... and K of at least this (under it the ring's 32-wide k-step is mostly padding)
 #endif
+#ifndef BMM16_RING_SMALL_WAVES
+#define BMM16_RING_SMALL_WAVES 1.5 // the ring on 32×32 tiles where the batch has at most this many 64×64 tiles an SM
+#endif                             // (12_best's gemm_ring: 0.71-0.94x the 64×64 tile's time there, 1.00-1.01x past it)
+#ifndef BMM16_RING_SMALL_CTAS
+#define BMM16_RING_SMALL_CTAS 2   // K split on 32×32 tiles: this many times a 64×64 split's CTAs (12_best: 0.96x
+#endif                            // the time of 1x over 22 split shapes, 4x 0.97x)
 #ifndef BMM16_FEWROWS_MIN_K
 #define BMM16_FEWROWS_MIN_K 192   // bmm16_fewrows: M ≤ 4, N ≤ 8, K of at least this (its wins: K 192-1024;
 #endif                            // N 26-256 lost, 1.08-5.6x: too few blocks, or rows of B read 64 bytes a time)
@@ -634,16 +640,24 @@ bmm16_mma(const half* __restrict__ A, const half* __restrict__ B, half* __restri
 
 // ------------------------------------------------------------------ few tiles, long K; odd operands
 // 12_best's gemm_ring (bmm16_ring, sm_80+) and gemm_any (bmm16_any, below) for a batch: 64×64
-// tiles of 4 warps, mma.sync from ldmatrix'd swizzled smem, copies as wide as the row stride and
-// pointer allow (16, 8, 4 or 2 bytes). When BATCH × (64×64 tiles) leaves SMs idle and K is long,
-// K is split (blockIdx.z = batch · pieces + piece): each piece adds its fp32 partial into its
-// tile's zeroed slot, the last one (counter, acq_rel) writes C and zeroes the slot.
+// tiles of 4 warps (the ring's 32×32 where the batch has few tiles), mma.sync from ldmatrix'd
+// swizzled smem, copies as wide as the row stride and pointer allow (16, 8, 4 or 2 bytes). When
+// BATCH × (64×64 tiles) leaves SMs idle and K is long, K is split (blockIdx.z = batch · pieces +
+// piece): each piece adds its fp32 partial into its tile's zeroed slot, the last one (counter,
+// acq_rel) writes C and zeroes the slot.
 namespace any {
 
-constexpr int BM = 64, BN = 64, BK = 64, THREADS = 128;
+constexpr int BM = 64, BN = 64, BK = 64, THREADS = 128;  // bmm16_any's tile; the host counts 64×64 tiles
 constexpr int A_CH = BK / 8, B_CH = BN / 8, A_STAGE = BM * BK * 2, STAGE = A_STAGE + BK * BN * 2;
 constexpr int A_LD = BM * A_CH / THREADS, B_LD = BK * B_CH / THREADS;  // 16-byte chunks a thread
 constexpr int A_STEP = THREADS / A_CH, B_STEP = THREADS / B_CH;        // rows between them
+
+// A tile of TBM × TBN (64 × 64, or 32 × 32 for the ring where the batch has few tiles:
+// BMM16_RING_SMALL_WAVES), 4 warps of (TBM / 2) × (TBN / 2) each: MI m16 tiles by NJ n8 tiles.
+template <int TBM, int TBN>
+struct Tile {
+    static constexpr int MI = TBM / 32, NJ = TBN / 16, WM = TBM / 2, WN = TBN / 2;
+};
 
 // Halves [0, n) of p (n <= 8), zeros past n; `vec` halves a load when all 8 are in range.
 __device__ __forceinline__ uint4 load8(const half* p, int n, int vec) {
@@ -675,80 +689,83 @@ __device__ __forceinline__ int add_acq_rel(int* counter) {
     return old;
 }
 
-// One k-step of BKS halves (smem at sa: A rows of BKS halves, then B rows of BN, 09's swizzle)
-// into a warp's 32×32 accumulators at (wm0, wn0).
-template <int BKS>
-__device__ __forceinline__ void mma_stage(float (&acc)[2][4][4], unsigned sa, int wm0, int wn0, int lane) {
-    constexpr int ACH = BKS / 8, BCH = BN / 8, ASTAGE = BM * BKS * 2;
+// One k-step of BKS halves (smem at sa: TBM A rows of BKS halves, then B rows of TBN, 09's
+// swizzle) into a warp's (TBM / 2) × (TBN / 2) accumulators at (wm0, wn0).
+template <int TBM, int TBN, int BKS>
+__device__ __forceinline__ void mma_stage(float (&acc)[TBM / 32][TBN / 16][4], unsigned sa, int wm0, int wn0,
+                                          int lane) {
+    constexpr int ACH = BKS / 8, BCH = TBN / 8, ASTAGE = TBM * BKS * 2, MI = TBM / 32, NJ = TBN / 16;
 #pragma unroll
     for (int kk = 0; kk < BKS / 16; ++kk) {
-        unsigned af[2][4], bf[4][2];
+        unsigned af[MI][4], bf[NJ][2];
 #pragma unroll
-        for (int i = 0; i < 2; ++i) {
+        for (int i = 0; i < MI; ++i) {
             const int r = wm0 + 16 * i + (lane & 15), c = 2 * kk + (lane >> 4);
             ldsm_x4(af[i], sa + r * (BKS * 2) + swizzle<ACH>(r, c) * 16);
         }
 #pragma unroll
-        for (int jj = 0; jj < 2; ++jj) {
+        for (int jj = 0; jj < NJ / 2; ++jj) {
             const int r = 16 * kk + (lane & 15), c = wn0 / 8 + 2 * jj + (lane >> 4);
             unsigned q[4];
-            ldsm_x4_trans(q, sa + ASTAGE + r * (BN * 2) + swizzle<BCH>(r, c) * 16);
+            ldsm_x4_trans(q, sa + ASTAGE + r * (TBN * 2) + swizzle<BCH>(r, c) * 16);
             bf[2 * jj][0] = q[0];
             bf[2 * jj][1] = q[1];
             bf[2 * jj + 1][0] = q[2];
             bf[2 * jj + 1][1] = q[3];
         }
 #pragma unroll
-        for (int i = 0; i < 2; ++i)
+        for (int i = 0; i < MI; ++i)
 #pragma unroll
-            for (int j = 0; j < 4; ++j) mma_16816(acc[i][j], af[i], bf[j][0], bf[j][1]);
+            for (int j = 0; j < NJ; ++j) mma_16816(acc[i][j], af[i], bf[j][0], bf[j][1]);
     }
 }
 
-// Calls f(i, j, e) for every accumulator: row wm0 + 16i + g (+8 for e >= 2), column
-// wn0 + 8j + 2t (+1 for odd e).
-template <class F>
+// Calls f(i, j, e) for every accumulator of a warp's MI·16 × NJ·8 tile: row wm0 + 16i + g (+8
+// for e >= 2), column wn0 + 8j + 2t (+1 for odd e).
+template <int MI, int NJ, class F>
 __device__ __forceinline__ void for_each_acc(F&& f) {
 #pragma unroll
-    for (int i = 0; i < 2; ++i)
+    for (int i = 0; i < MI; ++i)
 #pragma unroll
-        for (int j = 0; j < 4; ++j)
+        for (int j = 0; j < NJ; ++j)
 #pragma unroll
             for (int e = 0; e < 4; ++e) f(i, j, e);
 }
 
-// The epilogue of tile (blockIdx.x, blockIdx.y) of matrix `batch` (C already offset to it): with
-// `pieces` > 1 each adds into the tile's fp32 slot and the last to arrive takes the sum, clears
-// the slot and counter for the next call, and stores C. The slot's reads all go out before its
-// stores (else each read waits for the store before).
-__device__ __forceinline__ void finish(float (&acc)[2][4][4], half* __restrict__ C, int M, int N, int batch,
-                                       int pieces, float* __restrict__ part, int* __restrict__ count) {
+// The epilogue of TBM × TBN tile (blockIdx.x, blockIdx.y) of matrix `batch` (C already offset to
+// it): with `pieces` > 1 each adds into the tile's fp32 slot (TBM × TBN floats) and the last to
+// arrive takes the sum, clears the slot and counter for the next call, and stores C. The slot's
+// reads all go out before its stores (else each read waits for the store before).
+template <int TBM, int TBN>
+__device__ __forceinline__ void finish(float (&acc)[TBM / 32][TBN / 16][4], half* __restrict__ C, int M, int N,
+                                       int batch, int pieces, float* __restrict__ part, int* __restrict__ count) {
+    using T = Tile<TBM, TBN>;
     __shared__ int last;
     const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5, g = lane >> 2, t = lane & 3;
-    const int m0 = blockIdx.y * BM, n0 = blockIdx.x * BN, wm0 = (warp >> 1) * 32, wn0 = (warp & 1) * 32;
+    const int m0 = blockIdx.y * TBM, n0 = blockIdx.x * TBN, wm0 = (warp >> 1) * T::WM, wn0 = (warp & 1) * T::WN;
     const auto row = [&](int i, int e) { return wm0 + 16 * i + g + (e >> 1) * 8; };
     const auto col = [&](int j, int e) { return wn0 + 8 * j + 2 * t + (e & 1); };
     const auto in = [&](int i, int j, int e) { return m0 + row(i, e) < M && n0 + col(j, e) < N; };
     if (pieces > 1) {
         const int tile = (batch * gridDim.y + blockIdx.y) * gridDim.x + blockIdx.x;
-        float* slot = part + static_cast<size_t>(tile) * BM * BN;
-        const auto s_at = [&](int i, int j, int e) { return slot + row(i, e) * BN + col(j, e); };
-        for_each_acc([&](int i, int j, int e) {
+        float* slot = part + static_cast<size_t>(tile) * TBM * TBN;
+        const auto s_at = [&](int i, int j, int e) { return slot + row(i, e) * TBN + col(j, e); };
+        for_each_acc<T::MI, T::NJ>([&](int i, int j, int e) {
             if (in(i, j, e)) atomicAdd(s_at(i, j, e), acc[i][j][e]);
         });
         __syncthreads();  // the block's additions, then one release
         if (tid == 0) last = add_acq_rel(count + tile) == pieces - 1;
         __syncthreads();
         if (!last) return;
-        for_each_acc([&](int i, int j, int e) {
+        for_each_acc<T::MI, T::NJ>([&](int i, int j, int e) {
             if (in(i, j, e)) acc[i][j][e] = __ldcg(s_at(i, j, e));
         });
-        for_each_acc([&](int i, int j, int e) {
+        for_each_acc<T::MI, T::NJ>([&](int i, int j, int e) {
             if (in(i, j, e)) __stcg(s_at(i, j, e), 0.0f);
         });
         if (tid == 0) count[tile] = 0;
     }
-    for_each_acc([&](int i, int j, int e) {
+    for_each_acc<T::MI, T::NJ>([&](int i, int j, int e) {
         if (in(i, j, e)) C[static_cast<size_t>(m0 + row(i, e)) * N + n0 + col(j, e)] = __float2half_rn(acc[i][j][e]);
     });
 }
@@ -809,12 +826,12 @@ bmm16_any(const half* __restrict__ A, const half* __restrict__ B, half* __restri
     }
     __syncthreads();
     for (int kt = 0; kt < KT; ++kt) {
-        mma_stage<BK>(acc, s_base + (kt & 1) * STAGE, (warp >> 1) * 32, (warp & 1) * 32, lane);
+        mma_stage<BM, BN, BK>(acc, s_base + (kt & 1) * STAGE, (warp >> 1) * 32, (warp & 1) * 32, lane);
         if (kt + 1 < KT) sstore((kt + 1) & 1);  // buffer last read in step kt - 1
         __syncthreads();
         if (kt + 2 < KT) gload(kt + 2);
     }
-    finish(acc, C, M, N, batch, pieces, part, count);
+    finish<BM, BN>(acc, C, M, N, batch, pieces, part, count);
 }
 
 // A 16-byte smem chunk as 16 / BYTES cp.async copies of BYTES (8 or 4) from p, where n (0..8)
@@ -859,24 +876,32 @@ __device__ __forceinline__ void cp_chunk(unsigned dst, const half* p, int n, int
 // bmm16_any's tile on sm_80 and newer (12_best's gemm_ring for a batch): a RING_STAGES-deep
 // cp.async ring of 32-wide k-steps, so a short K has all its copies in flight at once. An
 // operand whose rows allow only 2-byte loads (vec 1) goes through registers one step ahead.
-constexpr int RING_STAGES = 4, RBK = 32, RA_CH = RBK / 8, RA_STAGE = BM * RBK * 2, RSTAGE = RA_STAGE + RBK * BN * 2;
-constexpr int RA_LD = BM * RA_CH / THREADS, RB_LD = RBK * B_CH / THREADS, RA_STEP = THREADS / RA_CH;
+// TBM × TBN is 64 × 64, or 32 × 32 where the batch has few tiles: 4× the CTAs, each a quarter of
+// the serial chain of loads, MMAs and C's round trip.
+constexpr int RING_STAGES = 4, RBK = 32;
+template <int TBM, int TBN>
 __global__ void __launch_bounds__(THREADS, 3)
 bmm16_ring(const half* __restrict__ A, const half* __restrict__ B, half* __restrict__ C, int M, int N, int K,
            int pieces, int k_per, int va, int vb, float* __restrict__ part, int* __restrict__ count) {
-    static_assert(RA_STEP % 8 == 0 && B_STEP % 8 == 0 && RING_STAGES >= 3, "swizzle keys; buffer kt + 1");
+    using T = Tile<TBM, TBN>;
+    constexpr int RA_CH = RBK / 8, RB_CH = TBN / 8;                             // 16-byte chunks a smem row
+    constexpr int RA_STAGE = TBM * RBK * 2, RSTAGE = RA_STAGE + RBK * TBN * 2;  // bytes
+    constexpr int RA_LD = TBM * RA_CH / THREADS, RB_LD = RBK * RB_CH / THREADS; // chunks a thread
+    constexpr int RA_STEP = THREADS / RA_CH, RB_STEP = THREADS / RB_CH;         // rows between them
+    static_assert(RA_LD * THREADS == TBM * RA_CH && RB_LD * THREADS == RBK * RB_CH, "whole chunks a thread");
+    static_assert(RA_STEP % 8 == 0 && RB_STEP % 8 == 0 && RING_STAGES >= 3, "swizzle keys; buffer kt + 1");
     __shared__ __align__(128) unsigned char smem[RING_STAGES * RSTAGE];
     const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
     const int batch = blockIdx.z / pieces, piece = blockIdx.z - batch * pieces;
     A += static_cast<size_t>(batch) * M * K;
     B += static_cast<size_t>(batch) * K * N;
     C += static_cast<size_t>(batch) * M * N;
-    const int m0 = blockIdx.y * BM, n0 = blockIdx.x * BN;
+    const int m0 = blockIdx.y * TBM, n0 = blockIdx.x * TBN;
     const int k_begin = piece * k_per, k_end = min(K, k_begin + k_per);
     const int KT = k_end > k_begin ? (k_end - k_begin + RBK - 1) / RBK : 0;
     const unsigned s_base = smem_addr(smem);
     const bool a_reg = va == 1, b_reg = vb == 1;
-    const int a_c = tid % RA_CH, a_r = tid / RA_CH, b_c = tid % B_CH, b_r = tid / B_CH;
+    const int a_c = tid % RA_CH, a_r = tid / RA_CH, b_c = tid % RB_CH, b_r = tid / RB_CH;
     const auto stage = [&](int kt) { return s_base + (kt % RING_STAGES) * RSTAGE; };
     // chunk i of A / B in step kt: valid halves, source, smem destination
     const auto a_n = [&](int i, int k0) {
@@ -884,18 +909,18 @@ bmm16_ring(const half* __restrict__ A, const half* __restrict__ B, half* __restr
         return gm < M ? max(0, min(8, k_end - gk)) : 0;
     };
     const auto b_n = [&](int i, int k0) {
-        const int gk = k0 + b_r + B_STEP * i, gn = n0 + b_c * 8;
+        const int gk = k0 + b_r + RB_STEP * i, gn = n0 + b_c * 8;
         return gk < k_end ? max(0, min(8, N - gn)) : 0;
     };
     const auto a_src = [&](int i, int k0) { return A + static_cast<size_t>(m0 + a_r + RA_STEP * i) * K + k0 + a_c * 8; };
-    const auto b_src = [&](int i, int k0) { return B + static_cast<size_t>(k0 + b_r + B_STEP * i) * N + n0 + b_c * 8; };
+    const auto b_src = [&](int i, int k0) { return B + static_cast<size_t>(k0 + b_r + RB_STEP * i) * N + n0 + b_c * 8; };
     const auto a_dst = [&](int kt, int i) {
         const int r = a_r + RA_STEP * i;
         return stage(kt) + r * (RBK * 2) + swizzle<RA_CH>(r, a_c) * 16;
     };
     const auto b_dst = [&](int kt, int i) {
-        const int kr = b_r + B_STEP * i;
-        return stage(kt) + RA_STAGE + kr * (BN * 2) + swizzle<B_CH>(kr, b_c) * 16;
+        const int kr = b_r + RB_STEP * i;
+        return stage(kt) + RA_STAGE + kr * (TBN * 2) + swizzle<RB_CH>(kr, b_c) * 16;
     };
     auto copy_async = [&](int kt) {
         const int k0 = k_begin + kt * RBK;
@@ -926,7 +951,7 @@ bmm16_ring(const half* __restrict__ A, const half* __restrict__ B, half* __restr
             for (int i = 0; i < RB_LD; ++i) sts_16(b_dst(kt, i), rb[i]);
     };
 
-    float acc[2][4][4] = {};
+    float acc[T::MI][T::NJ][4] = {};
 #pragma unroll
     for (int s = 0; s < RING_STAGES - 1; ++s) {
         if (s < KT) copy_async(s);
@@ -942,12 +967,12 @@ bmm16_ring(const half* __restrict__ A, const half* __restrict__ B, half* __restr
         __syncthreads();                   // ... everyone's; step kt - 1's stage is free
         if (kt + RING_STAGES - 1 < KT) copy_async(kt + RING_STAGES - 1);
         cp_async_commit();
-        mma_stage<RBK>(acc, stage(kt), (warp >> 1) * 32, (warp & 1) * 32, lane);
+        mma_stage<TBM, TBN, RBK>(acc, stage(kt), (warp >> 1) * T::WM, (warp & 1) * T::WN, lane);
         // step kt + 1's stage is neither read (kt) nor filled (kt + RING_STAGES - 1) in this step
         if (kt + 1 < KT) reg_store(kt + 1);
         if (kt + 2 < KT) reg_load(kt + 2);
     }
-    finish(acc, C, M, N, batch, pieces, part, count);
+    finish<TBM, TBN>(acc, C, M, N, batch, pieces, part, count);
 }
 
 }  // namespace any
@@ -1312,22 +1337,32 @@ inline bool solve_few(const half* A, const half* B, half* C, int BATCH, int M, i
 }
 
 // One launch of any::bmm16_ring (sm_80 and newer; any::bmm16_any below) for few tiles with a
-// long K (the batch's 64×64 tiles under the SMs: K split so they fill the SMs twice), and on
-// sm_80 and newer for operands the aligned kernels cannot take (K or N off a multiple of 8, a
-// misaligned pointer) up to BMM16_RING_FLOPS, whose 02 path loads them 2 bytes at a time. False
-// when neither applies (or the workspace cannot be had): 02's dispatch then runs.
+// long K (the batch's 64×64 tiles under the SMs: K split for 2 CTAs an SM, 4 on the ring's
+// 32×32 tiles, which it runs to 1.5 64×64 tiles an SM), and on sm_80 and newer for operands
+// the aligned kernels cannot take (K or N off a multiple of 8, a misaligned pointer) up to
+// BMM16_RING_FLOPS, whose 02 path loads them 2 bytes at a time. False when neither applies (or
+// the workspace cannot be had): 02's dispatch then runs.
 bool solve_any(const Caps& c, const half* A, const half* B, half* C, int BATCH, int M, int N, int K) {
-    const long long tiles = (long long)BATCH * ((M + any::BM - 1) / any::BM) * ((N + any::BN - 1) / any::BN);
+    // which shapes take this path: decided on 64×64 tiles, whatever tile the ring then uses
+    const long long tiles64 = (long long)BATCH * ((M + any::BM - 1) / any::BM) * ((N + any::BN - 1) / any::BN);
     const bool ring = c.ok && c.cp_async && BMM16_RING;
     const bool aligned = K % kChunk == 0 && N % kChunk == 0 &&
                          ((reinterpret_cast<size_t>(A) | reinterpret_cast<size_t>(B) | reinterpret_cast<size_t>(C)) &
                           15) == 0;
-    const bool few = tiles < c.sms && K >= 4 * any::BK && (!aligned || tiles * BMM16_FEW_ALIGNED_DIV <= c.sms);
+    const bool few = tiles64 < c.sms && K >= 4 * any::BK && (!aligned || tiles64 * BMM16_FEW_ALIGNED_DIV <= c.sms);
     const bool odd = ring && !aligned && K >= BMM16_RING_MIN_K && 2.0 * BATCH * M * N * K <= BMM16_RING_FLOPS;
     if (!c.ok || K <= 0 || !(few || odd)) return false;
+    // the ring's tile: 32×32 where the batch has few 64×64 tiles (4× the CTAs, each a quarter of
+    // the chain of loads, MMAs and C's round trip; past it the 64×64 tile's smaller L2 traffic
+    // wins); bmm16_any (sm_75) keeps 64×64
+    const int tm = ring && tiles64 <= BMM16_RING_SMALL_WAVES * c.sms ? 32 : 64;
+    const long long gm = (M + tm - 1) / tm, gn = (N + tm - 1) / tm, tiles = (long long)BATCH * gm * gn;
+    if (gm > 65535) return false;  // gridDim.y
     const int step = ring ? any::RBK : any::BK;
     const long long kt = (K + step - 1) / step;
-    long long s = few ? std::min<long long>(2 * c.sms / tiles, ring ? kt / 2 : K / (2 * step)) : 1;
+    // few tiles: K split so the CTAs fill the SMs twice (32×32 tiles: BMM16_RING_SMALL_CTAS × that)
+    const long long ctas = 2LL * c.sms * (tm == 32 ? BMM16_RING_SMALL_CTAS : 1);
+    long long s = few ? std::min<long long>(ctas / tiles, ring ? kt / 2 : K / (2 * step)) : 1;
     if (ring && kt < 8) s = 1;  // the ring has every k-step of a short K in flight at once
     s = std::max<long long>(s, 1);
     const int k_per = (int)((K + s * step - 1) / (s * step)) * step;
@@ -1337,7 +1372,7 @@ bool solve_any(const Caps& c, const half* A, const half* B, half* C, int BATCH, 
     int* count = nullptr;
     if (s > 1) {
         static struct { void* ptr; size_t bytes; } space = {nullptr, 0};  // slots, then counters: zeroed once
-        const size_t need = (size_t)tiles * (any::BM * any::BN * 4 + 4);
+        const size_t need = (size_t)tiles * (tm * tm * 4 + 4);              // a slot of tm × tm floats a tile
         if (space.bytes < need) {
             if (space.ptr) cudaFree(space.ptr);  // synchronizes: no earlier launch still uses it
             space.ptr = nullptr;
@@ -1351,17 +1386,20 @@ bool solve_any(const Caps& c, const half* A, const half* B, half* C, int BATCH, 
             space.bytes = need;
         }
         part = static_cast<float*>(space.ptr);
-        count = reinterpret_cast<int*>(part + tiles * any::BM * any::BN);
+        count = reinterpret_cast<int*>(part + tiles * tm * tm);
     }
     auto vec = [](const void* p, int ld) {
         for (int v = 8; v > 1; v /= 2)
             if (ld % v == 0 && reinterpret_cast<size_t>(p) % (2 * v) == 0) return v;
         return 1;
     };
-    const dim3 grid((unsigned)((N + any::BN - 1) / any::BN), (unsigned)((M + any::BM - 1) / any::BM),
-                    (unsigned)(BATCH * s));
-    if (ring)
-        any::bmm16_ring<<<grid, any::THREADS>>>(A, B, C, M, N, K, (int)s, k_per, vec(A, K), vec(B, N), part, count);
+    const dim3 grid((unsigned)gn, (unsigned)gm, (unsigned)(BATCH * s));
+    if (ring && tm == 32)
+        any::bmm16_ring<32, 32><<<grid, any::THREADS>>>(A, B, C, M, N, K, (int)s, k_per, vec(A, K), vec(B, N), part,
+                                                        count);
+    else if (ring)
+        any::bmm16_ring<64, 64><<<grid, any::THREADS>>>(A, B, C, M, N, K, (int)s, k_per, vec(A, K), vec(B, N), part,
+                                                        count);
     else
         any::bmm16_any<<<grid, any::THREADS>>>(A, B, C, M, N, K, (int)s, k_per, vec(A, K), vec(B, N), part, count);
     return cuda_ok(cudaGetLastError());
