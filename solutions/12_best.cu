@@ -6,9 +6,9 @@
 //   split over up to 16 CTAs for a single tile, or for a C TMA cannot store); else 64×128 tiles.
 //   Rows TMA cannot describe (K or N not a multiple of 8, a misaligned pointer): one launch of
 //   gemm_ring, mma.sync fed by a 4-stage cp.async ring of the widest copies the rows allow, on
-//   32×32 tiles where C has ≤ 1.5 64×64 tiles an SM, else 64×64 (K split by a counter from 8
-//   k-steps), to 0.11 GFLOP and to 0.5 for one wave of unsplit tiles or ≤ 28 tiles; else the rows
-//   are copied into a padded workspace, the GEMM a programmatic dependent launch behind them.
+//   32×32 tiles where C has ≤ 1.5 64×64 tiles an SM or K ≤ 64, else 64×64 (K split from 8
+//   k-steps), to 0.11 GFLOP and to 0.5 for one wave of unsplit tiles or ≤ 28 tiles; else the
+//   rows are copied into a padded workspace, the GEMM a programmatic dependent launch after.
 // Changed from 11, and why it is faster: the big kernel is 11's (improved here, then ported:
 //   at 4096³ the two are within 1%, 0.2022 and 0.2015 ms). The gain is in the other shapes:
 //   - 1024³: split-K pairs give 128 CTAs of 2 consumer warpgroups on 128×128 tiles, 2/3 of the
@@ -35,8 +35,8 @@
 //   H200: T4 path 4096³ 0.4501 ms, A100 path 0.3406 (09: 0.3392). Ring against the padded path
 //   past 0.11 GFLOP: 1.1–2.2× on many tiles, 0.75–0.95× on one wave of unsplit tiles or few
 //   tiles, where it runs (to 0.5 GFLOP). 32×32 ring tiles against 64×64: 0.71–0.94× on 44 shapes
-//   to 1.5 tiles an SM, 1.00–1.01× past it. Random shapes (64, seeds 1–3): 0.70–0.75× cuBLAS's
-//   time (0.77–0.83× on 64×64 tiles alone), 0.76–0.81× cuBLASLt's.
+//   to 1.5 tiles an SM, 1.00–1.01× past it but 0.89–1.03× for K ≤ 64. Random shapes (64, seeds
+//   1–3): 0.70–0.75× cuBLAS's time (0.77–0.83× on 64×64 tiles alone), 0.76–0.81× cuBLASLt's.
 // Tiles (a macro at the top names each choice): big 128×256×64 × 4 stages, 1 producer + 2
 //   consumer warpgroups, clusters of 2 between 1 and 2 waves; split-K 128×128×64 × 4, 1 + 2;
 //   small 64×128×64 × 8, 1 + 1, stream-K at M ≤ 64, beta = 1; gemm_ring 64×64 or 32×32 × BK 32,
@@ -168,6 +168,9 @@
 #ifndef GEMM_RING_SMALL_WAVES
 #define GEMM_RING_SMALL_WAVES 1.5 // gemm_ring on 32×32 tiles where C has at most this many 64×64 tiles an SM
 #endif                            // (run 136: 0.71-0.94x the 64×64 ring to 192 tiles; 1.00-1.01x at 225-256)
+#ifndef GEMM_RING_SMALL_KT
+#define GEMM_RING_SMALL_KT 2   // ... or whatever the tiles where K is at most this many k-steps (run 139:
+#endif                         // 0.89-1.03x, 0.96x over 11 shapes of 225-384 tiles; 1571×821×18 0.91x)
 #ifndef GEMM_ANY_CTAS_PER_SM
 #define GEMM_ANY_CTAS_PER_SM 2 // ... and pieces enough for this many CTAs an SM (at most 32 a tile)
 #endif
@@ -3375,8 +3378,9 @@ bool solve_any(const half* A, const half* B, half* C, int M, int N, int K, float
                             tiles64 <= GEMM_RING_FEW_TILES);
     if (flops > GEMM_ANY_FLOPS && !ring_more) return false;
     // the ring's tile: 32×32 for a C of few 64×64 tiles (4× the CTAs, each a quarter of the chain
-    // of loads and MMAs; the 64×64 tile's smaller L2 traffic wins from ~1.7 waves)
-    const int tm = ring && tiles64 <= GEMM_RING_SMALL_WAVES * num_sms() ? 32 : 64;
+    // of loads and MMAs; the 64×64 tile's smaller L2 traffic wins from ~1.7 waves), and for a K
+    // of at most GEMM_RING_SMALL_KT k-steps, where that traffic is small anyway
+    const int tm = ring && (tiles64 <= GEMM_RING_SMALL_WAVES * num_sms() || kt <= GEMM_RING_SMALL_KT) ? 32 : 64;
     const long long gm = (M + tm - 1) / tm, gn = (N + tm - 1) / tm, tiles = gm * gn;
     if (gm > 65535 || gn > 65535) return false;
     // pieces of at least min_kt 32-wide k-steps; gemm_any's 64-wide steps for pieces that fill them

@@ -31,14 +31,14 @@
 //   02's 2-byte loads on every odd shape, and on 32×32 tiles than 64×64 for few tiles (12_best).
 //   Skinny kernels ~8 µs (tiles 12–17); bmm16_skinny 8×1×26×632 ≈ 7 µs, 0.8–0.9× the file before.
 // Measured (H200, harness, cuBLAS strided-batched beside it): 128×1024³ 0.4265 ms vs 0.4675
-//   (0.91× cuBLAS's time; the prediction held); 32×256³ 0.0121 vs 0.0153 (0.79×); split K:
-//   51×7×8×655 0.0399 → 0.0149 ms. The ring against the file before it, 96 random shapes:
-//   0.88–0.95× geometric mean a seed, 112×45×632×348 0.36×, 22×416×608×56 0.11×, but up to
-//   1.28× on shapes with K ≤ 8 (42×632×80×7): K under 24 now keeps 02's kernels (8×810×480×20
-//   0.67× the ring's time), as do aligned 21-96-tile splits (80×26×32×360 0.67×). Skinny
-//   kernels against the tile paths: 0.46–0.95× (75×147×1×296 0.76×, 128×4×4×1024 0.46×).
-//   bmm16_skinny against the file before: 8×1×26×632 0.0086 ms against 0.0123 (0.70×), 11
-//   shapes 0.56–0.85×; over 2 blocks an SM it lost (32×4×160×384, 320 blocks: 1.21×).
+//   (0.91×: as predicted); 32×256³ 0.0121 vs 0.0153 (0.79×); split K: 51×7×8×655 0.0399 → 0.0149
+//   ms. The ring against the file before it, 96 random shapes: 0.88–0.95× geometric mean a seed,
+//   22×416×608×56 0.11×, but up to 1.28× on shapes with K ≤ 8 (42×632×80×7): K under 24 now keeps
+//   02's kernels (8×810×480×20 0.67× the ring's time), as do aligned 21-96-tile splits
+//   (80×26×32×360 0.67×). Skinny kernels: 0.46–0.95× the tiles. bmm16_skinny against the file
+//   before: 8×1×26×632 0.0086 ms against 0.0123 (0.70×), 11 shapes 0.56–0.85×; over 2 blocks an
+//   SM it lost (32×4×160×384: 1.21×). The ring on 32×32 tiles against 64×64: 0.86× over 36 shapes
+//   (0.68–0.96×; 1.05–1.06× on three of 100–196 tiles, as 12×250×250×250).
 // Tiles: 02's; Hopper 128×256×64 × 4 or 128×128×64 × 6 + 32 KB of C boxes, 384 threads; ring
 //   64×64 or 32×32 × BK 32. Test macros: BMM16_FORCE, BMM16_HOPPER, BMM16_HOPPER_TILE, BMM16_RING.
 // Targets: sm_75 sm_80 sm_90a sm_100a
