@@ -36,7 +36,7 @@
 //   past 0.11 GFLOP: 1.1–2.2× on many tiles, 0.75–0.95× on one wave of unsplit tiles or few
 //   tiles, where it runs (to 0.5 GFLOP). 32×32 ring tiles against 64×64: 0.71–0.94× on 44 shapes
 //   to 1.5 tiles an SM, 1.00–1.01× past it but 0.89–1.03× for K ≤ 64. Random shapes (64, seeds
-//   1–3): 0.70–0.75× cuBLAS's time (0.77–0.83× on 64×64 tiles alone), 0.76–0.81× cuBLASLt's.
+//   1–3): 0.72–0.74× cuBLAS's time (0.77–0.83× on 64×64 tiles alone), 0.77–0.81× cuBLASLt's.
 // Tiles (a macro at the top names each choice): big 128×256×64 × 4 stages, 1 producer + 2
 //   consumer warpgroups, clusters of 2 between 1 and 2 waves; split-K 128×128×64 × 4, 1 + 2;
 //   small 64×128×64 × 8, 1 + 1, stream-K at M ≤ 64, beta = 1; gemm_ring 64×64 or 32×32 × BK 32,
