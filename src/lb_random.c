@@ -14,6 +14,18 @@ static const char *const lr_keys[LR_YARDS] = {"cublas", "cublaslt"};
 
 int lr_yardsticks(const pb_problem *p) { return p->compute == PB_I8 ? 1 : LR_YARDS; }
 
+/* The yardstick's refusal as one line of plain text (it lands in markdown): control characters
+ * and the table bar become spaces. */
+static void lr_keep_why(char *dst, size_t len, const char *why)
+{
+    size_t i = 0;
+    for (; why[i] && i + 1 < len; i++) {
+        unsigned char c = (unsigned char)why[i];
+        dst[i] = c < 0x20 || c == 0x7f || c == '|' ? ' ' : (char)c;
+    }
+    dst[i] = '\0';
+}
+
 int lr_run_stage(const jd_options *o, const pb_problem *p, const char *path, const char *stem,
                  lb_sweep_stage *runs, dv_info *dev, bool *have_dev, char *detail, size_t dlen)
 {
@@ -45,13 +57,17 @@ int lr_run_stage(const jd_options *o, const pb_problem *p, const char *path, con
             s->ms[t] = rs_reported_ms(tm);
             bool have = y ? tm->alt_done : tm->base_done; /* yardstick 1: cuBLASLt's series */
             s->base_ms[t] = have ? (y ? tm->alt_median_ms : tm->base_median_ms) : 0;
+            const char *why = y ? tm->alt_error : tm->base_error;
+            if (!have && !s->base_why[0] && s->shape_status[t] == RS_SUCCESS)
+                lr_keep_why(s->base_why, sizeof(s->base_why), why[0] ? why : "no reason given");
         }
     }
     jd_free(&r);
     return code;
 }
 
-/* A passed shape's time over the yardstick's beside it; 0 otherwise (failed, not timed). */
+/* A passed shape's time over the yardstick's beside it; 0 otherwise (failed, not timed, or no
+ * yardstick time). */
 static double lr_ratio(const lb_sweep_stage *s, int si)
 {
     return s->shape_status[si] == RS_SUCCESS && s->timed[si] && s->base_ms[si] > 0
@@ -59,8 +75,15 @@ static double lr_ratio(const lb_sweep_stage *s, int si)
                : 0;
 }
 
+/* A shape that passed and was timed, but beside which the yardstick gave no time (cuBLAS
+ * refuses some int8 shapes, for one): no ratio, and not a failure either. */
+static bool lr_no_yard(const lb_sweep_stage *s, int si)
+{
+    return s->shape_status[si] == RS_SUCCESS && s->timed[si] && !(s->base_ms[si] > 0);
+}
+
 typedef struct {
-    int passed, ratios;
+    int passed, ratios, no_yard;
     st_ratio_dist d;
     int worst_shape; /* -1: none */
 } lr_sum;
@@ -69,9 +92,10 @@ static lr_sum lr_summarize(const lb_sweep_stage *s, int n)
 {
     double v[PB_MAX_SHAPES] = {0};
     int at[PB_MAX_SHAPES] = {0};
-    lr_sum r = {0, 0, {0}, -1};
+    lr_sum r = {0, 0, 0, {0}, -1};
     for (int si = 0; si < n && si < PB_MAX_SHAPES; si++) {
         r.passed += s->shape_status[si] == RS_SUCCESS;
+        r.no_yard += lr_no_yard(s, si);
         if (lr_ratio(s, si) > 0) {
             at[r.ratios] = si;
             v[r.ratios++] = lr_ratio(s, si);
@@ -89,7 +113,8 @@ static int lr_cmp(const void *a, const void *b)
 }
 
 /* One chart: a line per stage, its ratios beside yardstick y sorted best to worst (a failed
- * shape, or one above LR_CAP, at LR_CAP). */
+ * shape, or one above LR_CAP, at LR_CAP; a shape without a yardstick time left out, so the line
+ * ends early). */
 static void lr_chart(FILE *f, const lr_table *t, int y)
 {
     int n = t->random.n;
@@ -102,13 +127,15 @@ static void lr_chart(FILE *f, const lr_table *t, int y)
     for (int i = 0; i < t->n_stages; i++) {
         const lb_sweep_stage *s = &t->runs[i * t->n_yards + y];
         double v[PB_MAX_SHAPES];
+        int nv = 0;
         for (int si = 0; si < n; si++) {
+            if (lr_no_yard(s, si)) continue;
             double q = lr_ratio(s, si);
-            v[si] = q > 0 && q < LR_CAP ? q : LR_CAP;
+            v[nv++] = q > 0 && q < LR_CAP ? q : LR_CAP;
         }
-        qsort(v, (size_t)n, sizeof(double), lr_cmp);
+        qsort(v, (size_t)nv, sizeof(double), lr_cmp);
         fprintf(f, "    line [");
-        for (int si = 0; si < n; si++) fprintf(f, "%s%.3f", si ? ", " : "", v[si]);
+        for (int si = 0; si < nv; si++) fprintf(f, "%s%.3f", si ? ", " : "", v[si]);
         fprintf(f, "]\n");
     }
     fprintf(f, "```\n\n");
@@ -137,8 +164,8 @@ char *lr_section(const lr_table *t)
                              "then the stage) are"
                            : "cuBLAS (`--baseline`) is");
     fprintf(f, ". A ratio is the stage's time over the yardstick's beside it (under 1× is faster), "
-               "over the shapes that passed; the worst names its shape; the 90th percentile is "
-               "interpolated.\n\n");
+               "over the shapes that passed and that the yardstick timed too; the worst names its shape; "
+               "the 90th percentile is interpolated.\n\n");
     fprintf(f, "| stage | yardstick | passed | geometric mean | worst (its shape) | at or under 1.00× "
                "| 90th percentile |\n|---|---|---:|---:|---|---:|---:|\n");
     for (int i = 0; i < t->n_stages; i++)
@@ -156,13 +183,23 @@ char *lr_section(const lr_table *t)
                     100.0 * r.d.share_le1, r.d.p90);
         }
     fputc('\n', f);
+    /* the rows whose numbers leave shapes out: the yardstick gave no time there */
+    for (int i = 0; i < t->n_stages; i++)
+        for (int y = 0; y < t->n_yards; y++) {
+            const lb_sweep_stage *s = &t->runs[i * t->n_yards + y];
+            lr_sum r = lr_summarize(s, n);
+            if (r.no_yard)
+                fprintf(f, "%s beside %s: %d of its %d passed shapes have no %s time (%s); its row is "
+                           "over the %d that do.\n\n",
+                        s->stem, lr_names[y], r.no_yard, r.passed, lr_names[y], s->base_why, r.ratios);
+        }
     for (int y = 0; y < t->n_yards; y++) lr_chart(f, t, y);
     fprintf(f, "Lines, in order (xychart has no legend):");
     for (int i = 0; i < t->n_stages; i++)
         fprintf(f, " %s%s", t->runs[i * t->n_yards].stem, i + 1 < t->n_stages ? "," : ".");
     fprintf(f, " Each line is one stage's ratios sorted from best to worst: the further right it "
                "stays under 1, the more shapes it wins. A failed shape, or a ratio above %.1f×, "
-               "plots at %.1f×.\n\n",
+               "plots at %.1f×; a shape the yardstick gave no time for is left out.\n\n",
             LR_CAP, LR_CAP);
     fprintf(f, "<details><summary>Every shape's ratio</summary>\n\n| shape |");
     for (int i = 0; i < t->n_stages; i++)
@@ -178,6 +215,7 @@ char *lr_section(const lr_table *t)
         for (int k = 0; k < t->n_stages * t->n_yards; k++) {
             const lb_sweep_stage *s = &t->runs[k];
             if (lr_ratio(s, si) > 0) fprintf(f, " %.2f× |", lr_ratio(s, si));
+            else if (lr_no_yard(s, si)) fprintf(f, " – (passed; no %s time) |", lr_names[k % t->n_yards]);
             else fprintf(f, " ✗ %s |", rs_status_name(s->shape_status[si]));
         }
         fputc('\n', f);
@@ -244,7 +282,10 @@ void lr_json(FILE *j, const lr_table *t)
                 if (lr_ratio(s, si) > 0) fprintf(j, "%.6f", lr_ratio(s, si));
                 else fputs("null", j);
             }
-            fputs("]}", j);
+            fprintf(j, "],\"no_yardstick_time\":%d,\"no_yardstick_why\":", r.no_yard);
+            if (r.no_yard) rp_json_string(j, s->base_why);
+            else fputs("null", j);
+            fputc('}', j);
         }
         fputs("]}", j);
     }

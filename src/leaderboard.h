@@ -36,6 +36,7 @@ typedef struct {
     rs_status shape_status[PB_MAX_SHAPES];
     bool timed[PB_MAX_SHAPES];
     double ms[PB_MAX_SHAPES], base_ms[PB_MAX_SHAPES];
+    char base_why[160];       /* why the yardstick gave no time at a passed shape (the first one) */
 } lb_sweep_stage;
 
 /* What the shapes section shows: the run's stages over its shapes, and how it was made. */

@@ -652,9 +652,46 @@ Test(random_section, json)
     cr_expect(strstr(buf, "{\"stage\":\"09_mma\",\"yardsticks\":[{\"yardstick\":\"cublas\",\"status\":"
                           "\"test-case-failed\",\"passed\":3,\"geomean_ratio\":1.000000,\"worst_ratio\":2.000000,"
                           "\"worst_shape\":\"288x1306x458\",\"share_at_or_under_1\":0.666667,\"p90_ratio\":1.800000,"
-                          "\"ratios\":[0.500000,2.000000,null,1.000000]},{\"yardstick\":\"cublaslt\""), "%s", buf);
+                          "\"ratios\":[0.500000,2.000000,null,1.000000],\"no_yardstick_time\":0,"
+                          "\"no_yardstick_why\":null},{\"yardstick\":\"cublaslt\""), "%s", buf);
     cr_expect_eq(buf[len - 1], '\n');
     cr_expect_eq(count(buf, "\n"), 1, "one line: %s", buf);
+    free(buf);
+}
+
+/* Shapes that passed but beside which the yardstick gave no time (cuBLAS refuses some int8
+ * shapes): no ratio and no failure; the row says how many and why, the chart leaves them out. */
+Test(random_section, shapes_the_yardstick_did_not_time)
+{
+    lr_table t = synthetic_random();
+    t.n_yards = 1;
+    t.n_stages = 1;
+    lb_sweep_stage one[1];
+    memset(one, 0, sizeof(one));
+    snprintf(one[0].stem, sizeof(one[0].stem), "02_i8");
+    rtime(&one[0], 0, 0.05, 0.1);
+    rtime(&one[0], 1, 0.2, 0); /* passed, timed, no cuBLAS time */
+    rtime(&one[0], 2, 0.3, 0);
+    one[0].shape_status[3] = RS_FAILED;
+    snprintf(one[0].base_why, sizeof(one[0].base_why), "cuBLAS refused: CUBLAS_STATUS_NOT_SUPPORTED");
+    t.runs = one;
+    char *sec = lr_section(&t);
+    cr_assert_not_null(sec);
+    cr_expect(strstr(sec, "| 02_i8 | cuBLAS | 3/4 | 0.50× | 0.50× (1000×192×1100) | 100% | 0.50× |\n"), "%s", sec);
+    cr_expect(strstr(sec, "02_i8 beside cuBLAS: 2 of its 3 passed shapes have no cuBLAS time (cuBLAS refused: "
+                          "CUBLAS_STATUS_NOT_SUPPORTED); its row is over the 1 that do.\n"), "%s", sec);
+    cr_expect(strstr(sec, "    line [0.500, 4.000]\n"), "the failed shape at the cap, the untimed left out: %s", sec);
+    cr_expect(strstr(sec, "| 288×1306×458 | – (passed; no cuBLAS time) |\n"), "%s", sec);
+    cr_expect(strstr(sec, "| 2160×25×30 | ✗ test-case-failed |\n"), "%s", sec);
+    cr_expect(!strstr(sec, "✗ success"), "%s", sec);
+    free(sec);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    lr_json(f, &t);
+    fclose(f);
+    cr_expect(strstr(buf, "\"ratios\":[0.500000,null,null,null],\"no_yardstick_time\":2,\"no_yardstick_why\":"
+                          "\"cuBLAS refused: CUBLAS_STATUS_NOT_SUPPORTED\"}"), "%s", buf);
     free(buf);
 }
 
