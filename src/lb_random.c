@@ -191,7 +191,8 @@ char *lr_section(const lr_table *t)
             if (r.no_yard)
                 fprintf(f, "%s beside %s: %d of its %d passed shapes have no %s time (%s); its row is "
                            "over the %d that do.\n\n",
-                        s->stem, lr_names[y], r.no_yard, r.passed, lr_names[y], s->base_why, r.ratios);
+                        s->stem, lr_names[y], r.no_yard, r.passed, lr_names[y],
+                        s->base_why[0] ? s->base_why : "no reason given", r.ratios);
         }
     for (int y = 0; y < t->n_yards; y++) lr_chart(f, t, y);
     fprintf(f, "Lines, in order (xychart has no legend):");
@@ -283,7 +284,7 @@ void lr_json(FILE *j, const lr_table *t)
                 else fputs("null", j);
             }
             fprintf(j, "],\"no_yardstick_time\":%d,\"no_yardstick_why\":", r.no_yard);
-            if (r.no_yard) rp_json_string(j, s->base_why);
+            if (r.no_yard) rp_json_string(j, s->base_why[0] ? s->base_why : "no reason given");
             else fputs("null", j);
             fputc('}', j);
         }
