@@ -577,6 +577,28 @@ static lr_table synthetic_random(void)
                       .n_yards = 2};
 }
 
+/* t narrowed to one stage beside cuBLAS alone (int8's layout): *s, zeroed, named stem. */
+static void one_stage(lr_table *t, lb_sweep_stage *s, const char *stem)
+{
+    memset(s, 0, sizeof(*s));
+    snprintf(s->stem, sizeof(s->stem), "%s", stem);
+    t->n_yards = 1;
+    t->n_stages = 1;
+    t->runs = s;
+}
+
+/* lr_json's output for t, malloc'd. */
+static char *random_json(const lr_table *t)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    cr_assert_not_null(f);
+    lr_json(f, t);
+    fclose(f);
+    return buf;
+}
+
 Test(random_section, distribution_table_charts_and_every_shape)
 {
     lr_table t = synthetic_random();
@@ -621,13 +643,9 @@ Test(random_section, one_yardstick_and_nothing_passed)
     cr_expect_eq(lr_yardsticks(pb_find("int4_matmul")), 2);
     cr_expect_eq(lr_yardsticks(pb_find("sgemm")), 2);
     lr_table t = synthetic_random();
-    t.n_yards = 1;
-    t.n_stages = 1;
-    lb_sweep_stage none[1];
-    memset(none, 0, sizeof(none));
-    snprintf(none[0].stem, sizeof(none[0].stem), "01_naive");
-    for (int si = 0; si < 4; si++) none[0].shape_status[si] = RS_TIMEOUT;
-    t.runs = none;
+    lb_sweep_stage none;
+    one_stage(&t, &none, "01_naive");
+    for (int si = 0; si < 4; si++) none.shape_status[si] = RS_TIMEOUT;
     char *sec = lr_section(&t);
     cr_assert_not_null(sec);
     cr_expect(strstr(sec, "| 01_naive | cuBLAS | 0/4 | – | – | – | – |\n"), "%s", sec);
@@ -642,11 +660,8 @@ Test(random_section, one_yardstick_and_nothing_passed)
 Test(random_section, json)
 {
     lr_table t = synthetic_random();
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    lr_json(f, &t);
-    fclose(f);
+    char *buf = random_json(&t);
+    size_t len = strlen(buf);
     cr_expect(strstr(buf, "{\"problem\":\"gemm_fp16\",\"mode\":\"random\",\"device\":\"Test GPU\",\"commit\":"
                           "\"abc123\",\"n\":4,\"seed\":1,\"shapes\":[{\"M\":1000,\"N\":192,\"K\":1100},"), "%s", buf);
     cr_expect(strstr(buf, "{\"stage\":\"09_mma\",\"yardsticks\":[{\"yardstick\":\"cublas\",\"status\":"
@@ -664,17 +679,13 @@ Test(random_section, json)
 Test(random_section, shapes_the_yardstick_did_not_time)
 {
     lr_table t = synthetic_random();
-    t.n_yards = 1;
-    t.n_stages = 1;
-    lb_sweep_stage one[1];
-    memset(one, 0, sizeof(one));
-    snprintf(one[0].stem, sizeof(one[0].stem), "02_i8");
-    rtime(&one[0], 0, 0.05, 0.1);
-    rtime(&one[0], 1, 0.2, 0); /* passed, timed, no cuBLAS time */
-    rtime(&one[0], 2, 0.3, 0);
-    one[0].shape_status[3] = RS_FAILED;
-    snprintf(one[0].base_why, sizeof(one[0].base_why), "cuBLAS refused: CUBLAS_STATUS_NOT_SUPPORTED");
-    t.runs = one;
+    lb_sweep_stage one;
+    one_stage(&t, &one, "02_i8");
+    rtime(&one, 0, 0.05, 0.1);
+    rtime(&one, 1, 0.2, 0); /* passed, timed, no cuBLAS time */
+    rtime(&one, 2, 0.3, 0);
+    one.shape_status[3] = RS_FAILED;
+    snprintf(one.base_why, sizeof(one.base_why), "cuBLAS refused: CUBLAS_STATUS_NOT_SUPPORTED");
     char *sec = lr_section(&t);
     cr_assert_not_null(sec);
     cr_expect(strstr(sec, "| 02_i8 | cuBLAS | 3/4 | 0.50× | 0.50× (1000×192×1100) | 100% | 0.50× |\n"), "%s", sec);
@@ -685,11 +696,7 @@ Test(random_section, shapes_the_yardstick_did_not_time)
     cr_expect(strstr(sec, "| 2160×25×30 | ✗ test-case-failed |\n"), "%s", sec);
     cr_expect(!strstr(sec, "✗ success"), "%s", sec);
     free(sec);
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    lr_json(f, &t);
-    fclose(f);
+    char *buf = random_json(&t);
     cr_expect(strstr(buf, "\"ratios\":[0.500000,null,null,null],\"no_yardstick_time\":2,\"no_yardstick_why\":"
                           "\"cuBLAS refused: CUBLAS_STATUS_NOT_SUPPORTED\"}"), "%s", buf);
     free(buf);
