@@ -3,7 +3,7 @@
 // Technique: 11's warp-specialized Hopper kernel behind a shape dispatch: 128×256 tiles when
 //   they make ≥ 3/4 of a wave (beta = 1: the partial last wave shared out by stream-K); one wave
 //   of 128×128 tiles or less: split-K pairs, two CTAs on one tile over half of K each (a serial
-//   split over up to 16 CTAs for a single tile, or for a C TMA cannot store); else 64×128 tiles.
+//   split over up to 16 CTAs for one tile, or ≤ 8 whose C TMA cannot store); else 64×128 tiles.
 //   Rows TMA cannot describe (K or N not a multiple of 8, a misaligned pointer): one launch of
 //   gemm_ring, mma.sync fed by a 4-stage cp.async ring of the widest copies the rows allow, on
 //   32×32 tiles where C has ≤ 1.5 64×64 tiles an SM or K ≤ 64, else 64×64 (K split from 8
@@ -18,9 +18,10 @@
 //     stream-K over 64×128 tiles: 17×4096×4096 0.0171 ms against 0.0247;
 //   - small odd shapes: one launch instead of copy, GEMM and fold (~4 µs each), whose ring has
 //     every copy of a short K in flight at once; where C has few tiles, 32×32 tiles give it 4×
-//     the CTAs, each a quarter of the chain of loads, MMAs and C's round trip a call waits for.
-//   Inside the big kernel: beta = 1 stores are TMA reduce-adds, so old C never enters the SM;
-//   a tile's stores overlap the next tile's first k-steps (ncu: tensor pipes 94% at 4096³).
+//     the CTAs, each a quarter of the chain of loads, MMAs and C's round trip a call waits for;
+//   - beta = 1 stores are TMA reduce-adds (old C never enters the SM), and where N is odd bulk
+//     reduce-adds of C's rows, zeros around them (no fold pass; the pair then, not the serial
+//     split: ~7 µs of kernel against ~13); a tile's stores overlap the next tile's k-steps.
 // Paths by judge GPU: the Hopper kernels exist only under __CUDA_ARCH_FEAT_SM90_ALL; T4, A100,
 //   B200 solve runs an mma.sync path (09's kernel on sm_80 and newer, m16n8k8 on sm_75), odd
 //   shapes through gemm_ring (A100, B200; T4: the same tile on a register double buffer, no
@@ -32,11 +33,10 @@
 // Measured (H200, harness, the yardstick alternated in the same process; leaderboard.md): 1024³
 //   0.0124 ms (0.66× cuBLAS's time), 4096³ 0.2022 (107.9% of cuBLAS's speed); 4096³ and 8192³
 //   0.95× and 0.96× cuBLASLt's best; the 17 fixed shapes all under cuBLAS's time. As PTX on the
-//   H200: T4 path 4096³ 0.4501 ms, A100 path 0.3406 (09: 0.3392). Ring against the padded path
-//   past 0.11 GFLOP: 1.1–2.2× on many tiles, 0.75–0.95× on one wave of unsplit tiles or few
-//   tiles, where it runs (to 0.5 GFLOP). 32×32 ring tiles against 64×64: 0.71–0.94× on 44 shapes
-//   to 1.5 tiles an SM, 1.00–1.01× past it but 0.89–1.03× for K ≤ 64. Random shapes (64, seeds
-//   1–3): 0.72–0.74× cuBLAS's time (0.77–0.83× on 64×64 tiles alone), 0.77–0.81× cuBLASLt's.
+//   H200: T4 path 4096³ 0.4501 ms, A100 path 0.3406 (09: 0.3392). Ring against padded copies
+//   past 0.11 GFLOP: 0.75–0.95× where it runs (few tiles), 1.1–2.2× on many; 32×32 tiles against
+//   64×64: 0.71–0.94× to 1.5 tiles an SM. Odd N, rows reduce-added (predicted: faster than the
+//   fold and the serial split): 0.80× over 106 shapes. Random shapes (64, seeds 1–3): RANDOM.
 // Tiles (a macro at the top names each choice): big 128×256×64 × 4 stages, 1 producer + 2
 //   consumer warpgroups, clusters of 2 between 1 and 2 waves; split-K 128×128×64 × 4, 1 + 2;
 //   small 64×128×64 × 8, 1 + 1, stream-K at M ≤ 64, beta = 1; gemm_ring 64×64 or 32×32 × BK 32,
@@ -1195,7 +1195,8 @@ gemm_ws(const __grid_constant__ CUtensorMap tmA, const __grid_constant__ CUtenso
 //   [old-C bars × 8]
 //   (serial: warpgroup 1's C boxes in `red`, the "last" flags behind them)
 // ---------------------------------------------------------------------------------------------
-enum SplitMode { kSplitPlain = 0, kSplitCluster = 1, kSplitSerial = 2 };
+// kSplitRows: the plain pair for C with odd N (beta = 1): rows reduce-added (TmaEpilogue's rows mode).
+enum SplitMode { kSplitPlain = 0, kSplitCluster = 1, kSplitSerial = 2, kSplitRows = 3 };
 #ifndef GEMM_MAX_SPLIT
 #define GEMM_MAX_SPLIT 16      // serial split-K: CTAs a tile at most
 #endif
@@ -1207,6 +1208,12 @@ enum SplitMode { kSplitPlain = 0, kSplitCluster = 1, kSplitSerial = 2 };
 #endif
 #ifndef GEMM_SPLIT_MIN_K
 #define GEMM_SPLIT_MIN_K 4     // ... each with at least this many k-tiles
+#endif
+#ifndef GEMM_ODD_PAIR_TILES
+#define GEMM_ODD_PAIR_TILES 8  // ... and for C without a tensor map (odd N) of more than this many: the
+                               // pair, its rows reduce-added (beta = 1; else a padded C folded in),
+                               // not serial (run 143: 0.58-0.98x over 38 shapes of 11-42 tiles,
+                               // 2528x34x2940 1.05x; at 6 tiles, 720x99x3544, 1.14x: serial kept)
 #endif
 
 template <int STAGES>
@@ -1326,14 +1333,17 @@ gemm_splitk(const __grid_constant__ CUtensorMap tmA, const __grid_constant__ CUt
         setmaxnreg_inc<kConsumerRegs>();
         const int cw = wg - 1;                             // rows cw*64.. of the tile
         const bool finisher = cw == static_cast<int>(rank);  // else: send the partial to the peer
-        const bool add_c = GEMM_REDUCE_C && beta == 1.0f;  // as in gemm_ws
+        constexpr bool ROWS = MODE == kSplitRows;
+        // as in gemm_ws (the rows mode reduce-adds whatever add_c says: its packed values are alpha·acc)
+        const bool add_c = !ROWS && GEMM_REDUCE_C && beta == 1.0f;
         // beta == 1 (GEMM_SPLIT_REDUCE): no exchange; every warpgroup of both CTAs reduce-adds its
         // partial into C (the other warpgroup's boxes in the unused `red` buffer).
-        const bool both_add = MODE == kSplitPlain || (CLUSTER && GEMM_SPLIT_REDUCE && add_c);
+        const bool both_add = MODE == kSplitPlain || ROWS || (CLUSTER && GEMM_SPLIT_REDUCE && add_c);
         // (serial: no TMA epilogue, C is stored straight from the fragments)
-        const bool rc = MODE != kSplitSerial && finisher && beta != 0.0f && !add_c;
-        TmaEpilogue<128, true> frag(&tmC, warp, rc, add_c, (finisher ? epi : red) + warp * kEpiWarpBytes,
-                                    c_bar + 8 * warp);
+        const bool rc = MODE != kSplitSerial && !ROWS && finisher && beta != 0.0f && !add_c;
+        TmaEpilogue<128, true, ROWS ? kStoreRows : kStoreTma> frag(
+            &tmC, warp, rc, add_c, (finisher ? epi : red) + warp * kEpiWarpBytes, c_bar + 8 * warp);
+        if constexpr (ROWS) frag.set_direct(Cd, ldc, M, N, beta);
         frag.begin(m0 + cw * 64, n0);
         float acc[64];
         uint32_t it = 0;
@@ -3082,8 +3092,8 @@ bool launch_ws(const Operands& o, int M, int N, int K, float alpha, float beta, 
     if (!get_tensor_map(o.B, K, N, o.ldb, kBK, &tb)) return false;    // B: K×N, box 64 × 64
     if (o.direct) {  // no C map (tc unused): the epilogue stores C itself, one CTA per cluster
         if (CM != 1) return false;
-        if constexpr (BN == 256) {
-            if (beta == 1.0f) {  // the rows mode (solve_sm90a's rows_add: 128×256 tiles only)
+        if constexpr (BN == 256 || BN == 128) {
+            if (beta == 1.0f) {  // the rows mode (solve_sm90a's rows_add)
                 if (resident_clusters<NCW, BN, STAGES, 1, kStoreRows>() <= 0) return false;
                 return launch_ex(gemm_ws<NCW, BN, STAGES, 1, kStoreRows>, ctas, G::kThreads, G::kSmemBytes, 1,
                                  o.pdl, ta, tb, ta, M, N, K, alpha, beta, sk_tiles, o.C, o.ldc, 0);
@@ -3154,6 +3164,13 @@ bool launch_splitk(const Operands& o, int M, int N, int K, float alpha, float be
     CUtensorMap tc;
     if (!get_tensor_map(o.A, M, K, o.lda, 128, &ta)) return false;  // A: M×K, box 128 × 64
     if (!get_tensor_map(o.B, K, N, o.ldb, kBK, &tb)) return false;  // B: K×N, box 64 × 64
+    if (o.direct && splits == 2 && beta == 1.0f) {  // the pair, C's rows reduce-added (solve_sm90a's rows_add)
+        static const int resident_rows = max_clusters(gemm_splitk<STAGES, kSplitRows>, 384, kSmem, 1) / 2;
+        if (tiles > resident_rows) return false;
+        return launch_ex(gemm_splitk<STAGES, kSplitRows>, static_cast<int>(2 * tiles), 384, kSmem, 1, o.pdl, ta, tb,
+                         ta, M, N, K, alpha, beta, 2, static_cast<float*>(nullptr), static_cast<int*>(nullptr),
+                         o.C, o.ldc);
+    }
     if (splits > 2 || o.direct) {  // serial: C stored straight from the fragments, no map (tc unused)
         static const int ok = max_clusters(gemm_splitk<STAGES, kSplitSerial>, 384, kSmem, 1);  // asked once
         const size_t slots = static_cast<size_t>(tiles) * 2;  // one per consumer warpgroup of a tile
@@ -3182,9 +3199,9 @@ bool launch_splitk(const Operands& o, int M, int N, int K, float alpha, float be
 // The Hopper path for a shape: 128×256 persistent tiles when they make ≥ 3/4 of a wave, else
 // split-K over `splits` CTAs a 128×128 tile when that fills the SMs in one wave (as many as fit,
 // each with at least GEMM_SPLIT_MIN_K k-tiles; 2 always allowed: the tuned pair of the judge's
-// 1024³; at most GEMM_MAX_SPLIT), else 64×128 persistent tiles. c_tma: C has a tensor map; the
-// pair then takes every C of more than GEMM_SERIAL_TILES tiles (the serial split-K, which stores
-// a C without a map itself, keeps the rest: a pair would need a padded C and a fold pass).
+// 1024³; at most GEMM_MAX_SPLIT), else 64×128 persistent tiles. The pair takes every C of more
+// than GEMM_SERIAL_TILES tiles (C without a tensor map: more than GEMM_ODD_PAIR_TILES, its rows
+// reduce-added or a padded C folded in); the serial split-K, which stores C itself, keeps the rest.
 enum class Path { kBig, kSplit, kSmall };
 Path pick_path(int M, int N, int K, bool c_tma, int& splits) {
     splits = 0;
@@ -3197,7 +3214,7 @@ Path pick_path(int M, int N, int K, bool c_tma, int& splits) {
         const long long by_k = num_k / GEMM_SPLIT_MIN_K > 2 ? num_k / GEMM_SPLIT_MIN_K : 2;
         if (s > by_k) s = by_k;
         if (s > GEMM_MAX_SPLIT) s = GEMM_MAX_SPLIT;
-        if (c_tma && tiles > GEMM_SERIAL_TILES && s > 2) s = 2;
+        if (tiles > (c_tma ? GEMM_SERIAL_TILES : GEMM_ODD_PAIR_TILES) && s > 2) s = 2;
         if (s >= 2) {
             splits = static_cast<int>(s);
             return Path::kSplit;
@@ -3282,10 +3299,13 @@ bool solve_sm90a(const half* A, const half* B, half* C, int M, int N, int K, flo
     int splits = 0;
     const Path path = pick_path(M, N, K, c_tma, splits);
     const bool serial = path == Path::kSplit && splits > 2;  // stores C itself
-    // beta = 1 on 128×256 tiles: rows reduce-added by 1D bulk copies (TmaEpilogue::put_rows)
+    // beta = 1 on 128×256 and 64×128 tiles and the split-K pair: rows reduce-added by 1D bulk
+    // copies (TmaEpilogue::put_rows; run 142, 64×128: 0.71-1.05×, 0.92× over 14 shapes, of the
+    // padded C folded in after; run 143, pair and 64×128: 0.80× over 106 shapes)
     // (its offsets are 32-bit, and its last-unit step assumes rows of at least one unit)
-    const bool rows_add = GEMM_ROWS_ADD && GEMM_REDUCE_C && beta == 1.0f && path == Path::kBig && aligned16(C) &&
-                          N >= 8 && static_cast<long long>(M) * N < (1LL << 31);
+    const bool rows_add = GEMM_ROWS_ADD && GEMM_REDUCE_C && beta == 1.0f &&
+                          (path == Path::kBig || path == Path::kSmall || (path == Path::kSplit && splits == 2)) &&
+                          aligned16(C) && N >= 8 && static_cast<long long>(M) * N < (1LL << 31);
     // direct stores only with beta = 0: reading old C with 2-byte loads in the epilogue cost more
     // than the fold pass (run 58, 4095³ beta = 1: 0.3533 ms direct against 0.2738 folded; beta = 0
     // direct: 0.2436), and so did fp16 reductions into C from the epilogue (run 67: 0.4546 against

@@ -17,7 +17,7 @@
 //   allow, on 32×32 tiles (4× the CTAs) to 1.5 64×64 tiles an SM (few: K split, 4 CTAs an SM).
 //   M ≤ 4 with N ≤ 8 (K ≥ 192), or N ≤ 4 (K ≥ 3): CUDA-core kernels, fp32 sums: a block a
 //   batch's C, groups of lanes striding K over runs of B's rows (bmm16_fewrows); a warp a row
-//   of C, lanes striding A's row (bmm16_fewcols). A tile would be 1/16 full or less there.
+//   of C, lanes striding A's row (bmm16_fewcols; K ≤ 32: a thread a row). Tiles: 1/16 full.
 //   New: M ≤ 4, N 9-256, K 192-1024, ≤ 2 blocks an SM: bmm16_skinny, a block 16 columns (8
 //   where N is odd) × all of K, 8 lanes a row of B, ≤ 8 independent loads a lane, A staged in
 //   smem, sums in a fixed order. One L2 round trip, where the split ring (8×1×26×632: 80 blocks
@@ -78,6 +78,9 @@
 #ifndef BMM16_FEWCOLS_MAX_A
 #define BMM16_FEWCOLS_MAX_A 16777216.0 // ... and A of at most this many elements (128x1024x1x1024 read at 1.04x)
 #endif
+#ifndef BMM16_FEWCOLS_THREAD_K
+#define BMM16_FEWCOLS_THREAD_K 32 // ... a thread a row of C (bmm16_fewcols_short) for K up to this: a warp a row
+#endif                            // leaves lanes idle past K and pays 5 shuffle rounds an output
 #ifndef BMM16_SKINNY_MIN_K
 #define BMM16_SKINNY_MIN_K 192    // bmm16_skinny: M ≤ 4, N 9..BMM16_SKINNY_MAX_N, K of at least this (shorter K:
 #endif                            // the tile paths' few k-steps are in flight at once too)
@@ -1043,6 +1046,28 @@ __global__ void __launch_bounds__(256)
     for (int n = 0; n < kFewMax; ++n)
         if (lane == n && n < N) C[row * N + n] = __float2half_rn(acc[n]);
 }
+// bmm16_fewcols_short (N ≤ 4, K ≤ BMM16_FEWCOLS_THREAD_K): a thread a row of C, its K products
+// summed in order; a warp's A rows are one contiguous run (L1 serves the 2-byte loads), and the
+// threads of a batch read the same K×N values of B (broadcast).
+__global__ void __launch_bounds__(256)
+    bmm16_fewcols_short(const half* __restrict__ A, const half* __restrict__ B, half* __restrict__ C,
+                        long long rows, int M, int N, int K) {
+    const long long row = (long long)blockIdx.x * 256 + threadIdx.x;
+    if (row >= rows) return;
+    const half* a = A + row * K;
+    const half* bb = B + (size_t)(row / M) * K * N;
+    float acc[kFewMax] = {};
+#pragma unroll 4
+    for (int k = 0; k < K; ++k) {
+        const float av = __half2float(a[k]);
+#pragma unroll
+        for (int n = 0; n < kFewMax; ++n)
+            if (n < N) acc[n] = fmaf(av, __half2float(bb[(size_t)k * N + n]), acc[n]);
+    }
+#pragma unroll
+    for (int n = 0; n < kFewMax; ++n)
+        if (n < N) C[row * N + n] = __float2half_rn(acc[n]);
+}
 
 // bmm16_skinny (M ≤ 4, N 9-256, long K): a block takes 8·V columns (V = 2: half2 loads where N is
 // even and B 4-byte aligned, else 1) of one batch's C, all M rows. Its G groups of 8 lanes split
@@ -1330,7 +1355,10 @@ inline bool solve_few(const half* A, const half* B, half* C, int BATCH, int M, i
     }
     if (N <= kFewMax && K >= BMM16_FEWCOLS_MIN_K && (double)BATCH * M * K <= BMM16_FEWCOLS_MAX_A) {
         const long long rows = (long long)BATCH * M;
-        bmm16_fewcols<<<(unsigned)((rows + 7) / 8), 256>>>(A, B, C, rows, M, N, K);
+        if (K <= BMM16_FEWCOLS_THREAD_K)
+            bmm16_fewcols_short<<<(unsigned)((rows + 255) / 256), 256>>>(A, B, C, rows, M, N, K);
+        else
+            bmm16_fewcols<<<(unsigned)((rows + 7) / 8), 256>>>(A, B, C, rows, M, N, K);
         return cuda_ok(cudaGetLastError());
     }
     return false;
