@@ -34,9 +34,9 @@
 //   0.0124 ms (0.66× cuBLAS's time), 4096³ 0.2022 (107.9% of cuBLAS's speed); 4096³ and 8192³
 //   0.95× and 0.96× cuBLASLt's best; the 17 fixed shapes all under cuBLAS's time. As PTX on the
 //   H200: T4 path 4096³ 0.4501 ms, A100 path 0.3406 (09: 0.3392). Ring against padded copies
-//   past 0.11 GFLOP: 0.75–0.95× where it runs (few tiles), 1.1–2.2× on many; 32×32 tiles against
-//   64×64: 0.71–0.94× to 1.5 tiles an SM. Odd N, rows reduce-added (predicted: faster than the
-//   fold and the serial split): 0.80× over 106 shapes. Random shapes (64, seeds 1–3): RANDOM.
+//   past 0.11 GFLOP: 0.75–0.95× where it runs, 1.1–2.2× on many tiles; 32×32 tiles: 0.71–0.94×
+//   to 1.5 tiles an SM. Odd N, rows reduce-added (predicted faster than fold and serial split):
+//   0.80× over 106 shapes. Random (64, seeds 1–3): 0.66–0.73× cuBLAS's time, 0.73–0.80× Lt's.
 // Tiles (a macro at the top names each choice): big 128×256×64 × 4 stages, 1 producer + 2
 //   consumer warpgroups, clusters of 2 between 1 and 2 waves; split-K 128×128×64 × 4, 1 + 2;
 //   small 64×128×64 × 8, 1 + 1, stream-K at M ≤ 64, beta = 1; gemm_ring 64×64 or 32×32 × BK 32,

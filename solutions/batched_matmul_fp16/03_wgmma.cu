@@ -17,7 +17,7 @@
 //   allow, on 32×32 tiles (4× the CTAs) to 1.5 64×64 tiles an SM (few: K split, 4 CTAs an SM).
 //   M ≤ 4 with N ≤ 8 (K ≥ 192), or N ≤ 4 (K ≥ 3): CUDA-core kernels, fp32 sums: a block a
 //   batch's C, groups of lanes striding K over runs of B's rows (bmm16_fewrows); a warp a row
-//   of C, lanes striding A's row (bmm16_fewcols; K ≤ 32: a thread a row). Tiles: 1/16 full.
+//   of C, lanes striding A's row (bmm16_fewcols; K ≤ 32, 4096 rows: a thread a row). Tiles 1/16 full.
 //   New: M ≤ 4, N 9-256, K 192-1024, ≤ 2 blocks an SM: bmm16_skinny, a block 16 columns (8
 //   where N is odd) × all of K, 8 lanes a row of B, ≤ 8 independent loads a lane, A staged in
 //   smem, sums in a fixed order. One L2 round trip, where the split ring (8×1×26×632: 80 blocks
@@ -37,8 +37,8 @@
 //   02's kernels (8×810×480×20 0.67× the ring's time), as do aligned 21-96-tile splits
 //   (80×26×32×360 0.67×). Skinny kernels: 0.46–0.95× the tiles. bmm16_skinny against the file
 //   before: 8×1×26×632 0.0086 ms against 0.0123 (0.70×), 11 shapes 0.56–0.85×; over 2 blocks an
-//   SM it lost (32×4×160×384: 1.21×). The ring on 32×32 tiles against 64×64: 0.86× over 36 shapes
-//   (0.68–0.96×; 1.05–1.06× on three of 100–196 tiles, as 12×250×250×250).
+//   SM it lost (32×4×160×384: 1.21×). 32×32 ring tiles against 64×64: 0.86× over 36 shapes (1.05×
+//   at 100–196 tiles). A thread a row (N ≤ 4, K ≤ 32): 0.50–0.95× from 4608 rows, 1.56× at 384.
 // Tiles: 02's; Hopper 128×256×64 × 4 or 128×128×64 × 6 + 32 KB of C boxes, 384 threads; ring
 //   64×64 or 32×32 × BK 32. Test macros: BMM16_FORCE, BMM16_HOPPER, BMM16_HOPPER_TILE, BMM16_RING.
 // Targets: sm_75 sm_80 sm_90a sm_100a
@@ -80,7 +80,10 @@
 #endif
 #ifndef BMM16_FEWCOLS_THREAD_K
 #define BMM16_FEWCOLS_THREAD_K 32 // ... a thread a row of C (bmm16_fewcols_short) for K up to this: a warp a row
-#endif                            // leaves lanes idle past K and pays 5 shuffle rounds an output
+#endif                            // leaves lanes idle past K and pays 5 shuffle rounds an output ...
+#ifndef BMM16_FEWCOLS_THREAD_ROWS
+#define BMM16_FEWCOLS_THREAD_ROWS 4096 // ... where C has at least this many rows (run 144: 0.50-0.95x from 4608
+#endif                                 // rows; under ~3000 a thread's K loads in a row lost, up to 1.56x)
 #ifndef BMM16_SKINNY_MIN_K
 #define BMM16_SKINNY_MIN_K 192    // bmm16_skinny: M ≤ 4, N 9..BMM16_SKINNY_MAX_N, K of at least this (shorter K:
 #endif                            // the tile paths' few k-steps are in flight at once too)
@@ -1046,9 +1049,10 @@ __global__ void __launch_bounds__(256)
     for (int n = 0; n < kFewMax; ++n)
         if (lane == n && n < N) C[row * N + n] = __float2half_rn(acc[n]);
 }
-// bmm16_fewcols_short (N ≤ 4, K ≤ BMM16_FEWCOLS_THREAD_K): a thread a row of C, its K products
-// summed in order; a warp's A rows are one contiguous run (L1 serves the 2-byte loads), and the
-// threads of a batch read the same K×N values of B (broadcast).
+// bmm16_fewcols_short (N ≤ 4, K ≤ BMM16_FEWCOLS_THREAD_K, many rows): a thread a row of C, its K
+// products summed in order; a warp's A rows are one contiguous run (L1 serves the 2-byte loads),
+// and the threads of a batch read the same K×N values of B (broadcast). A thread's loads come 4
+// at a time, so it pays for itself only with rows enough to fill the SMs.
 __global__ void __launch_bounds__(256)
     bmm16_fewcols_short(const half* __restrict__ A, const half* __restrict__ B, half* __restrict__ C,
                         long long rows, int M, int N, int K) {
@@ -1355,7 +1359,7 @@ inline bool solve_few(const half* A, const half* B, half* C, int BATCH, int M, i
     }
     if (N <= kFewMax && K >= BMM16_FEWCOLS_MIN_K && (double)BATCH * M * K <= BMM16_FEWCOLS_MAX_A) {
         const long long rows = (long long)BATCH * M;
-        if (K <= BMM16_FEWCOLS_THREAD_K)
+        if (K <= BMM16_FEWCOLS_THREAD_K && rows >= BMM16_FEWCOLS_THREAD_ROWS)
             bmm16_fewcols_short<<<(unsigned)((rows + 255) / 256), 256>>>(A, B, C, rows, M, N, K);
         else
             bmm16_fewcols<<<(unsigned)((rows + 7) / 8), 256>>>(A, B, C, rows, M, N, K);
