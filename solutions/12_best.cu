@@ -165,6 +165,12 @@
 #ifndef GEMM_RING_FEW_TILES
 #define GEMM_RING_FEW_TILES 28
 #endif
+#ifndef GEMM_RING_TALL_N
+#define GEMM_RING_TALL_N 48    // gemm_ring on 64×64 tiles (one column of them) for C this narrow, any size,
+#endif                         // where A's rows TMA cannot describe (K off a multiple of 8) ...
+#ifndef GEMM_RING_TALL_K
+#define GEMM_RING_TALL_K 1024  // ... and K this long: A read in place once, not copied first (run 143:
+#endif                         // 0.90-0.99x the padded path at N 24-48, K 1390-2940; 1.09-1.20x at K < 1000)
 #ifndef GEMM_RING_SMALL_WAVES
 #define GEMM_RING_SMALL_WAVES 1.5 // gemm_ring on 32×32 tiles where C has at most this many 64×64 tiles an SM
 #endif                            // (run 136: 0.71-0.94x the 64×64 ring to 192 tiles; 1.00-1.01x at 225-256)
@@ -3396,11 +3402,16 @@ bool solve_any(const half* A, const half* B, half* C, int M, int N, int K, float
     const bool ring_more = ring && flops <= GEMM_RING_MORE_FLOPS &&
                            ((kt < GEMM_RING_SPLIT_KT && tiles64 <= GEMM_RING_MIN_BLOCKS * num_sms()) ||
                             tiles64 <= GEMM_RING_FEW_TILES);
-    if (flops > GEMM_ANY_FLOPS && !ring_more) return false;
+    const bool small = flops <= GEMM_ANY_FLOPS || ring_more;
+    // a tall, narrow C whose A would need a padded copy: the copy is as long as the GEMM
+    const bool tall = ring && N <= GEMM_RING_TALL_N && K % 8 != 0 && K >= GEMM_RING_TALL_K;
+    if (!small && !tall) return false;
     // the ring's tile: 32×32 for a C of few 64×64 tiles (4× the CTAs, each a quarter of the chain
     // of loads and MMAs; the 64×64 tile's smaller L2 traffic wins from ~1.7 waves), and for a K
-    // of at most GEMM_RING_SMALL_KT k-steps, where that traffic is small anyway
-    const int tm = ring && (tiles64 <= GEMM_RING_SMALL_WAVES * num_sms() || kt <= GEMM_RING_SMALL_KT) ? 32 : 64;
+    // of at most GEMM_RING_SMALL_KT k-steps, where that traffic is small anyway; the tall case
+    // keeps 64×64, one column of tiles, so A is read once
+    const int tm =
+        ring && small && (tiles64 <= GEMM_RING_SMALL_WAVES * num_sms() || kt <= GEMM_RING_SMALL_KT) ? 32 : 64;
     const long long gm = (M + tm - 1) / tm, gn = (N + tm - 1) / tm, tiles = gm * gn;
     if (gm > 65535 || gn > 65535) return false;
     // pieces of at least min_kt 32-wide k-steps; gemm_any's 64-wide steps for pieces that fill them
