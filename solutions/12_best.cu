@@ -7,8 +7,9 @@
 //   Rows TMA cannot describe (K or N not a multiple of 8, a misaligned pointer): one launch of
 //   gemm_ring, mma.sync fed by a 4-stage cp.async ring of the widest copies the rows allow, on
 //   32×32 tiles where C has ≤ 1.5 64×64 tiles an SM or K ≤ 64, else 64×64 (K split from 8
-//   k-steps), to 0.11 GFLOP and to 0.5 for one wave of unsplit tiles or ≤ 28 tiles; else the
-//   rows are copied into a padded workspace, the GEMM a programmatic dependent launch after.
+//   k-steps), to 0.11 GFLOP, to 0.5 for one wave of unsplit tiles or ≤ 28 tiles, for N ≤ 48 and
+//   even K ≥ 1500 (A, all the bytes, read in place); else the rows are copied into a padded
+//   workspace, the GEMM a programmatic dependent launch after.
 // Changed from 11, and why it is faster: the big kernel is 11's (improved here, then ported:
 //   at 4096³ the two are within 1%, 0.2022 and 0.2015 ms). The gain is in the other shapes:
 //   - 1024³: split-K pairs give 128 CTAs of 2 consumer warpgroups on 128×128 tiles, 2/3 of the
@@ -22,10 +23,9 @@
 //   - beta = 1 stores are TMA reduce-adds (old C never enters the SM), and where N is odd bulk
 //     reduce-adds of C's rows, zeros around them (no fold pass; the pair then, not the serial
 //     split: ~7 µs of kernel against ~13); a tile's stores overlap the next tile's k-steps.
-// Paths by judge GPU: the Hopper kernels exist only under __CUDA_ARCH_FEAT_SM90_ALL; T4, A100,
-//   B200 solve runs an mma.sync path (09's kernel on sm_80 and newer, m16n8k8 on sm_75), odd
-//   shapes through gemm_ring (A100, B200; T4: the same tile on a register double buffer, no
-//   cp.async) or the same padded copies. B200: compiled, not measured (no tcgen05).
+// Paths by judge GPU: Hopper kernels only under __CUDA_ARCH_FEAT_SM90_ALL; T4, A100, B200 run
+//   an mma.sync path (09's kernel from sm_80, m16n8k8 on sm_75), odd shapes gemm_ring (T4: on a
+//   register double buffer, no cp.async) or the padded copies. B200: compiled, not measured.
 // Prediction (before measuring): 1024³ ≈ 0.011 ms (≈ 0.7× cuBLAS's time), 4096³ ≈ cuBLAS,
 //   4095³ ≈ 0.24 ms (~50 µs of it padded copies); T4 path ≈ 0.43 ms at 4096³, A100 path = 09.
 //   The ring: faster than the register double buffer, and than the padded path up to ~1 GFLOP;
@@ -36,7 +36,7 @@
 //   H200: T4 path 4096³ 0.4501 ms, A100 path 0.3406 (09: 0.3392). Ring against padded copies
 //   past 0.11 GFLOP: 0.75–0.95× where it runs, 1.1–2.2× on many tiles; 32×32 tiles: 0.71–0.94×
 //   to 1.5 tiles an SM. Odd N, rows reduce-added (predicted faster than fold and serial split):
-//   0.80× over 106 shapes. Random (64, seeds 1–3): 0.66–0.73× cuBLAS's time, 0.73–0.80× Lt's.
+//   0.80× over 106 shapes. Random (64, seeds 1–3): 0.67–0.70× cuBLAS's time, 0.75× Lt's.
 // Tiles (a macro at the top names each choice): big 128×256×64 × 4 stages, 1 producer + 2
 //   consumer warpgroups, clusters of 2 between 1 and 2 waves; split-K 128×128×64 × 4, 1 + 2;
 //   small 64×128×64 × 8, 1 + 1, stream-K at M ≤ 64, beta = 1; gemm_ring 64×64 or 32×32 × BK 32,
@@ -167,10 +167,11 @@
 #endif
 #ifndef GEMM_RING_TALL_N
 #define GEMM_RING_TALL_N 48    // gemm_ring on 64×64 tiles (one column of them) for C this narrow, any size,
-#endif                         // where A's rows TMA cannot describe (K off a multiple of 8) ...
+#endif                         // where A's rows TMA cannot describe but cp.async can (K even, off 8) ...
 #ifndef GEMM_RING_TALL_K
-#define GEMM_RING_TALL_K 1024  // ... and K this long: A read in place once, not copied first (run 143:
-#endif                         // 0.90-0.99x the padded path at N 24-48, K 1390-2940; 1.09-1.20x at K < 1000)
+#define GEMM_RING_TALL_K 1500  // ... and K this long: A read in place once, not copied first (run 145:
+#endif                         // 0.86-1.00x the padded path on 7 such shapes, K 1754-3654; odd K, whose
+                               // A goes 2 bytes at a time, 1.18-1.69x; even K 1166 and 1390 1.20x, 1.05x)
 #ifndef GEMM_RING_SMALL_WAVES
 #define GEMM_RING_SMALL_WAVES 1.5 // gemm_ring on 32×32 tiles where C has at most this many 64×64 tiles an SM
 #endif                            // (run 136: 0.71-0.94x the 64×64 ring to 192 tiles; 1.00-1.01x at 225-256)
@@ -3404,7 +3405,7 @@ bool solve_any(const half* A, const half* B, half* C, int M, int N, int K, float
                             tiles64 <= GEMM_RING_FEW_TILES);
     const bool small = flops <= GEMM_ANY_FLOPS || ring_more;
     // a tall, narrow C whose A would need a padded copy: the copy is as long as the GEMM
-    const bool tall = ring && N <= GEMM_RING_TALL_N && K % 8 != 0 && K >= GEMM_RING_TALL_K;
+    const bool tall = ring && N <= GEMM_RING_TALL_N && K % 8 != 0 && K % 2 == 0 && K >= GEMM_RING_TALL_K;
     if (!small && !tall) return false;
     // the ring's tile: 32×32 for a C of few 64×64 tiles (4× the CTAs, each a quarter of the chain
     // of loads and MMAs; the 64×64 tile's smaller L2 traffic wins from ~1.7 waves), and for a K
