@@ -3099,12 +3099,10 @@ bool launch_ws(const Operands& o, int M, int N, int K, float alpha, float beta, 
     if (!get_tensor_map(o.B, K, N, o.ldb, kBK, &tb)) return false;    // B: K×N, box 64 × 64
     if (o.direct) {  // no C map (tc unused): the epilogue stores C itself, one CTA per cluster
         if (CM != 1) return false;
-        if constexpr (BN == 256 || BN == 128) {
-            if (beta == 1.0f) {  // the rows mode (solve_sm90a's rows_add)
-                if (resident_clusters<NCW, BN, STAGES, 1, kStoreRows>() <= 0) return false;
-                return launch_ex(gemm_ws<NCW, BN, STAGES, 1, kStoreRows>, ctas, G::kThreads, G::kSmemBytes, 1,
-                                 o.pdl, ta, tb, ta, M, N, K, alpha, beta, sk_tiles, o.C, o.ldc, 0);
-            }
+        if (beta == 1.0f) {  // the rows mode (solve_sm90a's rows_add)
+            if (resident_clusters<NCW, BN, STAGES, 1, kStoreRows>() <= 0) return false;
+            return launch_ex(gemm_ws<NCW, BN, STAGES, 1, kStoreRows>, ctas, G::kThreads, G::kSmemBytes, 1, o.pdl,
+                             ta, tb, ta, M, N, K, alpha, beta, sk_tiles, o.C, o.ldc, 0);
         }
         if (beta != 0.0f || resident_clusters<NCW, BN, STAGES, 1, kStoreValues>() <= 0) return false;
         return launch_ex(gemm_ws<NCW, BN, STAGES, 1, kStoreValues>, ctas, G::kThreads, G::kSmemBytes, 1, o.pdl,

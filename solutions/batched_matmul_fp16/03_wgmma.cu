@@ -1024,6 +1024,12 @@ __global__ void __launch_bounds__(kFewThreads)
         C[(b * M + m) * (size_t)N + nc] = __float2half_rn(sum);
     }
 }
+// acc[n] += av · b[n] for the N (≤ kFewMax) values of a row of B (the fewcols kernels' step).
+__device__ __forceinline__ void fma_brow(float (&acc)[kFewMax], float av, const half* b, int N) {
+#pragma unroll
+    for (int n = 0; n < kFewMax; ++n)
+        if (n < N) acc[n] = fmaf(av, __half2float(b[n]), acc[n]);
+}
 // bmm16_fewcols: a warp takes one row of one batch's C (rows b·M + m, 8 a block); its lanes
 // stride over k reading A's row (one run a step) and B[k][0..N).
 __global__ void __launch_bounds__(256)
@@ -1037,10 +1043,7 @@ __global__ void __launch_bounds__(256)
     float acc[kFewMax] = {};
 #pragma unroll 4
     for (int k = lane; k < K; k += 32) {
-        const float av = __half2float(a[k]);
-#pragma unroll
-        for (int n = 0; n < kFewMax; ++n)
-            if (n < N) acc[n] = fmaf(av, __half2float(bb[(size_t)k * N + n]), acc[n]);
+        fma_brow(acc, __half2float(a[k]), bb + (size_t)k * N, N);
     }
 #pragma unroll
     for (int n = 0; n < kFewMax; ++n)
@@ -1063,10 +1066,7 @@ __global__ void __launch_bounds__(256)
     float acc[kFewMax] = {};
 #pragma unroll 4
     for (int k = 0; k < K; ++k) {
-        const float av = __half2float(a[k]);
-#pragma unroll
-        for (int n = 0; n < kFewMax; ++n)
-            if (n < N) acc[n] = fmaf(av, __half2float(bb[(size_t)k * N + n]), acc[n]);
+        fma_brow(acc, __half2float(a[k]), bb + (size_t)k * N, N);
     }
 #pragma unroll
     for (int n = 0; n < kFewMax; ++n)
