@@ -31,11 +31,11 @@
 //   24% over the prediction, 16×4096×4096 0.0172 (missed 2.3×); with the wide tiles and the
 //   GEMVs (leaderboard.md): 4096³ 0.2081 ms (108.2% of cuBLAS's speed, the wide-tile prediction
 //   held), 1×4096×4096 0.0119 ms, 16×4096×4096 0.0170 (4.5× and 3.2× faster than cuBLAS's
-//   dequantize + GEMM). y with rows only 2-byte aligned (N not a multiple of 8): a warp stores
-//   a row's 64 n as 4-byte pairs, one contiguous run, where 8 lanes wrote 2-byte pieces 16
-//   bytes apart in 4 rows. Predicted: at K = 128 that epilogue is the cost (2136×7585×128 took
-//   1.53× cuBLAS's time, 2136×7584×128 0.99×); measured against the old one in one process:
-//   0.73× at 2136×7585×128, 0.63× at 3000×3002×512, 0.92× at 4096×4095×4096. i4_skinny
+//   dequantize + GEMM). y's rows not 16-byte aligned (N off 8) took ~3× (2136×7585×128 0.086
+//   ms, ×7584 0.028): tile stores split y's sectors at every 64-n slab edge. From 10^6 outputs
+//   the kernel writes an aligned buffer and i4_unpad copies it to y in whole 16-byte chunks
+//   (predicted: the aligned time + one pass over y): 0.60× the direct stores' time at
+//   2136×7585×128, 0.69× cuBLAS's; 0.59–0.83× on 8 shapes of 1–16M outputs. i4_skinny
 //   against the file before: 3728×2×4736 0.0149 ms against 0.0381 (0.39×), 13 shapes 0.34–0.93×;
 //   8192×16×8192 1.07× (N > 8 now to K = 4096 only). History: lab/stages/int4_matmul_03_wgmma.md.
 // Tiles: wgmma: CTA 128 n × MN m (MN ∈ {256, 128, 64, 32, 16}), BK = 64, 8-stage TMA ring (4 at
@@ -1706,7 +1706,7 @@ template <int MN, bool OV = false>  // OV: I4_WG_OVERLAP's schedule (group_size 
 __global__ void __launch_bounds__(384, 1)
 i4_wgmma(const __grid_constant__ CUtensorMap tmx, const __grid_constant__ CUtensorMap tmw,
          const unsigned short* __restrict__ sc, half* __restrict__ y, int M, int N, int K, int gshift,
-         int tpg, int S, int kts, int units, int yvec, float* __restrict__ ws, int* __restrict__ counters) {
+         int tpg, int S, int kts, int units, int yvec, float* __restrict__ ws, int* __restrict__ counters, int ldy) {
 #if I4_WG_DEV
     using C = WgCfg<MN>;
     constexpr int NA = C::NA;
@@ -2068,7 +2068,7 @@ i4_wgmma(const __grid_constant__ CUtensorMap tmx, const __grid_constant__ CUtens
             }
             named_bar_sync(1 + cw, 128);
             const unsigned char* eb = gsm + C::OFF_EPI + cw * C::EPI;
-            if (yvec) {  // N % 8 == 0 and y 16-byte aligned: n + 8 <= N too
+            if (yvec) {  // ldy % 8 == 0 and y 16-byte aligned: n + 8 <= N when n < N
                 const int cc = wtid & 7;
                 const int n = n0 + 64 * cw + 8 * cc;
 #pragma unroll
@@ -2077,7 +2077,7 @@ i4_wgmma(const __grid_constant__ CUtensorMap tmx, const __grid_constant__ CUtens
                     const uint4 v = *reinterpret_cast<const uint4*>(eb + m * 128 + ((cc ^ (m & 7)) << 4));
                     const int gm = m0 + m;
                     if (gm >= M || n >= N) continue;
-                    *reinterpret_cast<uint4*>(y + (size_t)gm * N + n) = v;
+                    *reinterpret_cast<uint4*>(y + (size_t)gm * ldy + n) = v;
                 }
             } else {
                 // Rows only 2-byte aligned (N odd or not a multiple of 8): a warp writes one row's
@@ -2092,7 +2092,7 @@ i4_wgmma(const __grid_constant__ CUtensorMap tmx, const __grid_constant__ CUtens
                 for (int m = warp; m < MN && lim > 0; m += 4) {
                     const int gm = m0 + m;
                     if (gm >= M) break;
-                    unsigned short* row = reinterpret_cast<unsigned short*>(y + (size_t)gm * N + nb);
+                    unsigned short* row = reinterpret_cast<unsigned short*>(y + (size_t)gm * ldy + nb);
                     const int odd = (int)((reinterpret_cast<uintptr_t>(row) >> 1) & 1);
                     const int e = odd + 2 * lane;  // this lane's pair e, e + 1
                     if (e + 1 < 64 && e + 1 < lim)
@@ -2111,6 +2111,39 @@ i4_wgmma(const __grid_constant__ CUtensorMap tmx, const __grid_constant__ CUtens
 // it once, so a build whose body was compiled out (or PTX JIT-compiled for another target) never
 // launches the empty kernel.
 __device__ const int kI4DevWgmma = I4_WG_DEV;
+
+// y's rows not 16-byte aligned (N not a multiple of 8): the wgmma kernel writes them into t at a
+// row stride ldt (a multiple of 8), then this copies t to y taken as one flat array, a thread a
+// 16-byte-aligned chunk of it: every store is 16 bytes and every sector of y is written whole by
+// one warp. Tile stores into y itself split a sector at every 64-n slab edge of every row, and
+// those partial sectors cost ~3× the aligned shape's time (2136×7585×128: 0.086 ms, ×7584 0.028).
+constexpr int kUnpadThreads = 256;
+__global__ void __launch_bounds__(kUnpadThreads)
+i4_unpad(const unsigned short* __restrict__ t, unsigned short* __restrict__ y, int N, int ldt, long long total, int s0) {
+    const long long i0 = 8 * ((long long)blockIdx.x * kUnpadThreads + threadIdx.x) - s0;  // the chunk's first element
+    if (i0 >= total) return;
+    const long long first = i0 < 0 ? 0 : i0;
+    int r = (int)(first / N), c = (int)(first - (long long)r * N);
+    unsigned v[8];
+#pragma unroll
+    for (int e = 0; e < 8; ++e) {
+        v[e] = 0;
+        if (i0 + e >= first && i0 + e < total) {
+            v[e] = t[(size_t)r * ldt + c];
+            if (++c == N) {
+                c = 0;
+                ++r;
+            }
+        }
+    }
+    if (i0 >= 0 && i0 + 8 <= total) {
+        *reinterpret_cast<uint4*>(y + i0) = make_uint4(v[0] | v[1] << 16, v[2] | v[3] << 16, v[4] | v[5] << 16, v[6] | v[7] << 16);
+    } else {
+#pragma unroll
+        for (int e = 0; e < 8; ++e)
+            if (i0 + e >= 0 && i0 + e < total) y[i0 + e] = (unsigned short)v[e];
+    }
+}
 
 // ============================================================== host side
 struct DevInfo {
@@ -2584,7 +2617,7 @@ WgChoice choose_wg(int M, int N, int K, int tpg, int sms) {
 
 template <int MN, bool OV = false>
 bool launch_wg(const half* x, const uint8_t* wq, const unsigned short* sc, half* y, int M, int N, int K,
-               int gshift, int tpg, const WgChoice& ch, int sms, float* ws, int* cnt) {
+               int gshift, int tpg, const WgChoice& ch, int sms, float* ws, int* cnt, int ldy) {
     using C = WgCfg<MN>;
     static const bool attr_ok = [] {
         if (cudaFuncSetAttribute(i4_wgmma<MN, OV>, cudaFuncAttributeMaxDynamicSharedMemorySize, C::SMEM) !=
@@ -2601,14 +2634,14 @@ bool launch_wg(const half* x, const uint8_t* wq, const unsigned short* sc, half*
     const int tiles = ((M + MN - 1) / MN) * ((N + kWgBN - 1) / kWgBN);
     const int units = tiles * ch.splits;
     const int grid = units < sms ? units : sms;
-    const int yvec = (N % 8 == 0 && (reinterpret_cast<uintptr_t>(y) & 15) == 0) ? 1 : 0;
+    const int yvec = (ldy % 8 == 0 && (reinterpret_cast<uintptr_t>(y) & 15) == 0) ? 1 : 0;
     cudaLaunchConfig_t cfg = {};
     cfg.gridDim = dim3((unsigned)grid);
     cfg.blockDim = dim3(384);
     cfg.dynamicSmemBytes = (size_t)C::SMEM;
     cfg.stream = 0;
     if (cudaLaunchKernelEx(&cfg, i4_wgmma<MN, OV>, tx, tw, sc, y, M, N, K, gshift, tpg, ch.splits, ch.kts, units,
-                           yvec, ws, cnt) != cudaSuccess) {
+                           yvec, ws, cnt, ldy) != cudaSuccess) {
         cudaGetLastError();  // refused before it ran: the mma path runs instead
         return false;
     }
@@ -2617,10 +2650,10 @@ bool launch_wg(const half* x, const uint8_t* wq, const unsigned short* sc, half*
 
 // The Hopper path, where its preconditions hold: sm_90a image on a 9.0 device, group_size >= 64
 // (whole 64-k stages per group), TMA-describable x and w_q (16-byte aligned bases; row strides
-// K·2 and K/2 bytes are multiples of 16 since 64 | K). false: nothing was launched.
-bool try_wgmma(const half* x, const uint8_t* wq, const unsigned short* sc, half* y, int M, int N, int K,
-               int group_size, int gshift, const DevInfo& d) {
-    if (M < I4_WG_MIN_M || group_size < 64 || K % 64 != 0) return false;
+// K·2 and K/2 bytes are multiples of 16 since 64 | K); y's rows ldy halves apart. false: nothing
+// was launched.
+bool run_wgmma(const half* x, const uint8_t* wq, const unsigned short* sc, half* y, int M, int N, int K,
+               int group_size, int gshift, const DevInfo& d, int ldy) {
     if ((reinterpret_cast<uintptr_t>(x) & 15) || (reinterpret_cast<uintptr_t>(wq) & 15)) return false;
     if (!wg_available()) return false;
     const int tpg = group_size / 64;
@@ -2644,20 +2677,64 @@ bool try_wgmma(const half* x, const uint8_t* wq, const unsigned short* sc, half*
     if (tpg == 2 && ch.mn == 128 && ch.splits == 1 && wide_tiles >= 3LL * d.sms) {
         WgChoice w = ch;
         w.mn = 256;
-        if (launch_wg<256>(x, wq, sc, y, M, N, K, gshift, tpg, w, d.sms, ws, cnt)) return true;
+        if (launch_wg<256>(x, wq, sc, y, M, N, K, gshift, tpg, w, d.sms, ws, cnt, ldy)) return true;
     }
 #endif
 #if I4_WG_OVERLAP
     if (tpg == 2 && ch.mn >= 64)  // group ends overlapped with the next group's wgmma
-        return ch.mn == 64 ? launch_wg<64, true>(x, wq, sc, y, M, N, K, gshift, tpg, ch, d.sms, ws, cnt)
-                           : launch_wg<128, true>(x, wq, sc, y, M, N, K, gshift, tpg, ch, d.sms, ws, cnt);
+        return ch.mn == 64 ? launch_wg<64, true>(x, wq, sc, y, M, N, K, gshift, tpg, ch, d.sms, ws, cnt, ldy)
+                           : launch_wg<128, true>(x, wq, sc, y, M, N, K, gshift, tpg, ch, d.sms, ws, cnt, ldy);
 #endif
     switch (ch.mn) {
-        case 16: return launch_wg<16>(x, wq, sc, y, M, N, K, gshift, tpg, ch, d.sms, ws, cnt);
-        case 32: return launch_wg<32>(x, wq, sc, y, M, N, K, gshift, tpg, ch, d.sms, ws, cnt);
-        case 64: return launch_wg<64>(x, wq, sc, y, M, N, K, gshift, tpg, ch, d.sms, ws, cnt);
-        default: return launch_wg<128>(x, wq, sc, y, M, N, K, gshift, tpg, ch, d.sms, ws, cnt);
+        case 16: return launch_wg<16>(x, wq, sc, y, M, N, K, gshift, tpg, ch, d.sms, ws, cnt, ldy);
+        case 32: return launch_wg<32>(x, wq, sc, y, M, N, K, gshift, tpg, ch, d.sms, ws, cnt, ldy);
+        case 64: return launch_wg<64>(x, wq, sc, y, M, N, K, gshift, tpg, ch, d.sms, ws, cnt, ldy);
+        default: return launch_wg<128>(x, wq, sc, y, M, N, K, gshift, tpg, ch, d.sms, ws, cnt, ldy);
     }
+}
+
+// i4_unpad's staging buffer: grown on demand, never freed
+bool unpad_buffer(size_t bytes, half** out) {
+    static half* buf = nullptr;
+    static size_t have = 0;
+    if (bytes > have) {
+        if (buf && (cudaDeviceSynchronize() != cudaSuccess || cudaFree(buf) != cudaSuccess)) {
+            cudaGetLastError();
+            return false;
+        }
+        buf = nullptr;
+        have = 0;
+        if (cudaMalloc(&buf, bytes) != cudaSuccess) {
+            cudaGetLastError();
+            buf = nullptr;
+            return false;
+        }
+        have = bytes;
+    }
+    *out = buf;
+    return true;
+}
+// y's rows not 16-byte aligned: through the staging buffer and i4_unpad from 10^6 outputs (from
+// 1.04M 0.59–0.83× the direct stores' time, 2136×7585×128 0.60×; 784×702×128, 0.55M, 1.09×;
+// under 0.4M 1.14–1.25×: the second launch and pass over y)
+constexpr long long kUnpadMinOutputs = 1000000;
+bool try_wgmma(const half* x, const uint8_t* wq, const unsigned short* sc, half* y, int M, int N, int K,
+               int group_size, int gshift, const DevInfo& d) {
+    if (M < I4_WG_MIN_M || group_size < 64 || K % 64 != 0) return false;
+    const bool yal = N % 8 == 0 && (reinterpret_cast<uintptr_t>(y) & 15) == 0;
+    half* t = nullptr;
+    const int ldt = (N + 7) / 8 * 8;
+    if (!yal && (long long)M * N >= kUnpadMinOutputs && unpad_buffer((size_t)M * ldt * sizeof(half), &t) &&
+        run_wgmma(x, wq, sc, t, M, N, K, group_size, gshift, d, ldt)) {
+        const long long total = (long long)M * N;
+        const int s0 = (int)((reinterpret_cast<uintptr_t>(y) >> 1) & 7);
+        const long long chunks = (total + s0 + 7) / 8;
+        i4_unpad<<<(unsigned)((chunks + kUnpadThreads - 1) / kUnpadThreads), kUnpadThreads>>>(
+            reinterpret_cast<const unsigned short*>(t), reinterpret_cast<unsigned short*>(y), N, ldt, total, s0);
+        if (cudaPeekAtLastError() == cudaSuccess) return true;
+        cudaGetLastError();  // the copy was refused: y straight from the kernel instead
+    }
+    return run_wgmma(x, wq, sc, y, M, N, K, group_size, gshift, d, N);
 }
 
 // The skinny path (N <= kSkMaxN): group_size >= 8 (K % 8 == 0: a thread's 8 k share a group
