@@ -19,8 +19,8 @@
 //   C's rows not 16-byte aligned (K off 4) with a wave of tiles or more: the epilogue stages 32
 //   rows at a time in the freed ring and writes each row as warp-wide runs, where a warp's
 //   4-byte stores fell 16 bytes apart in 8 rows. Predicted: near the aligned shape's time.
-//   Measured: 0.64–0.97× the old epilogue's on 21 shapes (4192×184×3987 0.88×); 1.09× cuBLAS
-//   there, the aligned 4192×184×3988 0.98×; B copied to aligned rows first lost (1.02–1.47×).
+//   Measured: 0.64–0.97× the old epilogue's on 21 shapes (4192×184×3987 0.88×), yet 1.19×
+//   cuBLAS there (the aligned ×3988 0.98×); B copied to aligned rows first lost (1.02–1.47×).
 // Prediction (before measuring): ~8.6 ms at M=8192, N=6144, K=4096 (≈48 TF/s, ~96% of cuBLAS).
 //   Split K: 3×6144×2 from ~13× cuBLAS's time to about 1×; the performance case unchanged.
 // Measured (H200, harness): first version (the kernel re-typed with the challenge's names and a
