@@ -2172,14 +2172,35 @@ const DevInfo& dev_info() {
     return d;
 }
 
-// Split-K workspace and per-tile tickets (both the mma and the wgmma kernels): allocated once,
-// grown on demand, never freed per call; a function-local cache. Tickets start at zero and every
-// launch leaves them at zero.
+// A device buffer of at least `bytes` at *p (*have: its size), grown on demand, never freed per
+// call. A larger one replaces it only once the device is idle (no kernel of an earlier call may
+// still use the old one). false: none of that size now (the caller takes another path).
+bool grow_device(void** p, size_t* have, size_t bytes) {
+    if (bytes <= *have) return true;
+    if (*p) {
+        if (cudaDeviceSynchronize() != cudaSuccess || cudaFree(*p) != cudaSuccess) {
+            cudaGetLastError();  // kept as it is
+            return false;
+        }
+        *p = nullptr;
+        *have = 0;
+    }
+    if (cudaMalloc(p, bytes) != cudaSuccess) {
+        cudaGetLastError();
+        *p = nullptr;
+        return false;
+    }
+    *have = bytes;
+    return true;
+}
+
+// Split-K workspace and per-tile tickets (both the mma and the wgmma kernels): a function-local
+// cache. Tickets start at zero and every launch leaves them at zero.
 struct SplitBuffers {
-    float* ws = nullptr;
+    void* ws = nullptr;
     size_t ws_bytes = 0;
-    int* cnt = nullptr;
-    size_t cnt_n = 0;
+    void* cnt = nullptr;
+    size_t cnt_bytes = 0;
 };
 SplitBuffers& split_buffers() {
     static SplitBuffers b;
@@ -2189,41 +2210,14 @@ constexpr double kMaxWsBytes = 256.0 * 1024 * 1024;
 
 bool ensure_split_buffers(size_t ws_bytes, size_t tiles) {
     SplitBuffers& b = split_buffers();
-    if (ws_bytes > b.ws_bytes) {
-        if (b.ws) {  // grown: no kernel of an earlier call may still use the old one
-            if (cudaDeviceSynchronize() != cudaSuccess || cudaFree(b.ws) != cudaSuccess) {
-                cudaGetLastError();  // kept as it is; the unsplit launch runs instead
-                return false;
-            }
-            b.ws = nullptr;
-            b.ws_bytes = 0;
-        }
-        if (cudaMalloc(&b.ws, ws_bytes) != cudaSuccess) {
-            cudaGetLastError();  // the unsplit launch runs instead
-            b.ws = nullptr;
-            return false;
-        }
-        b.ws_bytes = ws_bytes;
-    }
-    if (tiles > b.cnt_n) {
-        if (b.cnt) {  // grown: no kernel of an earlier call may still use the old one
-            if (cudaDeviceSynchronize() != cudaSuccess || cudaFree(b.cnt) != cudaSuccess) {
-                cudaGetLastError();  // kept as it is; the unsplit launch runs instead
-                return false;
-            }
-            b.cnt = nullptr;
-            b.cnt_n = 0;
-        }
-        if (cudaMalloc(&b.cnt, tiles * sizeof(int)) != cudaSuccess) {
-            cudaGetLastError();
-            b.cnt = nullptr;
-            return false;
-        }
-        if (cudaMemset(b.cnt, 0, tiles * sizeof(int)) != cudaSuccess) {
-            cudaGetLastError();
-            return false;
-        }
-        b.cnt_n = tiles;
+    if (!grow_device(&b.ws, &b.ws_bytes, ws_bytes)) return false;
+    const size_t cnt_bytes = tiles * sizeof(int);
+    const bool fresh = cnt_bytes > b.cnt_bytes;
+    if (!grow_device(&b.cnt, &b.cnt_bytes, cnt_bytes)) return false;
+    if (fresh && cudaMemset(b.cnt, 0, cnt_bytes) != cudaSuccess) {
+        cudaGetLastError();
+        b.cnt_bytes = 0;  // zeroed on the next call's allocation instead
+        return false;
     }
     return true;
 }
@@ -2664,8 +2658,8 @@ bool run_wgmma(const half* x, const uint8_t* wq, const unsigned short* sc, half*
         const size_t tiles = (size_t)((M + ch.mn - 1) / ch.mn) * ((N + kWgBN - 1) / kWgBN);
         if (ensure_split_buffers(tiles * ch.splits * kWgBN * ch.mn * sizeof(float), tiles)) {
             SplitBuffers& b = split_buffers();
-            ws = b.ws;
-            cnt = b.cnt;
+            ws = static_cast<float*>(b.ws);
+            cnt = static_cast<int*>(b.cnt);
         } else {
             ch.splits = 1;
             ch.kts = K / 64;
@@ -2693,25 +2687,12 @@ bool run_wgmma(const half* x, const uint8_t* wq, const unsigned short* sc, half*
     }
 }
 
-// i4_unpad's staging buffer: grown on demand, never freed
+// i4_unpad's staging buffer
 bool unpad_buffer(size_t bytes, half** out) {
-    static half* buf = nullptr;
+    static void* buf = nullptr;
     static size_t have = 0;
-    if (bytes > have) {
-        if (buf && (cudaDeviceSynchronize() != cudaSuccess || cudaFree(buf) != cudaSuccess)) {
-            cudaGetLastError();
-            return false;
-        }
-        buf = nullptr;
-        have = 0;
-        if (cudaMalloc(&buf, bytes) != cudaSuccess) {
-            cudaGetLastError();
-            buf = nullptr;
-            return false;
-        }
-        have = bytes;
-    }
-    *out = buf;
+    if (!grow_device(&buf, &have, bytes)) return false;
+    *out = static_cast<half*>(buf);
     return true;
 }
 // y's rows not 16-byte aligned: through the staging buffer and i4_unpad from 10^6 outputs (from
@@ -2884,8 +2865,8 @@ extern "C" void solve(const __half* x, const uint8_t* w_q, const __half* scales,
         const int BM = kCfgBM[ch.cfg], BN = kCfgBN[ch.cfg];
         const size_t tiles = (size_t)((M + BM - 1) / BM) * ((N + BN - 1) / BN);
         if (ensure_split_buffers(tiles * ch.splits * BM * BN * sizeof(float), tiles)) {
-            ws = split_buffers().ws;
-            cnt = split_buffers().cnt;
+            ws = static_cast<float*>(split_buffers().ws);
+            cnt = static_cast<int*>(split_buffers().cnt);
         } else {
             ch.splits = 1;
             ch.kts = (K + kBK - 1) / kBK;
