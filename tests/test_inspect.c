@@ -367,6 +367,8 @@ Test(profile, ncu_csv_sample)
                           "memory throughput 35.6%", "hmma 41.3%", "gmma 0.0%", "long_scoreboard 3.21 (",
                           "barrier 1.90", "mio_throttle 1.12",
                           "88 registers/thread, shared memory 0 B static + 33792 B dynamic per block, 0.48 waves",
+                          "DRAM read 8.39 MB, written 2.10 MB · sectors stored to L2 from the SMs 0.066 M",
+                          "DRAM read n/a, written n/a",
                           "duration 1234.57 us", "achieved occupancy n/a"};
     for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) cr_expect(strstr(text, want[i]), "'%s' in:\n%s", want[i], text);
     cr_expect(!strstr(text, "selected"), "issuing is not a stall:\n%s", text);

@@ -52,6 +52,7 @@ int in_run_profile(in_ctx *cx, const char *ncu)
         "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed,"
         "sm__cycles_elapsed.avg.per_second,lts__throughput.avg.pct_of_peak_sustained_elapsed,"
         "l1tex__m_xbar2l1tex_read_bytes.sum.per_second,lts__t_sector_hit_rate.pct,"
+        "dram__bytes_read.sum,dram__bytes_write.sum,lts__t_sectors_srcunit_tex_op_write.sum,"
         "launch__registers_per_thread,launch__shared_mem_per_block_static,"
         "launch__shared_mem_per_block_dynamic,launch__occupancy_limit_registers,"
         "launch__occupancy_limit_shared_mem,launch__occupancy_limit_warps,"

@@ -132,6 +132,17 @@ static void in_print_kernel_profile(FILE *out, const in_prof_kernel *k)
     in_put(out, ", hit rate ", in_pv(k, "lts__t_sector_hit_rate.pct"), "%.1f%%");
     fputc('\n', out);
 
+    /* DRAM traffic, and the sectors the SMs wrote to L2: a store pattern that splits sectors
+     * (rows not 16-byte aligned) shows as more sectors than bytes written / 32, and partial
+     * sectors L2 must fill as DRAM reads beyond the operands' size */
+    const in_metric *dr = in_prof_metric(k, "dram__bytes_read.sum");
+    const in_metric *dw = in_prof_metric(k, "dram__bytes_write.sum");
+    in_put(out, "    DRAM read ", dr ? in_bytes(dr) * 1e-6 : NAN, "%.2f MB");
+    in_put(out, ", written ", dw ? in_bytes(dw) * 1e-6 : NAN, "%.2f MB");
+    in_put(out, " · sectors stored to L2 from the SMs ",
+           in_pv(k, "lts__t_sectors_srcunit_tex_op_write.sum") * 1e-6, "%.3f M");
+    fputc('\n', out);
+
     /* tensor pipes: every sm__pipe_tensor*_cycles_active that ncu knows on this chip */
     fprintf(out, "    tensor pipes (active cycles, %% of peak):");
     int pipes = 0;
