@@ -58,6 +58,8 @@ static const pb_case b16_extra[] = {
     {"N=1 64x1024x1x1024", {64, 1024, 1, 1024}, {PB_U(-1, 1), PB_U(-1, 1), PB_NANS}, NULL, 207},
     {"K=1 64x1024x1024x1", {64, 1024, 1024, 1}, {PB_U(-1, 1), PB_U(-1, 1), PB_NANS}, NULL, 208},
     {"U(-5,5) 32x255x257x256", {32, 255, 257, 256}, {PB_U(-5, 5), PB_U(-5, 5), PB_NANS}, NULL, 209},
+    {"odd K and N 8x640x1001x999", {8, 640, 1001, 999}, {PB_U(-1, 1), PB_U(-1, 1), PB_NANS}, NULL, 210},
+    {"odd K 8x640x1024x999", {8, 640, 1024, 999}, {PB_U(-1, 1), PB_U(-1, 1), PB_NANS}, NULL, 211},
 };
 
 static const pb_case b16_performance[] = {

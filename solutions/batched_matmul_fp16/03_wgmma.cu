@@ -1,4 +1,4 @@
-// 03_wgmma — 02_best plus, on sm_90a, a persistent TMA + wgmma kernel over (batch, tile): 1 producer + 2 consumer warpgroups (setmaxnreg), 3-D tensor maps, 128×256×64 tiles in a 4-stage mbarrier ring (128×128 × 6 where waves fit better), deferred 128B-swizzled TMA-store epilogue; few tiles with a long K, and odd operands: one cp.async-ring mma.sync launch (32×32 tiles, split over K, for few tiles); CUDA-core kernels for M ≤ 4 or N ≤ 4
+// 03_wgmma — 02_best plus, on sm_90a, a persistent TMA + wgmma kernel over (batch, tile): 1 producer + 2 consumer warpgroups (setmaxnreg), 3-D tensor maps, 128×256×64 tiles in a 4-stage mbarrier ring (128×128 × 6 where waves fit better), deferred 128B-swizzled TMA-store epilogue, padded copies for rows TMA cannot describe; few tiles with a long K, and small odd operands: one cp.async-ring mma.sync launch (32×32 tiles, split over K, for few tiles); CUDA-core kernels for M ≤ 4 or N ≤ 4
 //
 // Changed from 02: 02's mma.sync kernels reach ~350 TF/s at 128×1024³ (0.791 ms against cuBLAS's
 //   0.416): ldmatrix + mma.sync cannot feed the H200's tensor cores. On sm_90a this file adds the
@@ -9,38 +9,35 @@
 //     wgmma m64nBNk16 a k-tile; persistent over (batch, grouped 16 M-tiles), A and B stay in L2.
 //   - epilogue: fp16 results in registers, stmatrix'd into 128B-swizzled boxes, TMA-stored in
 //     the next tile's first k-steps (longer text: lab/stages/batched_matmul_fp16_03_wgmma.md).
-//   Taken on sm_90a for K, N % 8 == 0, 16-byte aligned operands and BATCH·M·N·K ≥ 2^31; tile
-//   by 02's wave model (128×256 or 128×128); a failure to prepare falls back to 02.
+//   Taken on sm_90a for K, N % 8 == 0, 16-byte aligned operands and BATCH·M·N·K ≥ 2^31 (tile by
+//   02's wave model, 128×256 or 128×128), and for K or N off 8 (or a base off 16 bytes) from 2^27:
+//   the operands that need it copied to rows of a multiple of 8 halves (the maps keep the true
+//   extents, so TMA zero-fills past them), the kernel into a padded C, C's rows copied back.
 //   Few tiles, long K (BATCH × 64×64 tiles < SMs, K ≥ 256; aligned operands only to SMs/8
-//   tiles, where 02's smaller tiles lose to a split), and from sm_80 odd operands with K ≥ 24:
-//   12_best's gemm_ring for a batch, a 4-stage cp.async ring of the widest copies the rows
-//   allow, on 32×32 tiles (4× the CTAs) to 1.5 64×64 tiles an SM (few: K split, 4 CTAs an SM).
-//   M ≤ 4 with N ≤ 8 (K ≥ 192), or N ≤ 4 (K ≥ 3): CUDA-core kernels, fp32 sums: a block a
-//   batch's C, groups of lanes striding K over runs of B's rows (bmm16_fewrows); a warp a row
-//   of C, lanes striding A's row (bmm16_fewcols; K ≤ 32, 4096 rows: a thread a row). Tiles 1/16 full.
-//   New: M ≤ 4, N 9-256, K 192-1024, ≤ 2 blocks an SM: bmm16_skinny, a block 16 columns (8
-//   where N is odd) × all of K, 8 lanes a row of B, ≤ 8 independent loads a lane, A staged in
-//   smem, sums in a fixed order. One L2 round trip, where the split ring (8×1×26×632: 80 blocks
-//   of 2 k-steps) pays four (loads, slot atomics, counter, slot reads) and 02's tiles K/32 steps.
+//   tiles), and from sm_80 smaller odd operands with K ≥ 24: 12_best's gemm_ring for a batch, a
+//   4-stage cp.async ring of the widest copies the rows allow, on 32×32 tiles (4× the CTAs) to
+//   1.5 64×64 tiles an SM (few: K split, 4 CTAs an SM). M ≤ 4 with N ≤ 8 (K ≥ 192), or N ≤ 4
+//   (K ≥ 3): CUDA-core kernels, fp32 sums (bmm16_fewrows: a block a batch's C, lanes striding K;
+//   bmm16_fewcols: a warp a row of C, K ≤ 32 and 4096 rows: a thread a row). M ≤ 4, N 9-256, K
+//   192-1024, ≤ 2 blocks an SM: bmm16_skinny, a block 16 columns × all of K, A staged in smem.
 // Paths by judge GPU: T4 (sm_75) 02's m16n8k8 kernels, a register double buffer for few tiles;
 //   A100, B200 02's cp.async + mma.sync kernels; H100 / H200 the wgmma kernel for the large
-//   aligned shapes, 02's for the rest; odd shapes the ring from A100 on; skinny kernels on all.
-// Prediction (before measuring): 128×1024³: 4096 tiles of 128×256 over 132 SMs = 32 rounds on
-//   the busiest SM, 16 k-tiles a tile, at 12_best's 4096³ rate (~670 TF/s) plus the per-tile
-//   drain ≈ 0.43 ms (≈ 1.03× cuBLAS's 0.416); 32×256³: 02's, 0.0118 ms; the ring faster than
-//   02's 2-byte loads on every odd shape, and on 32×32 tiles than 64×64 for few tiles (12_best).
-//   Skinny kernels ~8 µs (tiles 12–17); bmm16_skinny 8×1×26×632 ≈ 7 µs, 0.8–0.9× the file before.
+//   shapes, 02's for the rest; odd shapes the ring from A100 on; skinny kernels on all.
+// Prediction (before measuring): 128×1024³ ≈ 0.43 ms (≈ 1.03× cuBLAS's 0.416: 32 rounds of
+//   tiles at 12_best's 4096³ rate); 32×256³: 02's; the ring faster than 02's 2-byte loads on odd
+//   shapes; skinny kernels ~8 µs. Padded copies: two round trips of B and C at ~3.5 TB/s plus the
+//   aligned kernel, 64×1024×1023×1024 ≈ 0.35 ms (the ring took 1.94 ms, cuBLAS 1.06).
 // Measured (H200, harness, cuBLAS strided-batched beside it): 128×1024³ 0.4265 ms vs 0.4675
-//   (0.91×: as predicted); 32×256³ 0.0121 vs 0.0153 (0.79×); split K: 51×7×8×655 0.0399 → 0.0149
-//   ms. The ring against the file before it, 96 random shapes: 0.88–0.95× geometric mean a seed,
-//   22×416×608×56 0.11×, but up to 1.28× on shapes with K ≤ 8 (42×632×80×7): K under 24 now keeps
-//   02's kernels (8×810×480×20 0.67× the ring's time), as do aligned 21-96-tile splits
-//   (80×26×32×360 0.67×). Skinny kernels: 0.46–0.95× the tiles. bmm16_skinny against the file
-//   before: 8×1×26×632 0.0086 ms against 0.0123 (0.70×), 11 shapes 0.56–0.85×; over 2 blocks an
-//   SM it lost (32×4×160×384: 1.21×). 32×32 ring tiles against 64×64: 0.86× over 36 shapes (1.05×
-//   at 100–196 tiles). A thread a row (N ≤ 4, K ≤ 32): 0.50–0.95× from 4608 rows, 1.56× at 384.
+//   (0.91×); 32×256³ 0.0121 vs 0.0153 (0.79×); split K: 51×7×8×655 0.0399 → 0.0149 ms. The ring
+//   against the file before it, 96 random shapes: 0.88–0.95× a seed, but up to 1.28× with K ≤ 8
+//   (K under 24 keeps 02's kernels). Skinny kernels 0.46–0.95× the tiles; bmm16_skinny 8×1×26×632
+//   0.70× the file before. 32×32 ring tiles: 0.86× 64×64's over 36 shapes.
+//   Padded copies against the ring, 15 shapes of 2^29-2^34: 0.12-0.41× (64×1024×1023×1024
+//   0.3510 ms against 1.9374); beside cuBLAS 0.27-0.85× where the ring took 1.75-2.07×. From 2^26:
+//   0.38-0.86× above 1.4e8 multiply-adds, up to 1.37× below 1.3e8 (8×183×178×323): bound 2^27.
 // Tiles: 02's; Hopper 128×256×64 × 4 or 128×128×64 × 6 + 32 KB of C boxes, 384 threads; ring
-//   64×64 or 32×32 × BK 32. Test macros: BMM16_FORCE, BMM16_HOPPER, BMM16_HOPPER_TILE, BMM16_RING.
+//   64×64 or 32×32 × BK 32. Test macros: BMM16_FORCE, BMM16_HOPPER, BMM16_HOPPER_TILE, BMM16_RING,
+//   BMM16_PAD, BMM16_PAD_MIN_MACS.
 // Targets: sm_75 sm_80 sm_90a sm_100a
 // Judge GPUs: T4 A100 H100 H200 B200
 
@@ -1368,6 +1365,26 @@ inline bool solve_few(const half* A, const half* B, half* C, int BATCH, int M, i
     return false;
 }
 
+// A device buffer that grows on demand and is never freed (zeroed when it grows, if asked).
+struct DevSpace {
+    void* ptr;
+    size_t bytes;
+};
+inline bool grow_device(DevSpace& w, size_t need, bool zero) {
+    if (w.ptr && w.bytes >= need) return true;
+    if (w.ptr) cudaFree(w.ptr);  // synchronizes: no earlier launch still uses it
+    w.ptr = nullptr;
+    w.bytes = 0;
+    if (!cuda_ok(cudaMalloc(&w.ptr, need))) return false;
+    if (zero && !cuda_ok(cudaMemset(w.ptr, 0, need))) {
+        cudaFree(w.ptr);
+        w.ptr = nullptr;
+        return false;
+    }
+    w.bytes = need;
+    return true;
+}
+
 // One launch of any::bmm16_ring (sm_80 and newer; any::bmm16_any below) for few tiles with a
 // long K (the batch's 64×64 tiles under the SMs: K split for 2 CTAs an SM, 4 on the ring's
 // 32×32 tiles, which it runs to 1.5 64×64 tiles an SM), and on sm_80 and newer for operands
@@ -1403,20 +1420,9 @@ bool solve_any(const Caps& c, const half* A, const half* B, half* C, int BATCH, 
     float* part = nullptr;
     int* count = nullptr;
     if (s > 1) {
-        static struct { void* ptr; size_t bytes; } space = {nullptr, 0};  // slots, then counters: zeroed once
-        const size_t need = (size_t)tiles * (tm * tm * 4 + 4);              // a slot of tm × tm floats a tile
-        if (space.bytes < need) {
-            if (space.ptr) cudaFree(space.ptr);  // synchronizes: no earlier launch still uses it
-            space.ptr = nullptr;
-            space.bytes = 0;
-            if (!cuda_ok(cudaMalloc(&space.ptr, need))) return false;
-            if (!cuda_ok(cudaMemset(space.ptr, 0, need))) {
-                cudaFree(space.ptr);
-                space.ptr = nullptr;
-                return false;
-            }
-            space.bytes = need;
-        }
+        static DevSpace space = {nullptr, 0};                    // slots, then counters: zeroed once
+        const size_t need = (size_t)tiles * (tm * tm * 4 + 4);  // a slot of tm × tm floats a tile
+        if (!grow_device(space, need, true)) return false;
         part = static_cast<float*>(space.ptr);
         count = reinterpret_cast<int*>(part + tiles * tm * tm);
     }
@@ -1452,6 +1458,12 @@ bool solve_any(const Caps& c, const half* A, const half* B, half* C, int BATCH, 
 #ifndef BMM16_HOPPER
 #define BMM16_HOPPER 1  // 0: never; 1: large aligned shapes; 2: every shape TMA can describe (tests)
 #endif
+#ifndef BMM16_PAD
+#define BMM16_PAD 1  // 1: rows TMA cannot describe on a large batch go through padded copies (0: the ring)
+#endif
+#ifndef BMM16_PAD_MIN_MACS
+#define BMM16_PAD_MIN_MACS 134217728.0  // ... from this many multiply-adds (2^27; below, 3 launches cost more)
+#endif
 #ifndef BMM16_HOPPER_TILE
 #define BMM16_HOPPER_TILE 0  // 0: wave model; 128 or 256: that tile width (tests, tuning)
 #endif
@@ -1467,6 +1479,7 @@ constexpr int kConsumerRegs = 232;
 constexpr int kBoxBytes = 16 * 128;           // one C box: 16 rows × 64 halves
 constexpr int kEpiWarpBytes = 2 * kBoxBytes;  // two boxes per consumer warp (alternating)
 constexpr double kMinMacs = 2147483648.0;     // 2^31 multiply-adds: below, 02's kernels (32×256³ = 2^29)
+constexpr double kPadMinMacs = BMM16_PAD_MIN_MACS;
 static_assert((kConsumerRegs * 2 + kProducerRegs) * 128 <= 65536, "register file");
 
 template <int BN_, int STAGES_>
@@ -1865,6 +1878,48 @@ bmm16_wgmma(const __grid_constant__ CUtensorMap tmA, const __grid_constant__ CUt
 }
 
 // ------------------------------------------------------------------ host side
+// ------------------------------------------------------------------ padded operands
+// One thread per 8 halves of dst. !FLAT_DST: dst rows `dp` apart (a multiple of 8, dst 16-byte
+// aligned), 8 halves of a row each (past `cols`: zeros), src rows `sp` apart. FLAT_DST: dst's rows
+// contiguous (`cols` apart), the thread's 8 consecutive halves may end one row and start the
+// next; one 16-byte store where dst is aligned. Loads are 2 bytes (src rows may start anywhere):
+// a warp's still read one contiguous run.
+template <bool FLAT_DST>
+__global__ void __launch_bounds__(256)
+bmm16_repitch(const half* __restrict__ src, half* __restrict__ dst, long long rows, int cols, int sp, int dp,
+              bool dst16) {
+    const long long q = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    __align__(16) half v[8];
+    if (!FLAT_DST) {
+        const int chunks = dp / 8;
+        const long long r = q / chunks;
+        if (r >= rows) return;
+        const int c0 = (int)(q % chunks) * 8;
+        const half* s = src + r * sp;
+#pragma unroll
+        for (int j = 0; j < 8; ++j) v[j] = c0 + j < cols ? s[c0 + j] : __float2half(0.0f);
+        *reinterpret_cast<uint4*>(dst + r * dp + c0) = *reinterpret_cast<const uint4*>(v);
+        return;
+    }
+    const long long total = rows * cols, f = q * 8;
+    if (f >= total) return;
+    long long r = f / cols;
+    int c = (int)(f - r * cols);
+    const int n = total - f < 8 ? (int)(total - f) : 8;
+#pragma unroll
+    for (int j = 0; j < 8; ++j) {
+        v[j] = j < n ? src[r * sp + c] : __float2half(0.0f);
+        if (++c == cols) c = 0, ++r;
+    }
+    if (dst16 && n == 8) {
+        *reinterpret_cast<uint4*>(dst + f) = *reinterpret_cast<const uint4*>(v);
+    } else {
+#pragma unroll
+        for (int j = 0; j < 8; ++j)
+            if (j < n) dst[f + j] = v[j];
+    }
+}
+
 // 1 in an image compiled with the kernel body, 0 elsewhere: a build whose Hopper body was compiled
 // out (e.g. compute_80 PTX JIT-compiled on an H100) must never launch the empty stub.
 __device__ const int kHopperBody = BMM16_SM90A_BODY;
@@ -1895,14 +1950,16 @@ inline PFN_cuTensorMapEncodeTiled_v12000 encode_fn() {
     return fn;
 }
 
-// BATCH contiguous row-major rows × inner fp16 matrices: dims {inner, rows, BATCH}, byte strides
-// {row, matrix} (multiples of 16: inner % 8 == 0), box 64 × box_rows × 1 (64 halves = the 128-byte
-// swizzle span), 128B swizzle, zeros out of bounds.
-inline bool encode_3d(CUtensorMap* map, const half* ptr, int inner, int rows, int batch, unsigned box_rows) {
+// BATCH contiguous row-major rows × inner fp16 matrices, rows `pitch` halves apart (pitch ≥ inner,
+// a multiple of 8: strides are multiples of 16 bytes): dims {inner, rows, BATCH}, byte strides
+// {row, matrix}, box 64 × box_rows × 1 (64 halves = the 128-byte swizzle span), 128B swizzle,
+// zeros out of bounds (past inner too: a padded row's tail is never read).
+inline bool encode_3d(CUtensorMap* map, const half* ptr, int inner, int pitch, int rows, int batch,
+                      unsigned box_rows) {
     const PFN_cuTensorMapEncodeTiled_v12000 encode = encode_fn();
     if (encode == nullptr) return false;
     const cuuint64_t dims[3] = {(cuuint64_t)inner, (cuuint64_t)rows, (cuuint64_t)batch};
-    const cuuint64_t strides[2] = {(cuuint64_t)inner * sizeof(half), (cuuint64_t)inner * rows * sizeof(half)};
+    const cuuint64_t strides[2] = {(cuuint64_t)pitch * sizeof(half), (cuuint64_t)pitch * rows * sizeof(half)};
     if (strides[1] >= (1ull << 40)) return false;
     const cuuint32_t box[3] = {64, box_rows, 1};
     const cuuint32_t estr[3] = {1, 1, 1};
@@ -1917,26 +1974,29 @@ struct MapSet {
 struct MapSlot {
     MapSet maps;
     const void *pa, *pb, *pc;
-    int batch, m, n, k;
+    int batch, m, n, k, lda, ldb, ldc;
     bool used;
 };
 
-// The three maps for (pointers, shape), from a small round-robin cache (the judge calls solve
-// many times on the same buffers: one encode per buffer set). The maps do not depend on the tile
-// width (A box 64 × 128, B 64 × 64, C 64 × 16 for both). nullptr if they cannot be encoded.
-inline const MapSet* maps_for(const half* A, const half* B, const half* C, int BATCH, int M, int N, int K) {
+// The three maps for (pointers, shape, row pitches), from a small round-robin cache (the judge
+// calls solve many times on the same buffers: one encode per buffer set). The maps do not depend
+// on the tile width (A box 64 × 128, B 64 × 64, C 64 × 16 for both). nullptr if they cannot be
+// encoded.
+inline const MapSet* maps_for(const half* A, const half* B, const half* C, int BATCH, int M, int N, int K,
+                              int lda, int ldb, int ldc) {
     constexpr int kSlots = 8;
     static MapSlot slots[kSlots] = {};
     static int next = 0;
     for (int i = 0; i < kSlots; ++i) {
         const MapSlot& e = slots[i];
-        if (e.used && e.pa == A && e.pb == B && e.pc == C && e.batch == BATCH && e.m == M && e.n == N && e.k == K)
+        if (e.used && e.pa == A && e.pb == B && e.pc == C && e.batch == BATCH && e.m == M && e.n == N &&
+            e.k == K && e.lda == lda && e.ldb == ldb && e.ldc == ldc)
             return &e.maps;
     }
     MapSlot& e = slots[next];
     e.used = false;
-    if (!encode_3d(&e.maps.a, A, K, M, BATCH, kBM) || !encode_3d(&e.maps.b, B, N, K, BATCH, kBK) ||
-        !encode_3d(&e.maps.c, C, N, M, BATCH, 16))
+    if (!encode_3d(&e.maps.a, A, K, lda, M, BATCH, kBM) || !encode_3d(&e.maps.b, B, N, ldb, K, BATCH, kBK) ||
+        !encode_3d(&e.maps.c, C, N, ldc, M, BATCH, 16))
         return nullptr;
     e.pa = A;
     e.pb = B;
@@ -1945,6 +2005,9 @@ inline const MapSet* maps_for(const half* A, const half* B, const half* C, int B
     e.m = M;
     e.n = N;
     e.k = K;
+    e.lda = lda;
+    e.ldb = ldb;
+    e.ldc = ldc;
     e.used = true;
     next = (next + 1) % kSlots;
     return &e.maps;
@@ -1982,15 +2045,10 @@ bool launch_hop(const MapSet& mp, int BATCH, int M, int N, int K, int sms) {
     return cuda_ok(cudaGetLastError());
 }
 
-// The Hopper path, or false (nothing launched) when it does not apply or cannot be prepared.
-inline bool solve_hopper(const half* A, const half* B, half* C, int BATCH, int M, int N, int K) {
-    if (BMM16_HOPPER == 0) return false;
-    if (K <= 0 || K % 8 != 0 || N % 8 != 0 ||
-        ((reinterpret_cast<size_t>(A) | reinterpret_cast<size_t>(B) | reinterpret_cast<size_t>(C)) & 15) != 0)
-        return false;  // TMA: 16-byte aligned bases and row strides
-    if (BMM16_HOPPER == 1 && (double)BATCH * M * N * K < kMinMacs) return false;
-    if (hop_tiles<Mid>(BATCH, M, N) > INT_MAX / 2) return false;  // tile ids (+ gridDim.x) are ints in the kernel
-    if (!device_ok()) return false;
+// The wgmma kernel on operands TMA can describe (lda, ldb, ldc: row pitches in halves), tile width
+// by 02's wave model; false (nothing launched) when it cannot be prepared.
+inline bool gemm_hop(const half* A, const half* B, half* C, int BATCH, int M, int N, int K, int lda, int ldb,
+                     int ldc) {
     const Caps& c = caps();
     // 02's wave model: busiest SM's tile count × tile area / efficiency.
     const long long tb = hop_tiles<Big>(BATCH, M, N), tm = hop_tiles<Mid>(BATCH, M, N);
@@ -1999,11 +2057,64 @@ inline bool solve_hopper(const half* A, const half* B, half* C, int BATCH, int M
     bool big = cost_big <= cost_mid;
     if (BMM16_HOPPER_TILE == 256) big = true;
     if (BMM16_HOPPER_TILE == 128) big = false;
-    const MapSet* mp = maps_for(A, B, C, BATCH, M, N, K);
+    const MapSet* mp = maps_for(A, B, C, BATCH, M, N, K, lda, ldb, ldc);
     if (mp == nullptr) return false;
     if (big ? launch_hop<Big>(*mp, BATCH, M, N, K, c.sms) : launch_hop<Mid>(*mp, BATCH, M, N, K, c.sms)) return true;
     if (BMM16_HOPPER_TILE != 0) return false;
     return big ? launch_hop<Mid>(*mp, BATCH, M, N, K, c.sms) : launch_hop<Big>(*mp, BATCH, M, N, K, c.sms);
+}
+
+inline bool misaligned(const void* p) { return (reinterpret_cast<size_t>(p) & 15) != 0; }
+
+// src's rows (sp apart) into dst's (dp apart, or contiguous: flat_dst), cols halves each.
+inline bool repitch(const half* src, half* dst, long long rows, int cols, int sp, int dp, bool flat_dst) {
+    const long long threads = flat_dst ? (rows * cols + 7) / 8 : rows * (dp / 8);
+    const long long blocks = (threads + 255) / 256;
+    if (blocks > INT_MAX) return false;
+    if (flat_dst)
+        bmm16_repitch<true><<<(unsigned)blocks, 256>>>(src, dst, rows, cols, sp, dp, !misaligned(dst));
+    else
+        bmm16_repitch<false><<<(unsigned)blocks, 256>>>(src, dst, rows, cols, sp, dp, true);
+    return cuda_ok(cudaGetLastError());
+}
+
+// The Hopper path, or false (nothing launched) when it does not apply or cannot be prepared.
+inline bool solve_hopper(const half* A, const half* B, half* C, int BATCH, int M, int N, int K) {
+    if (BMM16_HOPPER == 0) return false;
+    if (K <= 0 || K % 8 != 0 || N % 8 != 0 || misaligned(A) || misaligned(B) || misaligned(C))
+        return false;  // TMA: 16-byte aligned bases and row strides
+    if (BMM16_HOPPER == 1 && (double)BATCH * M * N * K < kMinMacs) return false;
+    if (hop_tiles<Mid>(BATCH, M, N) > INT_MAX / 2) return false;  // tile ids (+ gridDim.x) are ints in the kernel
+    if (!device_ok()) return false;
+    return gemm_hop(A, B, C, BATCH, M, N, K, K, N, N);
+}
+
+// Rows TMA cannot describe (K or N off 8, a base off 16 bytes) on a large batch: the operands that
+// need it are copied to rows of a multiple of 8 halves in a workspace (grown on demand, never
+// freed; the maps keep the true extents, so TMA reads zeros past them and the tails are never
+// read), the wgmma kernel writes C's padded rows there too, and bmm16_repitch copies them into C.
+// The copies cost a few bytes' round trip each; the cp.async ring they replace ran 26–70 TF/s.
+inline bool solve_hopper_padded(const half* A, const half* B, half* C, int BATCH, int M, int N, int K) {
+    if (BMM16_HOPPER == 0 || BMM16_PAD == 0 || K <= 0) return false;
+    const bool pa = K % 8 != 0 || misaligned(A), pb = N % 8 != 0 || misaligned(B);
+    const bool pc = N % 8 != 0 || misaligned(C);
+    if (!pa && !pb && !pc) return false;  // the aligned path's, declined above for its size
+    if ((double)BATCH * M * N * K < kPadMinMacs) return false;
+    if (hop_tiles<Mid>(BATCH, M, N) > INT_MAX / 2) return false;
+    if (!device_ok()) return false;
+    const int kp = (K + 7) / 8 * 8, np = (N + 7) / 8 * 8;
+    const size_t na = pa ? (size_t)BATCH * M * kp : 0, nb = pb ? (size_t)BATCH * K * np : 0;
+    const size_t nc = pc ? (size_t)BATCH * M * np : 0;  // each a multiple of 8 halves: 16-byte aligned parts
+    static DevSpace ws = {nullptr, 0};
+    if (!grow_device(ws, (na + nb + nc) * sizeof(half), false)) return false;
+    half* const a2 = static_cast<half*>(ws.ptr);
+    half* const b2 = a2 + na;
+    half* const c2 = b2 + nb;
+    if (pa && !repitch(A, a2, (long long)BATCH * M, K, K, kp, false)) return false;
+    if (pb && !repitch(B, b2, (long long)BATCH * K, N, N, np, false)) return false;
+    if (!gemm_hop(pa ? a2 : A, pb ? b2 : B, pc ? c2 : C, BATCH, M, N, K, pa ? kp : K, pb ? np : N, pc ? np : N))
+        return false;  // nothing written to C
+    return !pc || repitch(c2, C, (long long)BATCH * M, N, np, N, true);
 }
 
 }  // namespace hop
@@ -2016,6 +2127,7 @@ extern "C" void solve(const half* A, const half* B, half* C, int BATCH, int M, i
     // sm_90a and a large aligned batch: the wgmma kernel; otherwise (or if it cannot be prepared) 02's dispatch.
     if (bmm16::solve_few(A, B, C, BATCH, M, N, K)) return;
     if (bmm16::hop::solve_hopper(A, B, C, BATCH, M, N, K)) return;
+    if (bmm16::hop::solve_hopper_padded(A, B, C, BATCH, M, N, K)) return;
     const bmm16::Caps& c = bmm16::caps();
     if (bmm16::solve_any(c, A, B, C, BATCH, M, N, K)) return;
     const bool aligned = K % bmm16::kChunk == 0 && N % bmm16::kChunk == 0 &&
