@@ -3,7 +3,8 @@
 // Technique: 11's warp-specialized Hopper kernel behind a shape dispatch: 128×256 tiles when
 //   they make ≥ 3/4 of a wave (beta = 1: the partial last wave shared out by stream-K); one wave
 //   of 128×128 tiles or less: split-K pairs, two CTAs on one tile over half of K each (a serial
-//   split over up to 16 CTAs for one tile, or ≤ 8 whose C TMA cannot store); else 64×128 tiles.
+//   split over up to 16 CTAs for one tile, or ≤ 8 whose C TMA cannot store); else 64×128 tiles
+//   (one k-tile and a C TMA cannot store: 128×256 where 64×128 would take 3 rounds of the SMs).
 //   Rows TMA cannot describe (K or N not a multiple of 8, a misaligned pointer): one launch of
 //   gemm_ring, mma.sync fed by a 4-stage cp.async ring of the widest copies the rows allow, on
 //   32×32 tiles where C has ≤ 1.5 64×64 tiles an SM or K ≤ 64, else 64×64 (K split from 8
@@ -12,14 +13,13 @@
 //   workspace, the GEMM a programmatic dependent launch after.
 // Changed from 11, and why it is faster: the big kernel is 11's (improved here, then ported:
 //   at 4096³ the two are within 1%, 0.2022 and 0.2015 ms). The gain is in the other shapes:
-//   - 1024³: split-K pairs give 128 CTAs of 2 consumer warpgroups on 128×128 tiles, 2/3 of the
-//     L2→SM bytes per MMA of 11's 64×128 tiles: 0.0124 ms against 0.0127;
+//   - 1024³: split-K pairs, 128 CTAs of 2 consumer warpgroups on 128×128 tiles (2/3 of the L2→SM
+//     bytes per MMA of 11's 64×128): 0.0124 ms against 0.0127;
 //   - the padded copies put odd shapes on the tensor cores: 4095³ 0.2396 ms against 11's
 //     6.8072 (its CUDA-core fallback), 4096×17×4096 0.0297 against 0.4679; M ≤ 64 gets
 //     stream-K over 64×128 tiles: 17×4096×4096 0.0171 ms against 0.0247;
-//   - small odd shapes: one launch instead of copy, GEMM and fold (~4 µs each), whose ring has
-//     every copy of a short K in flight at once; where C has few tiles, 32×32 tiles give it 4×
-//     the CTAs, each a quarter of the chain of loads, MMAs and C's round trip a call waits for;
+//   - small odd shapes: one launch, not copy, GEMM and fold (~4 µs each), a short K's copies all
+//     in flight at once; few tiles: 32×32, 4× the CTAs, each a quarter of a call's chain;
 //   - beta = 1 stores are TMA reduce-adds (old C never enters the SM), and where N is odd bulk
 //     reduce-adds of C's rows, zeros around them (no fold pass; the pair then, not the serial
 //     split: ~7 µs of kernel against ~13); a tile's stores overlap the next tile's k-steps.
@@ -27,16 +27,16 @@
 //   an mma.sync path (09's kernel from sm_80, m16n8k8 on sm_75), odd shapes gemm_ring (T4: on a
 //   register double buffer, no cp.async) or the padded copies. B200: compiled, not measured.
 // Prediction (before measuring): 1024³ ≈ 0.011 ms (≈ 0.7× cuBLAS's time), 4096³ ≈ cuBLAS,
-//   4095³ ≈ 0.24 ms (~50 µs of it padded copies); T4 path ≈ 0.43 ms at 4096³, A100 path = 09.
-//   The ring: faster than the register double buffer, and than the padded path up to ~1 GFLOP;
-//   on 32×32 tiles faster than on 64×64 where C has few tiles (cuBLAS picks 32×32 kernels there).
-// Measured (H200, harness, the yardstick alternated in the same process; leaderboard.md): 1024³
-//   0.0124 ms (0.66× cuBLAS's time), 4096³ 0.2022 (107.9% of cuBLAS's speed); 4096³ and 8192³
-//   0.95× and 0.96× cuBLASLt's best; the 17 fixed shapes all under cuBLAS's time. As PTX on the
-//   H200: T4 path 4096³ 0.4501 ms, A100 path 0.3406 (09: 0.3392). Ring against padded copies
-//   past 0.11 GFLOP: 0.75–0.95× where it runs, 1.1–2.2× on many tiles; 32×32 tiles: 0.71–0.94×
-//   to 1.5 tiles an SM. Odd N, rows reduce-added (predicted faster than fold and serial split):
-//   0.80× over 106 shapes. Random (64, seeds 1–3): 0.67–0.70× cuBLAS's time, 0.75× Lt's.
+//   4095³ ≈ 0.24 ms (~50 µs of it padded copies); T4 path ≈ 0.43 ms at 4096³, A100 path = 09;
+//   the ring faster than the register double buffer and, to ~1 GFLOP, the padded path; 32×32
+//   tiles faster than 64×64 where C has few; one round of 128×256 faster than three of 64×128.
+// Measured (H200, harness, yardsticks alternated in the same process; leaderboard.md): 1024³
+//   0.0124 ms (0.66× cuBLAS), 4096³ 0.2022 (0.93×); 4096³, 8192³ 0.95×, 0.96× cuBLASLt's best;
+//   the 17 fixed shapes under cuBLAS. As PTX: T4 path 4096³ 0.4501 ms, A100 path 0.3406 (09's
+//   0.3392). Ring against padded copies past 0.11 GFLOP: 0.75–0.95× where it runs, 1.1–2.2× on
+//   many tiles; 32×32 tiles 0.71–0.94× to 1.5 tiles an SM. Odd N, rows reduce-added (predicted
+//   faster than fold and serial split): 0.80× over 106 shapes; one k-tile on 128×256 past 2
+//   rounds 0.90–0.91× (10 shapes). Random (64, seeds 1–3): 0.67–0.70× cuBLAS, 0.73–0.76× Lt.
 // Tiles (a macro at the top names each choice): big 128×256×64 × 4 stages, 1 producer + 2
 //   consumer warpgroups, clusters of 2 between 1 and 2 waves; split-K 128×128×64 × 4, 1 + 2;
 //   small 64×128×64 × 8, 1 + 1, stream-K at M ≤ 64, beta = 1; gemm_ring 64×64 or 32×32 × BK 32,
@@ -3212,6 +3212,12 @@ Path pick_path(int M, int N, int K, bool c_tma, int& splits) {
     splits = 0;
     const long long big_tiles = static_cast<long long>((M + 127) / 128) * ((N + 255) / 256);
     if (big_tiles * 4 >= 3LL * num_sms()) return Path::kBig;
+    // one k-tile and C's rows not TMA-storable (reduce-added row by row with beta = 1): the
+    // epilogue is the tile's whole cost, and 64×128 tiles past two rounds of SMs lose to one round
+    // of 128×256 (measured with beta = 1: 0.90-0.91× on 10 such shapes, 888×2337×50's 266 tiles
+    // among them; at two rounds or fewer 1.00-1.03×, so those keep 64×128)
+    const long long small_tiles = static_cast<long long>((M + 63) / 64) * ((N + 127) / 128);
+    if (!c_tma && K <= kBK && big_tiles <= num_sms() && small_tiles > 2LL * num_sms()) return Path::kBig;
     if (GEMM_SPLITK) {
         const long long tiles = static_cast<long long>((M + 127) / 128) * ((N + 127) / 128);
         const long long num_k = (K + kBK - 1) / kBK;
