@@ -181,6 +181,9 @@
 #ifndef GEMM_ANY_CTAS_PER_SM
 #define GEMM_ANY_CTAS_PER_SM 2 // ... and pieces enough for this many CTAs an SM (at most 32 a tile)
 #endif
+#ifndef GEMM_RING_TALL_CTAS
+#define GEMM_RING_TALL_CTAS 3  // ... but this many for the tall case (run 164: 0.84-0.98x against 2 on 5
+#endif                         // tall shapes, 3500×26×3998 0.84x; 4: 1.07-1.18x)
 #ifndef GEMM_RING_SMALL_CTAS
 #define GEMM_RING_SMALL_CTAS 2 // ... times this for the ring's 32×32 tiles (run 137: 1576×37×2936 0.68x
 #endif                         // against 1, 0.96x over 22 split shapes; 4: 0.97x)
@@ -3422,7 +3425,8 @@ bool solve_any(const half* A, const half* B, half* C, int M, int N, int K, float
     // pieces of at least min_kt 32-wide k-steps; gemm_any's 64-wide steps for pieces that fill them
     const long long min_kt =
         !ring ? GEMM_ANY_MIN_KT : (GEMM_RING_ONE_KT && tiles * kt <= num_sms()) ? 1 : GEMM_RING_MIN_KT;
-    const long long ctas = GEMM_ANY_CTAS_PER_SM * (tm == 32 ? GEMM_RING_SMALL_CTAS : 1) * num_sms();
+    const long long per_sm = tall && !small ? GEMM_RING_TALL_CTAS : GEMM_ANY_CTAS_PER_SM;
+    const long long ctas = per_sm * (tm == 32 ? GEMM_RING_SMALL_CTAS : 1) * num_sms();
     long long s = std::min<long long>(ctas / tiles, kt / min_kt);
     if (ring && kt < GEMM_RING_SPLIT_KT) s = 1;  // the ring has every k-step in flight at once
     s = std::max<long long>(1, std::min<long long>(s, 32));
