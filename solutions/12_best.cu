@@ -36,7 +36,7 @@
 //   0.3392). Ring against padded copies past 0.11 GFLOP: 0.75–0.95× where it runs, 1.1–2.2× on
 //   many tiles; 32×32 tiles 0.71–0.94× to 1.5 tiles an SM. Odd N, rows reduce-added (predicted
 //   faster than fold and serial split): 0.80× over 106 shapes; one k-tile on 128×256 past 2
-//   rounds 0.90–0.91× (10 shapes). Random (64, seeds 1–3): 0.67–0.70× cuBLAS, 0.73–0.76× Lt.
+//   rounds 0.90–0.91× (10 shapes). Random (64, seeds 1–3): 0.64–0.70× cuBLAS, 0.72–0.76× Lt.
 // Tiles (a macro at the top names each choice): big 128×256×64 × 4 stages, 1 producer + 2
 //   consumer warpgroups, clusters of 2 between 1 and 2 waves; split-K 128×128×64 × 4, 1 + 2;
 //   small 64×128×64 × 8, 1 + 1, stream-K at M ≤ 64, beta = 1; gemm_ring 64×64 or 32×32 × BK 32,
