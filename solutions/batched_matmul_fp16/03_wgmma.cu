@@ -1877,7 +1877,6 @@ bmm16_wgmma(const __grid_constant__ CUtensorMap tmA, const __grid_constant__ CUt
 #endif  // BMM16_SM90A_BODY
 }
 
-// ------------------------------------------------------------------ host side
 // ------------------------------------------------------------------ padded operands
 // One thread per 8 halves of dst. !FLAT_DST: dst rows `dp` apart (a multiple of 8, dst 16-byte
 // aligned), 8 halves of a row each (past `cols`: zeros), src rows `sp` apart. FLAT_DST: dst's rows
@@ -1920,6 +1919,7 @@ bmm16_repitch(const half* __restrict__ src, half* __restrict__ dst, long long ro
     }
 }
 
+// ------------------------------------------------------------------ host side
 // 1 in an image compiled with the kernel body, 0 elsewhere: a build whose Hopper body was compiled
 // out (e.g. compute_80 PTX JIT-compiled on an H100) must never launch the empty stub.
 __device__ const int kHopperBody = BMM16_SM90A_BODY;
@@ -2124,7 +2124,8 @@ inline bool solve_hopper_padded(const half* A, const half* B, half* C, int BATCH
 extern "C" void solve(const half* A, const half* B, half* C, int BATCH, int M, int N, int K) {
     if (BATCH <= 0 || M <= 0 || N <= 0) return;
     if (K < 0) K = 0;
-    // sm_90a and a large aligned batch: the wgmma kernel; otherwise (or if it cannot be prepared) 02's dispatch.
+    // sm_90a and a large batch: the wgmma kernel (rows TMA cannot describe through padded copies);
+    // otherwise (or if it cannot be prepared) 02's dispatch.
     if (bmm16::solve_few(A, B, C, BATCH, M, N, K)) return;
     if (bmm16::hop::solve_hopper(A, B, C, BATCH, M, N, K)) return;
     if (bmm16::hop::solve_hopper_padded(A, B, C, BATCH, M, N, K)) return;
