@@ -217,7 +217,10 @@ Test(cache, interrupted_build_leaves_nothing, .timeout = 300)
     int fd;
     pid_t pid = start_in(NULL, cache, args, &fd);
     bool seen = false;
-    for (int i = 0; i < 1200 && !seen; i++) { /* until the object's build runs */
+    /* until the object's build runs: up to 200 s, as the signature step before it (thrust's
+     * headers through nvcc) took over 60 s on a 2-core machine under ASan with another suite
+     * compiling beside it */
+    for (int i = 0; i < 4000 && !seen; i++) {
         seen = count_named(cache, ".log.tmp.") > 0 && count_named(cache, ".sig.log.tmp.") == 0;
         if (!seen) nanosleep(&(struct timespec){0, 50 * 1000 * 1000}, NULL);
     }
