@@ -32,9 +32,10 @@
 //   against the file before it, 96 random shapes: 0.88–0.95× a seed, but up to 1.28× with K ≤ 8
 //   (K under 24 keeps 02's kernels). Skinny kernels 0.46–0.95× the tiles; bmm16_skinny 8×1×26×632
 //   0.70× the file before. 32×32 ring tiles: 0.86× 64×64's over 36 shapes.
-//   Padded copies against the ring, 15 shapes of 2^29-2^34: 0.12-0.41× (64×1024×1023×1024
-//   0.3510 ms against 1.9374); beside cuBLAS 0.27-0.85× where the ring took 1.75-2.07×. From 2^26:
-//   0.38-0.86× above 1.4e8 multiply-adds, up to 1.37× below 1.3e8 (8×183×178×323): bound 2^27.
+//   Padded copies against the ring: 0.12-0.41× on 8 shapes from 4e9 multiply-adds
+//   (64×1024×1023×1024 0.3510 ms against 1.9374), 0.26-0.79× on 6 of 1.1-2.1e9; beside cuBLAS
+//   0.27-0.85× where the ring took up to 2.07×. Run from 2^26: 0.38-0.86× above 1.4e8
+//   multiply-adds, up to 1.37× below 1.3e8 (8×183×178×323): bound 2^27.
 // Tiles: 02's; Hopper 128×256×64 × 4 or 128×128×64 × 6 + 32 KB of C boxes, 384 threads; ring
 //   64×64 or 32×32 × BK 32. Test macros: BMM16_FORCE, BMM16_HOPPER, BMM16_HOPPER_TILE, BMM16_RING,
 //   BMM16_PAD, BMM16_PAD_MIN_MACS.
