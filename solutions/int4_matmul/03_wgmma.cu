@@ -1164,7 +1164,11 @@ i4_gemv_v3(const half* __restrict__ x, const uint8_t* __restrict__ wq,
 // threads. The 8 warps' sums meet in shared memory, added in warp order (deterministic).
 constexpr int kSkThreads = 256;  // 8 warps: K-slices of one 16-row tile
 constexpr int kSkU = 4;          // chunks a warp has loaded per batch (two batches in flight)
-constexpr int kSkMaxN = 16;      // N <= this (and M large) takes the skinny path
+#ifndef I4_SKINNY_MAX_N
+#define I4_SKINNY_MAX_N 48
+#endif
+constexpr int kSkMaxN = I4_SKINNY_MAX_N;  // N <= this (and M large) takes the skinny path
+constexpr int kSkSlabN = 16;     // columns a block stages: past that, blocks side by side (grid y)
 constexpr int kSkMaxWideK = 4096;  // ... and N > 8 only up to this K (16 rows: 32 KB of w_q staged a block)
 constexpr int kSkStage = 8;      // staging loads a thread has in flight (L2 latency, once a block)
 constexpr int kSkRedBytes = 8 * 16 * 16 * 4;  // [warp][16 m][16 n] fp32 sums (aliases the staging)
@@ -1187,6 +1191,13 @@ __global__ void __launch_bounds__(kSkThreads, 2)
 i4_skinny(const half* __restrict__ x, const uint8_t* __restrict__ wq, const unsigned short* __restrict__ sc,
           half* __restrict__ y, int M, int N, int K, int gshift, int wmode) {
     extern __shared__ uint4 sk_smem[];
+    // N > NA: blockIdx.y takes columns NA·y .. NA·y + NA − 1 (blocks of the same rows run side by
+    // side, so x comes from DRAM about once); below, N is this block's column count, ldy y's row
+    const int ldy = N, nb = (int)blockIdx.y * NA;
+    wq += (size_t)nb * (K >> 1);
+    sc += (size_t)nb * (K >> gshift);
+    y += nb;
+    N = min(NA, N - nb);
     constexpr int H = NA / 8;  // row sets of A: n = g (h 0), g + 8 (h 1)
     const int CH = (K + 31) >> 5, KB = K >> 1, KG = K >> gshift;
     const int GR = skinny_groups(K, gshift, G);
@@ -1327,7 +1338,7 @@ i4_skinny(const half* __restrict__ x, const uint8_t* __restrict__ wq, const unsi
         float s = 0.f;
 #pragma unroll
         for (int w = 0; w < 8; ++w) s += red[(w * 16 + m) * 16 + n];
-        y[(size_t)(m0 + m) * N + n] = __float2half_rn(s);
+        y[(size_t)(m0 + m) * ldy + n] = __float2half_rn(s);
     }
 }
 
@@ -2735,7 +2746,7 @@ bool launch_skinny_t(const half* x, const uint8_t* wq, const unsigned short* sc,
     }();
     if (smem > 48 * 1024 && !attr_ok) return false;
     cudaLaunchConfig_t cfg = {};
-    cfg.gridDim = dim3((unsigned)((M + 15) / 16));
+    cfg.gridDim = dim3((unsigned)((M + 15) / 16), (unsigned)((N + NA - 1) / NA));
     cfg.blockDim = dim3(kSkThreads);
     cfg.dynamicSmemBytes = smem;
     cfg.stream = 0;
@@ -2753,7 +2764,7 @@ bool try_skinny(const half* x, const uint8_t* wq, const unsigned short* sc, half
     // (4096×16×4096 0.49×, 8192×8×8192 0.93×)
     if (N > 8 && K > kSkMaxWideK) return false;
     if (2L * ((M + 15) / 16) < d.sms) return false;
-    const int NA = N <= 8 ? 8 : 16, G = group_size >= 32 ? 1 : 32 / group_size;
+    const int NA = N <= 8 ? 8 : kSkSlabN, G = group_size >= 32 ? 1 : 32 / group_size;
     const size_t smem = skinny_smem(K, gshift, NA, G);
     if (smem > (size_t)d.optin) return false;
     if (d.smem_sm > 0 && 2 * (smem + 1024) > (size_t)d.smem_sm) return false;
