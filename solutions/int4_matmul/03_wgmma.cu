@@ -1169,6 +1169,12 @@ constexpr int kSkU = 4;          // chunks a warp has loaded per batch (two batc
 #endif
 constexpr int kSkMaxN = I4_SKINNY_MAX_N;  // N <= this (and M large) takes the skinny path
 constexpr int kSkSlabN = 16;     // columns a block stages: past that, blocks side by side (grid y)
+#ifndef I4_SKINNY_SLAB_WAVES
+#define I4_SKINNY_SLAB_WAVES 4
+#endif
+// ... while the blocks stay within this many per SM: 8192×32×4096 (1024 blocks) took 1.38× the
+// tile paths' time, 6000×44×1280 (1125) 1.45×; 4096×24×4096 (512) 0.75×, 2018×36×2816 (381) 0.74×
+constexpr int kSkSlabWaves = I4_SKINNY_SLAB_WAVES;
 constexpr int kSkMaxWideK = 4096;  // ... and N > 8 only up to this K (16 rows: 32 KB of w_q staged a block)
 constexpr int kSkStage = 8;      // staging loads a thread has in flight (L2 latency, once a block)
 constexpr int kSkRedBytes = 8 * 16 * 16 * 4;  // [warp][16 m][16 n] fp32 sums (aliases the staging)
@@ -2764,6 +2770,8 @@ bool try_skinny(const half* x, const uint8_t* wq, const unsigned short* sc, half
     // (4096×16×4096 0.49×, 8192×8×8192 0.93×)
     if (N > 8 && K > kSkMaxWideK) return false;
     if (2L * ((M + 15) / 16) < d.sms) return false;
+    if (N > kSkSlabN && (long)((M + 15) / 16) * ((N + kSkSlabN - 1) / kSkSlabN) > (long)kSkSlabWaves * d.sms)
+        return false;
     const int NA = N <= 8 ? 8 : kSkSlabN, G = group_size >= 32 ? 1 : 32 / group_size;
     const size_t smem = skinny_smem(K, gshift, NA, G);
     if (smem > (size_t)d.optin) return false;
