@@ -1,4 +1,4 @@
-// 03_wgmma — Hopper swap-AB wgmma (yᵀ = W·xᵀ): int4 weights dequantized in registers into the wgmma A operand, x tiles by TMA as B, fp32 group scaling (128 × 256 tiles: accumulators rescaled from group to group, no partial; smaller tiles: each group's end folded while the next wgmma run), warp-specialized persistent tiles; an mma.sync GEMV for M ≤ 4; x streamed through mma.sync for N ≤ 16; 02's mma.sync paths elsewhere
+// 03_wgmma — Hopper swap-AB wgmma (yᵀ = W·xᵀ): int4 weights dequantized in registers into the wgmma A operand, x tiles by TMA as B, fp32 group scaling (128 × 256 tiles: accumulators rescaled from group to group, no partial; smaller tiles: each group's end folded while the next wgmma run), warp-specialized persistent tiles; an mma.sync GEMV for M ≤ 4; x streamed through mma.sync for N ≤ 48 (16-column slabs); 02's mma.sync paths elsewhere
 //
 // Technique: swap AB so the int4 weights are wgmma's A operand, dequantized in registers (02's
 //   exact PRMT + LOP3 + HFMA2 fragment, w − 8 in fp16), x the B operand as stored, by TMA with
@@ -13,12 +13,12 @@
 //   GEMVs: no block barrier before the math (0.876×), w_q by one TMA box a warp (0.916× flushed).
 //   Scales are never folded into fp16 weights: (w − 8)·s rounded to fp16 errs by up to 2^-11
 //   a weight and fails atol = 0.01 on ~7e-5 of the outputs at 4096³.
-// Skinny path (i4_skinny: N ≤ 8, or ≤ 16 to K = 4096, ≥ 8·SMs rows, group_size ≥ 8, x 16-byte
+// Skinny path (i4_skinny: N ≤ 8, or ≤ 48 to K = 4096, ≥ 8·SMs rows, group_size ≥ 8, x 16-byte
 //   aligned; every judge GPU): at N = 2 a 128-n wgmma tile wastes 126/128 of its work, and the
 //   call streams x (3728 × 4736: 35 MB against 4.7 KB of w_q; 1.09× cuBLAS's time). A block
 //   stages W's raw bytes and scales once and owns 16 rows of x; its 8 warps take every 8th 32-k
-//   chunk, x by 16-byte LDGs straight into mma.sync B registers (W rows as A), two 4-chunk
-//   batches in flight, the mma path's fp32 partial × scale a group.
+//   chunk, x by 16-byte LDGs straight into mma.sync B registers (W rows as A). N 17–48: blocks
+//   of 16 columns side by side (x read from DRAM about once) while ≤ 4 blocks an SM.
 // Paths by judge GPU: H100, H200: the wgmma kernel for M ≥ 5, group_size ≥ 64, 16-byte-
 //   aligned x / w_q, the TMA GEMV for M ≤ 4; its body exists only under
 //   __CUDA_ARCH_FEAT_SM90_ALL. T4, A100, and the rest on Hopper: 02's mma.sync paths (sm_75:
@@ -31,13 +31,13 @@
 //   24% over the prediction, 16×4096×4096 0.0172 (missed 2.3×); with the wide tiles and the
 //   GEMVs (leaderboard.md): 4096³ 0.2081 ms (108.2% of cuBLAS's speed, the wide-tile prediction
 //   held), 1×4096×4096 0.0119 ms, 16×4096×4096 0.0170 (4.5× and 3.2× faster than cuBLAS's
-//   dequantize + GEMM). y's rows not 16-byte aligned (N off 8) took ~3× (2136×7585×128 0.086
-//   ms, ×7584 0.028): tile stores split y's sectors at every 64-n slab edge. From 10^6 outputs
-//   the kernel writes an aligned buffer and i4_unpad copies it to y in whole 16-byte chunks
-//   (predicted: the aligned time + one pass over y): 0.60× the direct stores' time at
-//   2136×7585×128, 0.69× cuBLAS's; 0.59–0.83× on 8 shapes of 1–16M outputs. i4_skinny
+//   dequantize + GEMM). y's rows off 16 bytes (N off 8) took ~3× (2136×7585×128 0.086 ms, ×7584
+//   0.028: sectors split at each 64-n slab edge); from 10^6 outputs an aligned buffer, copied to
+//   y by i4_unpad in whole 16-byte chunks (predicted: aligned time + a pass over y): 0.60× at
+//   2136×7585×128 (0.69× cuBLAS's), 0.59–0.83× on 8 shapes of 1–16M outputs. i4_skinny
 //   against the file before: 3728×2×4736 0.0149 ms against 0.0381 (0.39×), 13 shapes 0.34–0.93×;
-//   8192×16×8192 1.07× (N > 8 now to K = 4096 only). History: lab/stages/int4_matmul_03_wgmma.md.
+//   8192×16×8192 1.07× (N > 8 now to K = 4096 only); its slabs 0.71–0.92× on 10 shapes with N
+//   17–48 (2018×36×2816 0.71×), 0.99–1.02× on 3. History: lab/stages/int4_matmul_03_wgmma.md.
 // Tiles: wgmma: CTA 128 n × MN m (MN ∈ {256, 128, 64, 32, 16}), BK = 64, 8-stage TMA ring (4 at
 //   256), 384 threads, ≤ #SMs CTAs, split-K 1–16. Skinny: 16 rows × all K a block, 256 threads,
 //   2 blocks an SM. mma path, GEMVs as in 02_best; i4_gemv_v3 / _tma: 32 warps an SM, cost model.
@@ -111,7 +111,7 @@
 #define I4_WG_WIDE 1
 #endif
 
-// I4_SKINNY=1: N <= 8 (16 to K = 4096) with M large (>= 16·SMs/2 rows), group_size >= 8, x 16-byte aligned
+// I4_SKINNY=1: N <= 8 (48 to K = 4096) with M large (>= 16·SMs/2 rows), group_size >= 8, x 16-byte aligned
 // runs i4_skinny (x streamed once into mma.sync B registers, the weights staged a block); 0: the
 // paths below take those shapes as before (A/B switch).
 #ifndef I4_SKINNY
