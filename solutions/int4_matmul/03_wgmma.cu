@@ -13,9 +13,9 @@
 //   GEMVs: no block barrier before the math (0.876×), w_q by one TMA box a warp (0.916× flushed).
 //   Scales are never folded into fp16 weights: (w − 8)·s rounded to fp16 errs by up to 2^-11
 //   a weight and fails atol = 0.01 on ~7e-5 of the outputs at 4096³.
-// Skinny path (i4_skinny: N ≤ 8, or ≤ 48 to K = 4096, ≥ 8·SMs rows, group_size ≥ 8, x 16-byte
-//   aligned; every judge GPU): at N = 2 a 128-n wgmma tile wastes 126/128 of its work, and the
-//   call streams x (3728 × 4736: 35 MB against 4.7 KB of w_q; 1.09× cuBLAS's time). A block
+// Skinny path (i4_skinny: N ≤ 48, past N = 8 and K = 4096 only within a wave, ≥ 8·SMs rows,
+//   group_size ≥ 8, x 16-byte aligned; every judge GPU): at N = 2 a 128-n wgmma tile wastes
+//   126/128 of its work; the call streams x (3728 × 4736: 35 MB, 4.7 KB of w_q). A block
 //   stages W's raw bytes and scales once and owns 16 rows of x; its 8 warps take every 8th 32-k
 //   chunk, x by 16-byte LDGs straight into mma.sync B registers (W rows as A). N 17–48: blocks
 //   of 16 columns side by side (x read from DRAM about once) while ≤ 4 blocks an SM.
@@ -36,8 +36,8 @@
 //   y by i4_unpad in whole 16-byte chunks (predicted: aligned time + a pass over y): 0.60× at
 //   2136×7585×128 (0.69× cuBLAS's), 0.59–0.83× on 8 shapes of 1–16M outputs. i4_skinny
 //   against the file before: 3728×2×4736 0.0149 ms against 0.0381 (0.39×), 13 shapes 0.34–0.93×;
-//   8192×16×8192 1.07× (N > 8 now to K = 4096 only); its slabs 0.71–0.92× on 10 shapes with N
-//   17–48 (2018×36×2816 0.71×), 0.99–1.02× on 3. History: lab/stages/int4_matmul_03_wgmma.md.
+//   8192×16×8192 1.07× (past K = 4096 in a wave only: 0.57–0.75× on 7 shapes); slabs 0.71–
+//   0.92× on 10 with N 17–48 (2018×36×2816 0.71×). History: lab/stages/int4_matmul_03_wgmma.md.
 // Tiles: wgmma: CTA 128 n × MN m (MN ∈ {256, 128, 64, 32, 16}), BK = 64, 8-stage TMA ring (4 at
 //   256), 384 threads, ≤ #SMs CTAs, split-K 1–16. Skinny: 16 rows × all K a block, 256 threads,
 //   2 blocks an SM. mma path, GEMVs as in 02_best; i4_gemv_v3 / _tma: 32 warps an SM, cost model.
@@ -111,7 +111,7 @@
 #define I4_WG_WIDE 1
 #endif
 
-// I4_SKINNY=1: N <= 8 (48 to K = 4096) with M large (>= 16·SMs/2 rows), group_size >= 8, x 16-byte aligned
+// I4_SKINNY=1: N <= 48 (see try_skinny for K and the block count) with M large (>= 16·SMs/2 rows), group_size >= 8, x 16-byte aligned
 // runs i4_skinny (x streamed once into mma.sync B registers, the weights staged a block); 0: the
 // paths below take those shapes as before (A/B switch).
 #ifndef I4_SKINNY
@@ -1175,7 +1175,7 @@ constexpr int kSkSlabN = 16;     // columns a block stages: past that, blocks si
 // ... while the blocks stay within this many per SM: 8192×32×4096 (1024 blocks) took 1.38× the
 // tile paths' time, 6000×44×1280 (1125) 1.45×; 4096×24×4096 (512) 0.75×, 2018×36×2816 (381) 0.74×
 constexpr int kSkSlabWaves = I4_SKINNY_SLAB_WAVES;
-constexpr int kSkMaxWideK = 4096;  // ... and N > 8 only up to this K (16 rows: 32 KB of w_q staged a block)
+constexpr int kSkMaxWideK = 4096;  // ... and N > 8 past this K only within a wave
 constexpr int kSkStage = 8;      // staging loads a thread has in flight (L2 latency, once a block)
 constexpr int kSkRedBytes = 8 * 16 * 16 * 4;  // [warp][16 m][16 n] fp32 sums (aliases the staging)
 
@@ -2766,12 +2766,12 @@ bool launch_skinny_t(const half* x, const uint8_t* wq, const unsigned short* sc,
 bool try_skinny(const half* x, const uint8_t* wq, const unsigned short* sc, half* y, int M, int N, int K,
                 int group_size, int gshift, const DevInfo& d) {
     if (N > kSkMaxN || group_size < 8 || (reinterpret_cast<uintptr_t>(x) & 15)) return false;
-    // 16 staged weight rows only to K = 4096: 8192×16×8192 took 1.07× the tile paths' time
-    // (4096×16×4096 0.49×, 8192×8×8192 0.93×)
-    if (N > 8 && K > kSkMaxWideK) return false;
     if (2L * ((M + 15) / 16) < d.sms) return false;
-    if (N > kSkSlabN && (long)((M + 15) / 16) * ((N + kSkSlabN - 1) / kSkSlabN) > (long)kSkSlabWaves * d.sms)
-        return false;
+    const long blocks = (long)((M + 15) / 16) * ((N + kSkSlabN - 1) / kSkSlabN);
+    // 16 staged weight rows past K = 4096 only within a wave (2 blocks an SM): 8192×16×8192 (512
+    // blocks) took 1.07× the tile paths' time (4096×16×4096 0.49×, 8192×8×8192 0.93×)
+    if (N > 8 && K > kSkMaxWideK && blocks > 2L * d.sms) return false;
+    if (N > kSkSlabN && blocks > (long)kSkSlabWaves * d.sms) return false;
     const int NA = N <= 8 ? 8 : kSkSlabN, G = group_size >= 32 ? 1 : 32 / group_size;
     const size_t smem = skinny_smem(K, gshift, NA, G);
     if (smem > (size_t)d.optin) return false;
