@@ -91,6 +91,9 @@
 #ifndef BMM16_SKINNY_SM_BLOCKS
 #define BMM16_SKINNY_SM_BLOCKS 2  // ... and at most this many blocks an SM (320 and 416 blocks on 132 SMs: 1.21x
 #endif                            // and 1.05x the tile paths' time; 140 and fewer: 0.56-0.85x)
+#ifndef BMM16_THIN_MIN_C
+#define BMM16_THIN_MIN_C 262144.0 // bmm16_thin: K ≤ 8 and C of at least this many elements
+#endif
 #ifndef BMM16_FEW_ALIGNED_DIV
 #define BMM16_FEW_ALIGNED_DIV 8   // aligned operands split over K only for at most SMs / this tiles (02's smaller tiles win above)
 #endif
@@ -1173,6 +1176,87 @@ __global__ void bmm16_naive(const half* A, const half* B, half* C, int M, int N,
     C[(b * M + row) * (size_t)N + col] = __float2half_rn(acc);
 }
 
+// ------------------------------------------------------------------ short K (CUDA cores)
+// K ≤ 8: C is the whole cost (96×648×587×4 writes 73 MB and reads 0.7 MB); the tile paths pad K
+// to a 64-deep k-tile, and where K or N is off 8 also copy operands and C. Here a thread keeps
+// B's K×8 values for its 8 columns in fp32 registers and walks `per` rows of A (warp-uniform
+// loads), writing each row's 8 outputs with streaming stores (C is not read again). Threads: tx
+// along columns, 128/tx along rows; blockIdx.z is the batch. VEC: N % 8 == 0 and B, C 16-byte
+// aligned (one 16-byte load and store); otherwise column j of a thread's 8 is tx apart, so each
+// 2-byte store of a warp is one contiguous run. fp32 sums in k order, rounded once.
+constexpr int kThinThreads = 128, kThinRows = 8, kThinMaxK = 8;
+template <int D, bool VEC>
+__global__ void __launch_bounds__(kThinThreads)
+    bmm16_thin(const half* __restrict__ A, const half* __restrict__ B, half* __restrict__ C, int M, int N,
+               int K, int tx, int per) {
+    const int ty = kThinThreads / tx, lc = threadIdx.x % tx, lr = threadIdx.x / tx;
+    const size_t b = blockIdx.z;
+    A += b * M * K;
+    B += b * K * N;
+    C += b * M * N;
+    const int cbase = blockIdx.x * tx * 8;
+    int col[8];
+    bool ok[8];
+#pragma unroll
+    for (int j = 0; j < 8; ++j) {
+        col[j] = VEC ? cbase + lc * 8 + j : cbase + lc + j * tx;
+        ok[j] = col[j] < N;
+    }
+    if (!ok[0]) return;  // VEC: N % 8 == 0, so all eight or none
+    float w[D][8];
+#pragma unroll
+    for (int d = 0; d < D; ++d) {
+        if (d < K) {
+            const half* src = B + (size_t)d * N;
+            if (VEC) {
+                const uint4 v = __ldg(reinterpret_cast<const uint4*>(src + col[0]));
+                const half2* h = reinterpret_cast<const half2*>(&v);
+#pragma unroll
+                for (int j = 0; j < 4; ++j) {
+                    const float2 f = __half22float2(h[j]);
+                    w[d][2 * j] = f.x;
+                    w[d][2 * j + 1] = f.y;
+                }
+            } else {
+#pragma unroll
+                for (int j = 0; j < 8; ++j) w[d][j] = ok[j] ? __half2float(src[col[j]]) : 0.0f;
+            }
+        } else {
+#pragma unroll
+            for (int j = 0; j < 8; ++j) w[d][j] = 0.0f;
+        }
+    }
+    const int r_first = blockIdx.y * ty * per + lr;
+#pragma unroll 2
+    for (int i = 0; i < per; ++i) {
+        const int r = r_first + i * ty;
+        if (r >= M) break;
+        const half* a = A + (size_t)r * K;
+        float o[8] = {0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f};
+#pragma unroll
+        for (int d = 0; d < D; ++d) {
+            if (d < K) {
+                const float av = __half2float(a[d]);
+#pragma unroll
+                for (int j = 0; j < 8; ++j) o[j] = fmaf(av, w[d][j], o[j]);
+            }
+        }
+        half* out = C + (size_t)r * N;
+        if (VEC) {
+            uint4 v;
+            half2* h = reinterpret_cast<half2*>(&v);
+#pragma unroll
+            for (int j = 0; j < 4; ++j) h[j] = __floats2half2_rn(o[2 * j], o[2 * j + 1]);
+            __stcs(reinterpret_cast<uint4*>(out + col[0]), v);
+        } else {
+#pragma unroll
+            for (int j = 0; j < 8; ++j)
+                if (ok[j])
+                    __stcs(reinterpret_cast<unsigned short*>(out + col[j]), __half_as_ushort(__float2half_rn(o[j])));
+        }
+    }
+}
+
 // ------------------------------------------------------------------ host side
 
 // A failed runtime call also sets the thread's last-error state; the failures here are
@@ -1323,6 +1407,35 @@ int skinny_blocks_per_sm(int threads) {
     int i = 0;
     while ((64 << i) < threads && i < 4) ++i;
     return occ.n[i];
+}
+
+// K ≤ 8 with a C of at least BMM16_THIN_MIN_C elements: bmm16_thin with the smallest register
+// depth that holds K; 8 rows a thread, halved while that leaves under 2 blocks an SM.
+template <int D>
+inline bool launch_thin(const half* A, const half* B, half* C, int BATCH, int M, int N, int K, bool vec, int sms) {
+    const int groups = (N + 7) / 8;
+    int tx = 1;
+    while (tx < groups && tx < kThinThreads) tx *= 2;
+    const int ty = kThinThreads / tx;
+    const long long gx = (groups + tx - 1) / tx;
+    int per = kThinRows;
+    auto blocks = [&](int p) { return gx * BATCH * ((M + (long long)ty * p - 1) / ((long long)ty * p)); };
+    while (per > 1 && blocks(per) < 2LL * sms) per /= 2;
+    const dim3 grid((unsigned)gx, (unsigned)((M + ty * per - 1) / (ty * per)), (unsigned)BATCH);
+    if (vec)
+        bmm16_thin<D, true><<<grid, kThinThreads>>>(A, B, C, M, N, K, tx, per);
+    else
+        bmm16_thin<D, false><<<grid, kThinThreads>>>(A, B, C, M, N, K, tx, per);
+    return cuda_ok(cudaGetLastError());
+}
+inline bool solve_thin(const half* A, const half* B, half* C, int BATCH, int M, int N, int K) {
+    if (K < 1 || K > kThinMaxK || BATCH > 65535 || (double)BATCH * M * N < BMM16_THIN_MIN_C) return false;
+    const Caps& c = caps();
+    if (!c.ok) return false;
+    const bool vec = N % 8 == 0 && ((reinterpret_cast<size_t>(B) | reinterpret_cast<size_t>(C)) & 15) == 0;
+    if (K <= 2) return launch_thin<2>(A, B, C, BATCH, M, N, K, vec, c.sms);
+    if (K <= 4) return launch_thin<4>(A, B, C, BATCH, M, N, K, vec, c.sms);
+    return launch_thin<8>(A, B, C, BATCH, M, N, K, vec, c.sms);
 }
 
 // The skinny kernels above, where they beat the tensor-core paths (BMM16_FEW*, BMM16_SKINNY* above).
@@ -2128,6 +2241,7 @@ extern "C" void solve(const half* A, const half* B, half* C, int BATCH, int M, i
     // sm_90a and a large batch: the wgmma kernel (rows TMA cannot describe through padded copies);
     // otherwise (or if it cannot be prepared) 02's dispatch.
     if (bmm16::solve_few(A, B, C, BATCH, M, N, K)) return;
+    if (bmm16::solve_thin(A, B, C, BATCH, M, N, K)) return;
     if (bmm16::hop::solve_hopper(A, B, C, BATCH, M, N, K)) return;
     if (bmm16::hop::solve_hopper_padded(A, B, C, BATCH, M, N, K)) return;
     const bmm16::Caps& c = bmm16::caps();
