@@ -92,7 +92,10 @@
 #define BMM16_SKINNY_SM_BLOCKS 2  // ... and at most this many blocks an SM (320 and 416 blocks on 132 SMs: 1.21x
 #endif                            // and 1.05x the tile paths' time; 140 and fewer: 0.56-0.85x)
 #ifndef BMM16_THIN_MIN_C
-#define BMM16_THIN_MIN_C 262144.0 // bmm16_thin: K ≤ 8 and C of at least this many elements
+#define BMM16_THIN_MIN_C 262144.0 // bmm16_thin: K ≤ 8 and C of at least this many elements ...
+#endif
+#ifndef BMM16_THIN_SCALAR_MAX_K
+#define BMM16_THIN_SCALAR_MAX_K 5 // ... and K of at most this where C's rows take 2-byte stores
 #endif
 #ifndef BMM16_FEW_ALIGNED_DIV
 #define BMM16_FEW_ALIGNED_DIV 8   // aligned operands split over K only for at most SMs / this tiles (02's smaller tiles win above)
@@ -1433,6 +1436,9 @@ inline bool solve_thin(const half* A, const half* B, half* C, int BATCH, int M, 
     const Caps& c = caps();
     if (!c.ok) return false;
     const bool vec = N % 8 == 0 && ((reinterpret_cast<size_t>(B) | reinterpret_cast<size_t>(C)) & 15) == 0;
+    // 2-byte columns with K ≥ 6 lost (64×338×654×8 1.19×, 24×700×701×7 1.09× the tile paths'
+    // time): K×8 scalar loads of B a thread for 8 rows of outputs
+    if (!vec && K > BMM16_THIN_SCALAR_MAX_K) return false;
     if (K <= 2) return launch_thin<2>(A, B, C, BATCH, M, N, K, vec, c.sms);
     if (K <= 4) return launch_thin<4>(A, B, C, BATCH, M, N, K, vec, c.sms);
     return launch_thin<8>(A, B, C, BATCH, M, N, K, vec, c.sms);
