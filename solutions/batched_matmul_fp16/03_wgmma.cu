@@ -95,7 +95,10 @@
 #define BMM16_THIN_MIN_C 262144.0 // bmm16_thin: K ≤ 8 and C of at least this many elements ...
 #endif
 #ifndef BMM16_THIN_SCALAR_MAX_K
-#define BMM16_THIN_SCALAR_MAX_K 5 // ... and K of at most this where C's rows take 2-byte stores
+#define BMM16_THIN_SCALAR_MAX_K 5 // ... and, where C's rows take 2-byte stores, K of at most this
+#endif                            // or a C of at most BMM16_THIN_SCALAR_MAX_C elements
+#ifndef BMM16_THIN_SCALAR_MAX_C
+#define BMM16_THIN_SCALAR_MAX_C 4194304.0
 #endif
 #ifndef BMM16_FEW_ALIGNED_DIV
 #define BMM16_FEW_ALIGNED_DIV 8   // aligned operands split over K only for at most SMs / this tiles (02's smaller tiles win above)
@@ -1436,9 +1439,10 @@ inline bool solve_thin(const half* A, const half* B, half* C, int BATCH, int M, 
     const Caps& c = caps();
     if (!c.ok) return false;
     const bool vec = N % 8 == 0 && ((reinterpret_cast<size_t>(B) | reinterpret_cast<size_t>(C)) & 15) == 0;
-    // 2-byte columns with K ≥ 6 lost (64×338×654×8 1.19×, 24×700×701×7 1.09× the tile paths'
-    // time): K×8 scalar loads of B a thread for 8 rows of outputs
-    if (!vec && K > BMM16_THIN_SCALAR_MAX_K) return false;
+    // 2-byte columns, K of 6-8, a large C: the tile paths won (64×338×654×8 1.19×, 24×700×701×7
+    // 1.09× their time; a thread's K×8 scalar loads of B for 8 rows); smaller C (14×584×318×6,
+    // 6×448×205×8: 0.92× and 0.68× cuBLAS against 1.14× and 0.74× for the tile paths) and K ≤ 5 won
+    if (!vec && K > BMM16_THIN_SCALAR_MAX_K && (double)BATCH * M * N > BMM16_THIN_SCALAR_MAX_C) return false;
     if (K <= 2) return launch_thin<2>(A, B, C, BATCH, M, N, K, vec, c.sms);
     if (K <= 4) return launch_thin<4>(A, B, C, BATCH, M, N, K, vec, c.sms);
     return launch_thin<8>(A, B, C, BATCH, M, N, K, vec, c.sms);
