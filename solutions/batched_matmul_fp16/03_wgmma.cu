@@ -3,12 +3,10 @@
 // Changed from 02: 02's mma.sync kernels reach ~350 TF/s at 128×1024³ (0.791 ms against cuBLAS's
 //   0.416): ldmatrix + mma.sync cannot feed the H200's tensor cores. On sm_90a this file adds the
 //   main-line GEMM's Hopper kernel (12_best's gemm_ws, rewritten here for the batch, beta = 0):
-//   - 3-D tensor maps ({K, M, BATCH} for A, {N, K, BATCH} for B, {N, M, BATCH} for C): a box
-//     never spans two matrices; TMA's zero fill and store clipping handle ragged edges.
-//   - warpgroup 0 issues TMA loads into a full/empty mbarrier ring; warpgroups 1-2 issue 4 ×
-//     wgmma m64nBNk16 a k-tile; persistent over (batch, grouped 16 M-tiles), A and B stay in L2.
-//   - epilogue: fp16 results in registers, stmatrix'd into 128B-swizzled boxes, TMA-stored in
-//     the next tile's first k-steps (longer text: lab/stages/batched_matmul_fp16_03_wgmma.md).
+//   3-D tensor maps (a box never spans two matrices; TMA zero-fills and clips ragged edges);
+//   warpgroup 0 issues TMA loads into a full/empty mbarrier ring, warpgroups 1-2 4 × wgmma
+//   m64nBNk16 a k-tile, persistent over (batch, grouped 16 M-tiles); C stmatrix'd into 128B-swizzled
+//   boxes, TMA-stored in the next tile's first k-steps (lab/stages/batched_matmul_fp16_03_wgmma.md).
 //   Taken on sm_90a for K, N % 8 == 0, 16-byte aligned operands and BATCH·M·N·K ≥ 2^31 (tile by
 //   02's wave model, 128×256 or 128×128), and for K or N off 8 (or a base off 16 bytes) from 2^27:
 //   the operands that need it copied to rows of a multiple of 8 halves (the maps keep the true
@@ -16,7 +14,8 @@
 //   Few tiles, long K (BATCH × 64×64 tiles < SMs, K ≥ 256; aligned operands only to SMs/8
 //   tiles), and from sm_80 smaller odd operands with K ≥ 24: 12_best's gemm_ring for a batch, a
 //   4-stage cp.async ring of the widest copies the rows allow, on 32×32 tiles (4× the CTAs) to
-//   1.5 64×64 tiles an SM (few: K split, 4 CTAs an SM). M ≤ 4 with N ≤ 8 (K ≥ 192), or N ≤ 4
+//   1.5 64×64 tiles an SM (few: K split, 4 CTAs an SM), past it 32×64 for M ≤ 32 (4 CTAs an SM,
+//   not 3; not where both operands take 2-byte loads). M ≤ 4 with N ≤ 8 (K ≥ 192), or N ≤ 4
 //   (K ≥ 3): CUDA-core kernels, fp32 sums (bmm16_fewrows: a block a batch's C, lanes striding K;
 //   bmm16_fewcols: a warp a row of C, K ≤ 32 and 4096 rows: a thread a row). M ≤ 4, N 9-256, K
 //   192-1024, ≤ 2 blocks an SM: bmm16_skinny, a block 16 columns × all of K, A staged in smem.
@@ -26,20 +25,21 @@
 //   shapes, 02's for the rest; odd shapes the ring from A100 on; skinny kernels on all.
 // Prediction (before measuring): 128×1024³ ≈ 0.43 ms (≈ 1.03× cuBLAS's 0.416: 32 rounds of
 //   tiles at 12_best's 4096³ rate); 32×256³: 02's; the ring faster than 02's 2-byte loads on odd
-//   shapes; skinny kernels ~8 µs; bmm16_thin at C's write bandwidth (~0.3× cuBLAS). Padded copies:
-//   two round trips of B and C at ~3.5 TB/s plus the aligned kernel, 64×1024×1023×1024 ≈ 0.35 ms.
-// Measured (H200, harness, cuBLAS strided-batched beside it): 128×1024³ 0.4265 ms vs 0.4675
-//   (0.91×); 32×256³ 0.0121 vs 0.0153 (0.79×); split K: 51×7×8×655 0.0399 → 0.0149 ms. The ring
-//   against the file before it, 96 random shapes: 0.88–0.95× a seed, but up to 1.28× with K ≤ 8 (K
-//   under 24 keeps 02's kernels). Skinny kernels 0.46–0.95× the tiles; bmm16_skinny 8×1×26×632 0.70×
-//   the file before. 32×32 ring tiles: 0.86× 64×64's over 36 shapes. Padded copies against the ring:
-//   0.12-0.41× on 8 shapes from 4e9 multiply-adds (64×1024×1023×1024 0.3510 ms against 1.9374),
-//   0.26-0.79× on 6 of 1.1-2.1e9; beside cuBLAS 0.27-0.85× (the ring: up to 2.07×); from 2^26, up to
-//   1.37× below 1.3e8 (8×183×178×323): bound 2^27. bmm16_thin: 0.49–0.92× the file before on 8
-//   shapes (96×648×587×4 0.75×, 0.91–0.96× cuBLAS, not ~0.3×: C at ~1 TB/s); 2-byte columns, K 7–8,
-//   12–14 M outputs 1.09–1.19× (tiles kept).
-// Tiles: 02's; Hopper 128×256×64 × 4 or 128×128×64 × 6 + 32 KB of C boxes, 384 threads; ring
-//   64×64 or 32×32 × BK 32; thin 128 threads, 8 columns × 8 rows a thread. Test macros: BMM16_FORCE,
+//   shapes; skinny kernels ~8 µs; bmm16_thin at C's write bandwidth (~0.3× cuBLAS); 32×64 ring
+//   tiles ≥ 0.75× 64×64's (a third more CTAs an SM). Padded copies (two round trips of B and C at
+//   ~3.5 TB/s, then the aligned kernel): 64×1024×1023×1024 ≈ 0.35 ms.
+// Measured (H200, harness, cuBLAS strided-batched beside it): 128×1024³ 0.4265 ms vs 0.4675 (0.91×);
+//   32×256³ 0.0121 vs 0.0153 (0.79×); split K: 51×7×8×655 0.0399 → 0.0149 ms. The ring against the file
+//   before it, 96 random shapes: 0.88–0.95× a seed, but up to 1.28× with K ≤ 8 (K under 24 keeps 02's
+//   kernels). Skinny kernels 0.46–0.95× the tiles; bmm16_skinny 8×1×26×632 0.70× the file before. 32×32 ring
+//   tiles: 0.86× 64×64's over 36 shapes; 32×64: 0.66–0.99× on 13 of 20 (88×8×1011×100 0.76×), 0.95–1.08× on
+//   the 7 with both operands 2-byte. Padded copies against the ring: 0.12-0.41× from 4e9 multiply-adds
+//   (64×1024×1023×1024 0.3510 ms against 1.9374), 0.26-0.79× at 1.1-2.1e9; beside cuBLAS 0.27-0.85× (the
+//   ring: up to 2.07×); up to 1.37× below 1.3e8 (8×183×178×323): bound 2^27. bmm16_thin: 0.49–0.92× the file
+//   before on 8 shapes (96×648×587×4 0.75×, 0.91–0.96× cuBLAS, not ~0.3×: C at ~1 TB/s); 2-byte columns with
+//   K 7–8 and 12–14 M outputs 1.09–1.19× (tiles kept).
+// Tiles: 02's; Hopper 128×256×64 × 4 or 128×128×64 × 6 + 32 KB of C boxes, 384 threads; ring 64×64,
+//   32×64 or 32×32 × BK 32; thin 128 threads, 8 columns × 8 rows a thread. Test macros: BMM16_FORCE,
 //   BMM16_HOPPER, BMM16_HOPPER_TILE, BMM16_RING, BMM16_PAD, BMM16_PAD_MIN_MACS, BMM16_THIN_*.
 // Targets: sm_75 sm_80 sm_90a sm_100a
 // Judge GPUs: T4 A100 H100 H200 B200
@@ -66,6 +66,9 @@
 #ifndef BMM16_RING_SMALL_WAVES
 #define BMM16_RING_SMALL_WAVES 1.5 // the ring on 32×32 tiles where the batch has at most this many 64×64 tiles an SM
 #endif                             // (12_best's gemm_ring: 0.71-0.94x the 64×64 tile's time there, 1.00-1.01x past it)
+#ifndef BMM16_RING_SHORT_M
+#define BMM16_RING_SHORT_M 32     // the ring on 32×64 tiles for M of at most this (0: never)
+#endif
 #ifndef BMM16_RING_SMALL_CTAS
 #define BMM16_RING_SMALL_CTAS 2   // K split on 32×32 tiles: this many times a 64×64 split's CTAs (12_best: 0.96x
 #endif                            // the time of 1x over 22 split shapes, 4x 0.97x)
@@ -1527,11 +1530,22 @@ bool solve_any(const Caps& c, const half* A, const half* B, half* C, int BATCH, 
     const bool few = tiles64 < c.sms && K >= 4 * any::BK && (!aligned || tiles64 * BMM16_FEW_ALIGNED_DIV <= c.sms);
     const bool odd = ring && !aligned && K >= BMM16_RING_MIN_K && 2.0 * BATCH * M * N * K <= BMM16_RING_FLOPS;
     if (!c.ok || K <= 0 || !(few || odd)) return false;
+    auto vec = [](const void* p, int ld) {  // halves a load of rows of ld halves from p: 8, 4, 2 or 1
+        for (int v = 8; v > 1; v /= 2)
+            if (ld % v == 0 && reinterpret_cast<size_t>(p) % (2 * v) == 0) return v;
+        return 1;
+    };
+    const int va = vec(A, K), vb = vec(B, N);
     // the ring's tile: 32×32 where the batch has few 64×64 tiles (4× the CTAs, each a quarter of
     // the chain of loads, MMAs and C's round trip; past it the 64×64 tile's smaller L2 traffic
     // wins); bmm16_any (sm_75) keeps 64×64
-    const int tm = ring && tiles64 <= BMM16_RING_SMALL_WAVES * c.sms ? 32 : 64;
-    const long long gm = (M + tm - 1) / tm, gn = (N + tm - 1) / tm, tiles = (long long)BATCH * gm * gn;
+    // past that, M of at most BMM16_RING_SHORT_M: 32×64 tiles (a 64×64 tile's B step with half its
+    // rows of A, most of them empty; 109 registers against 162, so 4 CTAs an SM, not 3), unless
+    // both operands take 2-byte loads (0.95-1.08x the 64×64 tile's time there, 0.66-0.99x else)
+    const bool small = tiles64 <= BMM16_RING_SMALL_WAVES * c.sms;
+    const bool short_m = ring && !small && M <= BMM16_RING_SHORT_M && (va > 1 || vb > 1);
+    const int tm = ring && (small || short_m) ? 32 : 64, tn = short_m ? 64 : tm;
+    const long long gm = (M + tm - 1) / tm, gn = (N + tn - 1) / tn, tiles = (long long)BATCH * gm * gn;
     if (gm > 65535) return false;  // gridDim.y
     const int step = ring ? any::RBK : any::BK;
     const long long kt = (K + step - 1) / step;
@@ -1547,25 +1561,23 @@ bool solve_any(const Caps& c, const half* A, const half* B, half* C, int BATCH, 
     int* count = nullptr;
     if (s > 1) {
         static DevSpace space = {nullptr, 0};                    // slots, then counters: zeroed once
-        const size_t need = (size_t)tiles * (tm * tm * 4 + 4);  // a slot of tm × tm floats a tile
+        const size_t need = (size_t)tiles * (tm * tn * 4 + 4);  // a slot of tm × tn floats a tile
         if (!grow_device(space, need, true)) return false;
         part = static_cast<float*>(space.ptr);
-        count = reinterpret_cast<int*>(part + tiles * tm * tm);
+        count = reinterpret_cast<int*>(part + tiles * tm * tn);
     }
-    auto vec = [](const void* p, int ld) {
-        for (int v = 8; v > 1; v /= 2)
-            if (ld % v == 0 && reinterpret_cast<size_t>(p) % (2 * v) == 0) return v;
-        return 1;
-    };
     const dim3 grid((unsigned)gn, (unsigned)gm, (unsigned)(BATCH * s));
-    if (ring && tm == 32)
-        any::bmm16_ring<32, 32><<<grid, any::THREADS>>>(A, B, C, M, N, K, (int)s, k_per, vec(A, K), vec(B, N), part,
+    if (ring && tm == 32 && tn == 64)
+        any::bmm16_ring<32, 64><<<grid, any::THREADS>>>(A, B, C, M, N, K, (int)s, k_per, va, vb, part,
+                                                        count);
+    else if (ring && tm == 32)
+        any::bmm16_ring<32, 32><<<grid, any::THREADS>>>(A, B, C, M, N, K, (int)s, k_per, va, vb, part,
                                                         count);
     else if (ring)
-        any::bmm16_ring<64, 64><<<grid, any::THREADS>>>(A, B, C, M, N, K, (int)s, k_per, vec(A, K), vec(B, N), part,
+        any::bmm16_ring<64, 64><<<grid, any::THREADS>>>(A, B, C, M, N, K, (int)s, k_per, va, vb, part,
                                                         count);
     else
-        any::bmm16_any<<<grid, any::THREADS>>>(A, B, C, M, N, K, (int)s, k_per, vec(A, K), vec(B, N), part, count);
+        any::bmm16_any<<<grid, any::THREADS>>>(A, B, C, M, N, K, (int)s, k_per, va, vb, part, count);
     return cuda_ok(cudaGetLastError());
 }
 
