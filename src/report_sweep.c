@@ -125,6 +125,9 @@ void rp_sweep_text(FILE *out, const rp_report *r)
             pb_format_size(r->problem, t->v, shape, sizeof(shape));
             if (t->status != RS_SUCCESS && t->status != RS_NOT_RUN)
                 fprintf(out, "  %s: %s\n", shape, t->detail);
+            if (t->timing.vs && t->vs_status != RS_SUCCESS) /* else its "-" would say nothing */
+                fprintf(out, "  %s: the --vs file %s: %s (%s)\n", shape, r->vs, rs_status_name(t->vs_status),
+                        t->vs_detail);
         }
         rp_sweep_totals s = rp_sweep_sum(run);
         fprintf(out, "\n%d of %d shapes passed", s.passed, s.n);
@@ -179,6 +182,8 @@ void rp_sweep_json(FILE *out, const rp_report *r)
         rp_json_ms(out, r->vs ? "other_ms" : lt ? "cublaslt_ms" : "cublas_ms", tm->base_done,
                    tm->base_median_ms);
         if (tm->vs) {
+            fprintf(out, ",\"vs_status\":\"%s\",\"vs_detail\":", rs_status_name(t->vs_status));
+            rp_json_string(out, t->vs_detail);
             rp_json_ms(out, "interval_lo", tm->vs_interval, tm->vs_lo);
             rp_json_ms(out, "interval_hi", tm->vs_interval, tm->vs_hi);
             fputs(",\"verdict\":", out);

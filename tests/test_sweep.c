@@ -854,6 +854,26 @@ Test(sweep_print, json)
     free(buf);
 }
 
+/* --vs: where the other file fails a shape it is named with its verdict, in text and JSON (its
+ * time column alone would read "-" and say nothing). */
+Test(sweep_print, a_failing_vs_file_is_named)
+{
+    rp_report r = synthetic_report();
+    r.vs = "old.cu";
+    for (int i = 0; i < 3; i++) tests[i].timing.vs = tests[i].status == RS_SUCCESS;
+    tests[2].vs_status = RS_FAILED;
+    tests[2].timing.base_done = false;
+    snprintf(tests[2].vs_detail, sizeof(tests[2].vs_detail), "3 of 4096 elements off");
+    char *buf = printed(rp_sweep_text, &r);
+    cr_expect(strstr(buf, "  64x64x64: the --vs file old.cu: test-case-failed (3 of 4096 elements off)\n"), "%s", buf);
+    cr_expect(!strstr(buf, "4096x4095x4096: the --vs file"), "%s", buf);
+    free(buf);
+    buf = printed(rp_sweep_json, &r);
+    cr_expect(strstr(buf, "\"vs_status\":\"test-case-failed\",\"vs_detail\":\"3 of 4096 elements off\""), "%s", buf);
+    cr_expect(strstr(buf, "\"vs_status\":\"success\",\"vs_detail\":\"\""), "%s", buf);
+    free(buf);
+}
+
 Test(sweep_print, random_header)
 {
     rp_report r = synthetic_report();
