@@ -11,15 +11,15 @@
 //   02's wave model, 128×256 or 128×128), and for K or N off 8 (or a base off 16 bytes) from 2^27:
 //   the operands that need it copied to rows of a multiple of 8 halves (the maps keep the true
 //   extents, so TMA zero-fills past them), the kernel into a padded C, C's rows copied back.
-//   Few tiles, long K (BATCH × 64×64 tiles < SMs, K ≥ 256; aligned operands only to SMs/8 tiles), and from
-//   sm_80 smaller odd operands with K ≥ 24: 12_best's gemm_ring for a batch, a 4-stage cp.async ring of the
-//   widest copies the rows allow, on 32×32 tiles (4× the CTAs) to 1.5 64×64 tiles an SM (few: K split, 4
-//   CTAs an SM), past it 32×64 for M ≤ 32 (4 CTAs an SM, not 3: a third more loads in flight where M leaves
-//   most of a 64-row tile empty). M ≤ 4 with N ≤ 8 (K ≥ 192), or N ≤ 4 (K ≥ 3): CUDA-core kernels, fp32 sums
-//   (bmm16_fewrows: a block a batch's C, lanes striding K; bmm16_fewcols: a warp a row of C, K ≤ 32 and 4096
-//   rows: a thread a row). M ≤ 4, N 9-256, K 192-1024, ≤ 2 blocks an SM: bmm16_skinny, a block 16 columns ×
-//   all of K, A staged in smem. K ≤ 8, C ≥ 2^18 (2-byte columns: K ≤ 5 or C ≤ 2^22): bmm16_thin, B in
-//   registers, C streamed.
+//   Few tiles, long K (BATCH × 64×64 tiles < SMs, K ≥ 256; aligned operands only to SMs/8 tiles),
+//   and from sm_80 smaller odd operands with K ≥ 24: 12_best's gemm_ring for a batch, a 4-stage
+//   cp.async ring of the widest copies the rows allow, on 32×32 tiles (4× the CTAs) to 1.5 64×64
+//   tiles an SM (few: K split, 4 CTAs an SM), past it 32×64 for M ≤ 32 (4 CTAs an SM, not 3, where
+//   M leaves most of a 64-row tile empty). M ≤ 4 with N ≤ 8 (K ≥ 192), or N ≤ 4 (K ≥ 3): CUDA-core
+//   kernels, fp32 sums (bmm16_fewrows: a block a batch's C, lanes striding K; bmm16_fewcols: a warp
+//   a row of C, K ≤ 32 and 4096 rows: a thread a row). M ≤ 4, N 9-256, K 192-1024, ≤ 2 blocks an
+//   SM: bmm16_skinny, a block 16 columns × all of K. K ≤ 8, C ≥ 2^18 (2-byte columns: K ≤ 5 or C ≤
+//   2^22): bmm16_thin, B in registers, C streamed.
 // Paths by judge GPU: T4 (sm_75) 02's m16n8k8 kernels, a register double buffer for few tiles;
 //   A100, B200 02's cp.async + mma.sync kernels; H100 / H200 the wgmma kernel for the large
 //   shapes, 02's for the rest; odd shapes the ring from A100 on; skinny kernels on all.
@@ -28,16 +28,16 @@
 //   shapes; skinny kernels ~8 µs; bmm16_thin at C's write bandwidth (~0.3× cuBLAS); 32×64 ring
 //   tiles ≥ 0.75× 64×64's (a third more CTAs an SM). Padded copies (two round trips of B and C at
 //   ~3.5 TB/s, then the aligned kernel): 64×1024×1023×1024 ≈ 0.35 ms.
-// Measured (H200, harness, cuBLAS strided-batched beside it): 128×1024³ 0.4265 ms vs 0.4675 (0.91×);
-//   32×256³ 0.0121 vs 0.0153 (0.79×); split K: 51×7×8×655 0.0399 → 0.0149 ms. The ring against the file
-//   before it, 96 random shapes: 0.88–0.95× a seed, but up to 1.28× with K ≤ 8 (K under 24 keeps 02's
-//   kernels). Skinny kernels 0.46–0.95× the tiles; bmm16_skinny 8×1×26×632 0.70× the file before. 32×32 ring
-//   tiles: 0.86× 64×64's over 36 shapes; 32×64: 0.66–0.99× 64×64's on 11 shapes (88×8×1011×100 0.76×,
-//   96×4×801×77 0.79×). Padded copies against the ring: 0.12-0.41× from 4e9 multiply-adds
-//   (64×1024×1023×1024 0.3510 ms against 1.9374), 0.26-0.79× at 1.1-2.1e9; beside cuBLAS 0.27-0.85× (the
-//   ring: up to 2.07×); up to 1.37× below 1.3e8 (8×183×178×323): bound 2^27. bmm16_thin: 0.49–0.92× the file
-//   before on 8 shapes (96×648×587×4 0.75×, 0.91–0.96× cuBLAS, not ~0.3×: C at ~1 TB/s); 2-byte columns with
-//   K 7–8 and 12–14 M outputs 1.09–1.19× (tiles kept).
+// Measured (H200, harness, cuBLAS strided-batched beside it): 128×1024³ 0.4265 ms vs 0.4675
+//   (0.91×); 32×256³ 0.0121 vs 0.0153 (0.79×); split K: 51×7×8×655 0.0399 → 0.0149 ms. The ring
+//   against the file before it, 96 random shapes: 0.88–0.95× a seed, but up to 1.28× with K ≤ 8 (K
+//   under 24 keeps 02's kernels). Skinny kernels 0.46–0.95× the tiles; bmm16_skinny 8×1×26×632 0.70×
+//   the file before. 32×32 ring tiles: 0.86× 64×64's over 36 shapes; 32×64: 0.66–0.99× 64×64's on 11
+//   shapes (88×8×1011×100 0.76×, 96×4×801×77 0.79×). Padded copies against the ring: 0.12-0.41× from
+//   4e9 multiply-adds (64×1024×1023×1024 0.3510 ms against 1.9374), 0.26-0.79× at 1.1-2.1e9; beside
+//   cuBLAS 0.27-0.85× (the ring: up to 2.07×); up to 1.37× below 1.3e8 (8×183×178×323): bound 2^27.
+//   bmm16_thin: 0.49–0.92× the file before on 8 shapes (96×648×587×4 0.75×, 0.91–0.96× cuBLAS, not
+//   ~0.3×: C at ~1 TB/s); 2-byte columns with K 7–8 and 12–14 M outputs 1.09–1.19× (tiles kept).
 // Tiles: 02's; Hopper 128×256×64 × 4 or 128×128×64 × 6 + 32 KB of C boxes, 384 threads; ring 64×64,
 //   32×64 or 32×32 × BK 32; thin 128 threads, 8 columns × 8 rows a thread. Test macros: BMM16_FORCE,
 //   BMM16_HOPPER, BMM16_HOPPER_TILE, BMM16_RING, BMM16_PAD, BMM16_PAD_MIN_MACS, BMM16_THIN_*.
