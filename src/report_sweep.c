@@ -14,6 +14,7 @@
 static double rp_sweep_ratio(const rs_test *t)
 {
     const rs_timing *tm = &t->timing;
+    if (tm->vs && t->vs_status != RS_SUCCESS) return 0; /* no ratio against a wrong answer (as --size says) */
     return tm->done && tm->base_done && tm->base_median_ms > 0 ? rs_reported_ms(tm) / tm->base_median_ms : 0;
 }
 
@@ -125,7 +126,7 @@ void rp_sweep_text(FILE *out, const rp_report *r)
             pb_format_size(r->problem, t->v, shape, sizeof(shape));
             if (t->status != RS_SUCCESS && t->status != RS_NOT_RUN)
                 fprintf(out, "  %s: %s\n", shape, t->detail);
-            if (t->timing.vs && t->vs_status != RS_SUCCESS) /* else its "-" would say nothing */
+            if (t->timing.vs && t->vs_status != RS_SUCCESS) /* else its ratio's "-" would say nothing */
                 fprintf(out, "  %s: the --vs file %s: %s (%s)\n", shape, r->vs, rs_status_name(t->vs_status),
                         t->vs_detail);
         }

@@ -854,19 +854,20 @@ Test(sweep_print, json)
     free(buf);
 }
 
-/* --vs: where the other file fails a shape it is named with its verdict, in text and JSON (its
- * time column alone would read "-" and say nothing). */
-Test(sweep_print, a_failing_vs_file_is_named)
+/* --vs: where the other file fails a shape (it is still timed), the shape has no ratio (as with
+ * --size: "not compared") and the other file is named with its verdict, in text and JSON. */
+Test(sweep_print, a_failing_vs_file_is_named_and_not_compared)
 {
     rp_report r = synthetic_report();
     r.vs = "old.cu";
     for (int i = 0; i < 3; i++) tests[i].timing.vs = tests[i].status == RS_SUCCESS;
     tests[2].vs_status = RS_FAILED;
-    tests[2].timing.base_done = false;
     snprintf(tests[2].vs_detail, sizeof(tests[2].vs_detail), "3 of 4096 elements off");
     char *buf = printed(rp_sweep_text, &r);
+    cr_expect(strstr(buf, "64x64x64             0.0200      0.0     0.0100       -  success\n"), "%s", buf);
     cr_expect(strstr(buf, "  64x64x64: the --vs file old.cu: test-case-failed (3 of 4096 elements off)\n"), "%s", buf);
     cr_expect(!strstr(buf, "4096x4095x4096: the --vs file"), "%s", buf);
+    cr_expect(strstr(buf, "2 of 3 shapes passed; geometric-mean ratio 0.50× old.cu's time (over 1 passed, timed shapes)\n"), "%s", buf);
     free(buf);
     buf = printed(rp_sweep_json, &r);
     cr_expect(strstr(buf, "\"vs_status\":\"test-case-failed\",\"vs_detail\":\"3 of 4096 elements off\""), "%s", buf);
