@@ -104,6 +104,30 @@ static void rp_vs_line(FILE *out, const rp_report *r, const rs_test *t)
                 rp_vs_word(tm->vs_verdict));
     else
         fputs("\n", out);
+    if (tm->vs_orders == 2)
+        fprintf(out, "    %.3f× with this file's first call first, %.3f× with the other's (each in a "
+                "fresh process)%s\n", tm->vs_order_ratio[0], tm->vs_order_ratio[1],
+                tm->vs_order_moves ? ": the order moves the ratio beyond the noise (where a file's "
+                                     "first allocations land changes its time)" : "");
+}
+
+/* --vs in JSON: the two orders of the files' first calls (null when only one was timed) */
+void rp_vs_orders_json(FILE *out, const rs_timing *tm)
+{
+    fputs(",\"orders\":", out);
+    if (tm->vs_orders != 2) {
+        fputs("null", out);
+        return;
+    }
+    fputs("[", out);
+    for (int o = 0; o < 2; o++) {
+        fprintf(out, "%s{\"first_call\":\"%s\",\"ratio\":%.6f", o ? "," : "",
+                o ? "other" : "this", tm->vs_order_ratio[o]);
+        rp_json_ms(out, "interval_lo", tm->vs_order_interval[o], tm->vs_order_lo[o]);
+        rp_json_ms(out, "interval_hi", tm->vs_order_interval[o], tm->vs_order_hi[o]);
+        fputc('}', out);
+    }
+    fprintf(out, "],\"order_moves_ratio\":%s", tm->vs_order_moves ? "true" : "false");
 }
 
 static void rp_timing(FILE *out, const rp_report *r, const rs_test *t)
@@ -312,6 +336,7 @@ static void rp_json_test(FILE *out, const rp_report *r, const rs_test *t)
             fputs(",\"verdict\":", out);
             if (tm->vs_interval) rp_json_string(out, rp_vs_word(tm->vs_verdict));
             else fputs("null", out);
+            rp_vs_orders_json(out, tm);
             fputc('}', out);
         } else if (tm->base_done) {
             fprintf(out,

@@ -114,6 +114,9 @@ void rp_sweep_text(FILE *out, const rp_report *r)
             rp_alt_cells(out, r, t);
             if (tm->vs && tm->vs_interval)
                 fprintf(out, "  [%.3f, %.3f] %s", tm->vs_lo, tm->vs_hi, rp_vs_word(tm->vs_verdict));
+            if (tm->vs && tm->vs_order_moves) /* the orders disagree: both said */
+                fprintf(out, " (first calls: this file's %.3f×, the other's %.3f×)",
+                        tm->vs_order_ratio[0], tm->vs_order_ratio[1]);
             char pick[200];
             rp_lt_cell(r, t, pick, sizeof(pick));
             fprintf(out, "  %s%s%s%s\n", rs_status_name(t->status),
@@ -190,6 +193,7 @@ void rp_sweep_json(FILE *out, const rp_report *r)
             fputs(",\"verdict\":", out);
             if (tm->vs_interval) rp_json_string(out, rp_vs_word(tm->vs_verdict));
             else fputs("null", out);
+            rp_vs_orders_json(out, tm);
         }
         rp_json_ms(out, lt ? "cublaslt_tflops" : "cublas_tflops", tm->base_done,
                    tm->base_done ? rp_tflops(r, t, tm->base_median_ms) : 0);

@@ -90,7 +90,7 @@ static const char *rn_at_phrase(wr_at at)
 }
 
 /* The verdict of a CUDA error the solution's child reported. */
-static void rn_cuda_fail(const wr_msg *m, rs_test *t)
+void rn_cuda_fail(const wr_msg *m, rs_test *t)
 {
     if (m->err < 0) {
         t->status = RS_ERROR;
@@ -102,7 +102,7 @@ static void rn_cuda_fail(const wr_msg *m, rs_test *t)
 }
 
 /* Guard zones, inputs unchanged, the output against the reference: from the bytes read back. */
-static bool rn_check(rn_ctx *x, const wr_layout *l, rs_test *t, const char *what)
+bool rn_check(rn_ctx *x, const wr_layout *l, rs_test *t, const char *what)
 {
     const pb_problem *p = x->plan->problem;
     for (int b = 0; b < l->n_bufs; b++) {
@@ -216,44 +216,29 @@ static rn_outcome rn_test(rn_ctx *x, size_t i)
                 goto out;
             }
     }
-    if (!rn_ask_worker(x, WR_CMD_RUN, (int)i, t, NULL)) goto out;
-    if (x->m.err) {
-        rn_cuda_fail(&x->m, t);
-        goto out;
-    }
-    if (!rn_check(x, &l, t, "")) goto out;
-    t->status = RS_SUCCESS;
-    if (!it->timed) goto out;
-    if (plan->vs_path) { /* the other file on the same inputs, judged the same way */
-        rs_test tb = *t;
-        tb.status = RS_SUCCESS;
-        tb.detail[0] = '\0';
-        if (!rn_ask_worker(x, WR_CMD_RUN_VS, (int)i, &tb, NULL)) {
-            t->vs_status = tb.status;
-            snprintf(t->vs_detail, sizeof(t->vs_detail), "%s", tb.detail);
-            t->status = RS_ERROR; /* the child is gone with both files' state */
-            snprintf(t->detail, sizeof(t->detail), "the --vs file: %s", tb.detail);
+    if (it->timed && plan->vs_path) { /* checked and timed in both orders of first calls */
+        bool ok = false;
+        rn_outcome o = rn_vs_case(x, &l, i, t, &ok);
+        if (o != RN_OK) return o;
+        if (!ok) goto out;
+    } else {
+        if (!rn_ask_worker(x, WR_CMD_RUN, (int)i, t, NULL)) goto out;
+        if (x->m.err) {
+            rn_cuda_fail(&x->m, t);
             goto out;
         }
-        if (x->m.err) rn_cuda_fail(&x->m, &tb);
-        else rn_check(x, &l, &tb, "");
-        t->vs_status = tb.status;
-        snprintf(t->vs_detail, sizeof(t->vs_detail), "%s", tb.detail);
-        if (x->m.sticky) { /* its error took the context: nothing left to time */
-            t->status = RS_ERROR;
-            snprintf(t->detail, sizeof(t->detail), "the --vs file: %s", tb.detail);
+        if (!rn_check(x, &l, t, "")) goto out;
+        t->status = RS_SUCCESS;
+        if (!it->timed) goto out;
+        double parent_ms = 0;
+        if (!rn_ask_worker(x, WR_CMD_TIME, (int)i, t, &parent_ms)) goto out;
+        if (x->m.err) {
+            rn_cuda_fail(&x->m, t);
             goto out;
         }
+        wr_msg done = x->m;
+        if (!rn_timing(x, &l, i, &done, parent_ms, t)) goto out;
     }
-
-    double parent_ms = 0;
-    if (!rn_ask_worker(x, WR_CMD_TIME, (int)i, t, &parent_ms)) goto out;
-    if (x->m.err) {
-        rn_cuda_fail(&x->m, t);
-        goto out;
-    }
-    wr_msg done = x->m;
-    if (!rn_timing(x, &l, i, &done, parent_ms, t)) goto out;
     /* The output of the last timed call must be right too. */
     if (!rn_check(x, &l, t, "output of the timed calls: ")) goto out;
     /* New inputs in the same buffers: a result cached across calls fails here. */

@@ -108,6 +108,15 @@ typedef struct {
     bool vs_interval;        /* vs_lo, vs_hi hold a 95% interval of median / base_median */
     double vs_lo, vs_hi;
     int vs_verdict;          /* -1 faster, 0 no difference beyond the noise, 1 slower */
+    /* --vs: the case timed in each order of the two files' first calls, each in a fresh
+     * process ([0] this file's first call first, [1] the other's); the medians above are then
+     * the geometric means of the two orders' medians, and the interval is over both */
+    int vs_orders;           /* orders timed: 2, or 1 when the other file failed its check */
+    double vs_order_ratio[2];
+    bool vs_order_interval[2];
+    double vs_order_lo[2], vs_order_hi[2];
+    bool vs_order_moves;     /* the two orders' intervals are disjoint: where a file's first
+                                allocations land moves its time (or the other's) */
 } rs_timing;
 
 typedef struct {

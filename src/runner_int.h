@@ -1,7 +1,8 @@
 /* runner_int.h — what the parent's files share; for src/runner.c, src/runner_child.c and
  * src/runner_timing.c only. runner.c: the run and every test's verdict; runner_child.c: the two
  * children (spawn, kill, reap, their records, their start-up) and the device probe;
- * runner_timing.c: the timing samples checked and summarised. */
+ * runner_timing.c: the timing samples checked and summarised; runner_vs.c: a --vs case timed in
+ * both orders of the files' first calls. */
 #ifndef RUNNER_INT_H
 #define RUNNER_INT_H
 
@@ -56,8 +57,19 @@ rn_outcome rn_worker_up(rn_ctx *x, rs_test *t);
 bool rn_ask_worker(rn_ctx *x, wr_cmd_kind kind, int index, rs_test *t, double *parent_ms);
 bool rn_ask_oracle(rn_ctx *x, int index, rs_test *t);
 
+/* runner.c */
+bool rn_check(rn_ctx *x, const wr_layout *l, rs_test *t, const char *what);
+void rn_cuda_fail(const wr_msg *m, rs_test *t);
+
 /* runner_timing.c */
 bool rn_timing(rn_ctx *x, const wr_layout *l, size_t i, const wr_msg *m, double parent_ms,
                rs_test *t);
+/* --vs: the two orders' timings (each from rn_timing, with its samples) into one */
+void rn_vs_merge(rs_timing *out, const rs_timing h[2], const double *const sol[2],
+                 const double *const other[2]);
+
+/* runner_vs.c: a timed case's --vs part, after its inputs are in the arena. RN_OK with *ok
+ * false: t holds the verdict (or the run halts); another outcome ends the run. */
+rn_outcome rn_vs_case(rn_ctx *x, const wr_layout *l, size_t i, rs_test *t, bool *ok);
 
 #endif

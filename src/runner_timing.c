@@ -38,6 +38,13 @@ static void rn_alt(rs_timing *tt, double *ev, int n, const char *why)
     }
 }
 
+/* --vs's verdict on an interval of this file's time over the other's: a difference under 1% is
+ * not called (the order in a round can move it that much). */
+static int rn_vs_verdict(bool have, double lo, double hi)
+{
+    return !have ? 0 : hi < 0.99 ? -1 : lo > 1.01 ? 1 : 0;
+}
+
 /* Samples as the child wrote them, copied here and checked: finite, non-negative, an event
  * interval inside the host interval around it, all of them inside the parent's clock. */
 bool rn_timing(rn_ctx *x, const wr_layout *l, size_t i, const wr_msg *m, double parent_ms,
@@ -117,11 +124,11 @@ bool rn_timing(rn_ctx *x, const wr_layout *l, size_t i, const wr_msg *m, double 
     tt->unaccounted = tt->overhead_ms > 2.0 &&
                       tt->overhead_ms > 3.0 * (sh.median + (m->n_base ? bh.median : 0) + ah.median);
     tt->vs = plan->vs_path != NULL;
+    tt->vs_orders = tt->vs ? 1 : 0;
     if (tt->vs && tt->base_done) {
         tt->vs_interval = st_ratio_interval(ser[WR_SOL_EV], (size_t)m->n_sol, ser[WR_BASE_EV],
                                             (size_t)m->n_base, 1000, &tt->vs_lo, &tt->vs_hi);
-        /* a difference under 1% is not called: the order in a round can move it that much */
-        tt->vs_verdict = !tt->vs_interval ? 0 : tt->vs_hi < 0.99 ? -1 : tt->vs_lo > 1.01 ? 1 : 0;
+        tt->vs_verdict = rn_vs_verdict(tt->vs_interval, tt->vs_lo, tt->vs_hi);
     }
     double peak = dv_peak_flops(&x->run->device, p->compute);
     tt->peak_tflops = peak * 1e-12;
@@ -129,4 +136,53 @@ bool rn_timing(rn_ctx *x, const wr_layout *l, size_t i, const wr_msg *m, double 
     tt->impossible =
         peak > 0 && pb_flops(p, plan->items[i].c.v) / (best_ms * 1e-3) > 1.05 * peak;
     return true;
+}
+
+/* --vs: the two orders of the files' first calls weighed alike. Each file's median is the
+ * geometric mean of its two orders' medians (so the ratio is the geometric mean of the two
+ * orders' ratios), the interval a bootstrap within each order, the spread the larger of the two
+ * (the orders' difference is reported as such, not as noise). */
+void rn_vs_merge(rs_timing *out, const rs_timing h[2], const double *const sol[2],
+                 const double *const other[2])
+{
+    rs_timing m = h[0];
+    m.n_runs = h[0].n_runs + h[1].n_runs;
+    m.median_ms = sqrt(h[0].median_ms * h[1].median_ms);
+    m.min_ms = fmin(h[0].min_ms, h[1].min_ms);
+    m.max_ms = fmax(h[0].max_ms, h[1].max_ms);
+    m.noise_pct = fmax(h[0].noise_pct, h[1].noise_pct);
+    m.host_median_ms = sqrt(h[0].host_median_ms * h[1].host_median_ms);
+    m.escaped = h[0].escaped || h[1].escaped;
+    m.parent_ms = h[0].parent_ms + h[1].parent_ms;
+    m.overhead_ms = fmax(h[0].overhead_ms, h[1].overhead_ms);
+    m.unaccounted = h[0].unaccounted || h[1].unaccounted;
+    m.impossible = h[0].impossible || h[1].impossible;
+    m.base_done = h[0].base_done && h[1].base_done;
+    m.vs_orders = 2;
+    m.vs_order_moves = false;
+    m.vs_interval = false;
+    m.vs_verdict = 0;
+    if (!m.base_done) { /* the other file untimed in an order: nothing to compare */
+        snprintf(m.base_error, sizeof(m.base_error), "%s",
+                 h[0].base_done ? h[1].base_error : h[0].base_error);
+        *out = m;
+        return;
+    }
+    m.base_runs = h[0].base_runs + h[1].base_runs;
+    m.base_median_ms = sqrt(h[0].base_median_ms * h[1].base_median_ms);
+    m.base_min_ms = fmin(h[0].base_min_ms, h[1].base_min_ms);
+    m.base_noise_pct = fmax(h[0].base_noise_pct, h[1].base_noise_pct);
+    for (int o = 0; o < 2; o++) {
+        m.vs_order_ratio[o] = h[o].median_ms / h[o].base_median_ms;
+        m.vs_order_interval[o] = h[o].vs_interval;
+        m.vs_order_lo[o] = h[o].vs_lo;
+        m.vs_order_hi[o] = h[o].vs_hi;
+    }
+    m.vs_order_moves = h[0].vs_interval && h[1].vs_interval &&
+                       (h[0].vs_hi < h[1].vs_lo || h[1].vs_hi < h[0].vs_lo);
+    const st_stratum s[2] = {{sol[0], (size_t)h[0].n_runs, other[0], (size_t)h[0].base_runs},
+                             {sol[1], (size_t)h[1].n_runs, other[1], (size_t)h[1].base_runs}};
+    m.vs_interval = st_ratio_interval_strata(s, 2, 1000, &m.vs_lo, &m.vs_hi);
+    m.vs_verdict = rn_vs_verdict(m.vs_interval, m.vs_lo, m.vs_hi);
+    *out = m;
 }

@@ -85,22 +85,36 @@ static double st_resampled_median(const double *v, size_t n, double *scratch, ui
 bool st_ratio_interval(const double *a, size_t na, const double *b, size_t nb, int rounds,
                        double *lo, double *hi)
 {
-    if (na == 0 || nb == 0 || rounds < 10) return false;
-    double *sa = malloc(na * sizeof(double)), *sb = malloc(nb * sizeof(double)),
-           *r = malloc((size_t)rounds * sizeof(double));
-    bool ok = sa && sb && r;
+    const st_stratum one = {a, na, b, nb};
+    return st_ratio_interval_strata(&one, 1, rounds, lo, hi);
+}
+
+bool st_ratio_interval_strata(const st_stratum *s, int k, int rounds, double *lo, double *hi)
+{
+    if (k < 1 || rounds < 10) return false;
+    size_t most = 0;
+    for (int j = 0; j < k; j++) {
+        if (s[j].na == 0 || s[j].nb == 0) return false;
+        most = s[j].na > most ? s[j].na : most;
+        most = s[j].nb > most ? s[j].nb : most;
+    }
+    double *scratch = malloc(most * sizeof(double)), *r = malloc((size_t)rounds * sizeof(double));
+    bool ok = scratch && r;
     uint64_t state = 0x5eedull; /* fixed: the same samples give the same interval */
     for (int i = 0; ok && i < rounds; i++) {
-        double mb = st_resampled_median(b, nb, sb, &state);
-        r[i] = mb > 0 ? st_resampled_median(a, na, sa, &state) / mb : INFINITY;
+        double prod = 1.0;
+        for (int j = 0; j < k; j++) {
+            double mb = st_resampled_median(s[j].b, s[j].nb, scratch, &state);
+            prod *= mb > 0 ? st_resampled_median(s[j].a, s[j].na, scratch, &state) / mb : INFINITY;
+        }
+        r[i] = k == 1 ? prod : pow(prod, 1.0 / k);
     }
     if (ok) {
         qsort(r, (size_t)rounds, sizeof(*r), st_cmp);
         *lo = st_quantile(r, (size_t)rounds, 0.025);
         *hi = st_quantile(r, (size_t)rounds, 0.975);
     }
-    free(sa);
-    free(sb);
+    free(scratch);
     free(r);
     return ok;
 }

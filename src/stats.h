@@ -37,4 +37,17 @@ st_ratio_dist st_ratio_distribution(const double *v, size_t n);
 bool st_ratio_interval(const double *a, size_t na, const double *b, size_t nb, int rounds,
                        double *lo, double *hi);
 
+/* One stratum of samples: a's and b's, drawn under the same conditions. */
+typedef struct {
+    const double *a;
+    size_t na;
+    const double *b;
+    size_t nb;
+} st_stratum;
+
+/* A 95% interval for the geometric mean over k strata of median(a) / median(b), each median
+ * resampled within its own stratum (--vs: the two orders of the files' first calls weigh
+ * alike however many samples each has); k = 1 is st_ratio_interval. */
+bool st_ratio_interval_strata(const st_stratum *s, int k, int rounds, double *lo, double *hi);
+
 #endif

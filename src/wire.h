@@ -59,6 +59,7 @@ typedef enum {
     WR_CMD_TIME,     /* worker: the timed loop on the same buffers, then read back */
     WR_CMD_RERUN,    /* worker: upload the (new) inputs into the same buffers, call, read back */
     WR_CMD_RUN_VS,   /* worker: the same inputs into the same buffers, call the --vs object */
+    WR_CMD_RUN_VS_FIRST, /* worker: as WR_CMD_RUN, but the --vs object's call (its first) */
     WR_CMD_REF,      /* oracle: the reference of the inputs in its arena */
     WR_CMD_QUIT
 } wr_cmd_kind;

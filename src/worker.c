@@ -207,7 +207,7 @@ static void wk_tune_lt(wk_ctx *x)
     }
 }
 
-static void wk_run(wk_ctx *x, int index)
+static void wk_run(wk_ctx *x, int index, wk_fn fn)
 {
     wk_free_test(x);
     const double *v = x->plan->items[index].c.v;
@@ -230,7 +230,7 @@ static void wk_run(wk_ctx *x, int index)
         wk_fail(x, e, WR_AT_UPLOAD);
         return;
     }
-    wk_call_and_read(x, x->solve);
+    wk_call_and_read(x, fn);
     if (x->lt && !x->msg.err && x->plan->items[index].timed) wk_tune_lt(x);
 }
 
@@ -546,7 +546,9 @@ void wk_main(const rn_plan *plan, unsigned char *arena, size_t arena_bytes, int 
         x->msg.nonce = c.nonce;
         bool known = c.index >= 0 && (size_t)c.index < plan->n_items;
         if (c.kind == WR_CMD_RUN && known)
-            wk_run(x, c.index);
+            wk_run(x, c.index, x->solve);
+        else if (c.kind == WR_CMD_RUN_VS_FIRST && known && x->solve_vs)
+            wk_run(x, c.index, x->solve_vs);
         else if (c.kind == WR_CMD_TIME && c.index == x->index && x->index >= 0)
             wk_time(x);
         else if (c.kind == WR_CMD_RERUN && c.index == x->index && x->index >= 0)

@@ -208,6 +208,33 @@ Test(protocol, vs_judges_the_other_file_and_compares)
     t = &run.tests[n - 1];
     cr_expect_eq(t->status, RS_SUCCESS, "the judged file passed: %s", t->detail);
     cr_expect_eq(t->vs_status, RS_FAILED, "the other file failed: %s", t->vs_detail);
+    cr_expect_eq(t->timing.vs_orders, 1, "a failing other file: one order, not compared");
+    rn_free(&run);
+}
+
+/* --vs times a case in both orders of the files' first calls, each in a fresh process: two
+ * copies of one fake, each 3× slower (2 ms a call, 6 when the other called first: a gap no
+ * loaded machine's sleeps close), read about 0.4× and 2.4× in the two orders, the ratio their geometric mean (1), and the orders'
+ * disagreement is said. One order alone (the harness before run 187) called identical code
+ * "faster". */
+Test(protocol, vs_times_both_orders_of_first_calls)
+{
+    rn_item it[16];
+    size_t n = items_gemm(it, true);
+    rs_run run = run_fake(FAKE_PLACED, FAKE_PLACED_B, 10, it, n);
+    const rs_test *t = &run.tests[n - 1];
+    const rs_timing *tm = &t->timing;
+    cr_expect_eq(t->status, RS_SUCCESS, "%s", t->detail);
+    cr_expect_eq(t->vs_status, RS_SUCCESS, "%s", t->vs_detail);
+    cr_assert_eq(tm->vs_orders, 2, "both orders timed");
+    cr_expect(tm->vs_order_ratio[0] < 0.7 && tm->vs_order_ratio[1] > 1.4,
+              "this file faster when it called first (%.3f), slower when the other did (%.3f)",
+              tm->vs_order_ratio[0], tm->vs_order_ratio[1]);
+    cr_expect(tm->vs_order_moves, "the orders' disagreement is said");
+    double r = tm->median_ms / tm->base_median_ms;
+    cr_expect(r > 0.8 && r < 1.25, "the geometric mean of the orders: %.3f", r);
+    cr_expect(tm->vs_interval && tm->vs_lo <= r * 1.001 && tm->vs_hi >= r * 0.999,
+              "[%g, %g] around %g", tm->vs_lo, tm->vs_hi, r);
     rn_free(&run);
 }
 

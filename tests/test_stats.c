@@ -48,3 +48,31 @@ Test(stats, ratio_distribution)
     d = st_ratio_distribution(v, 0);
     cr_expect(d.n == 0 && d.worst == 0 && d.geomean == 0 && d.p90 == 0 && d.share_le1 == 0);
 }
+
+/* --vs's interval: one stratum brackets the ratio of medians; two strata whose ratios are 2/3
+ * and 3/2 (each file faster in one order of the first calls) give their geometric mean, 1,
+ * however unequal their sample counts; an empty series has no interval. */
+Test(stats, ratio_interval_over_strata)
+{
+    double a[41], b[41], a2[11], b2[11];
+    for (int i = 0; i < 41; i++) {
+        a[i] = 2.0 + 0.001 * (i % 7);
+        b[i] = 3.0 + 0.001 * (i % 5);
+    }
+    for (int i = 0; i < 11; i++) {
+        a2[i] = 3.0 + 0.001 * (i % 3);
+        b2[i] = 2.0 + 0.001 * (i % 4);
+    }
+    double lo = 0, hi = 0;
+    cr_assert(st_ratio_interval(a, 41, b, 41, 1000, &lo, &hi));
+    cr_expect(lo <= 2.003 / 3.002 && hi >= 2.003 / 3.002 && hi < 0.68 && lo > 0.66, "[%g, %g]", lo, hi);
+    const st_stratum s[2] = {{a, 41, b, 41}, {a2, 11, b2, 11}};
+    cr_assert(st_ratio_interval_strata(s, 2, 1000, &lo, &hi));
+    cr_expect(lo > 0.995 && hi < 1.005 && lo <= hi, "[%g, %g]", lo, hi);
+    double lo1 = 0, hi1 = 0;
+    cr_assert(st_ratio_interval_strata(s, 1, 1000, &lo1, &hi1));
+    cr_assert(st_ratio_interval(a, 41, b, 41, 1000, &lo, &hi));
+    cr_expect(lo1 == lo && hi1 == hi, "one stratum is the plain interval");
+    const st_stratum empty[2] = {{a, 41, b, 41}, {a2, 0, b2, 11}};
+    cr_expect(!st_ratio_interval_strata(empty, 2, 1000, &lo, &hi));
+}

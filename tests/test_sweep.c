@@ -875,6 +875,44 @@ Test(sweep_print, a_failing_vs_file_is_named_and_not_compared)
     free(buf);
 }
 
+/* --vs timed in both orders of the first calls: a row whose orders disagree says both ratios;
+ * JSON gives each order's ratio and interval, and null orders where one order was timed. */
+Test(sweep_print, vs_rows_say_the_two_orders_when_they_disagree)
+{
+    rp_report r = synthetic_report();
+    r.vs = "old.cu";
+    for (int i = 0; i < 3; i++) tests[i].timing.vs = tests[i].status == RS_SUCCESS;
+    rs_timing *tm = &tests[0].timing;
+    tm->vs_orders = 2;
+    tm->vs_interval = true;
+    tm->vs_lo = 0.49;
+    tm->vs_hi = 0.51;
+    tm->vs_verdict = -1;
+    tm->vs_order_ratio[0] = 0.43;
+    tm->vs_order_ratio[1] = 0.58;
+    tm->vs_order_interval[0] = tm->vs_order_interval[1] = true;
+    tm->vs_order_lo[0] = 0.42;
+    tm->vs_order_hi[0] = 0.44;
+    tm->vs_order_lo[1] = 0.57;
+    tm->vs_order_hi[1] = 0.59;
+    tm->vs_order_moves = true;
+    char *buf = printed(rp_sweep_text, &r);
+    cr_expect(strstr(buf, "[0.490, 0.510] faster (first calls: this file's 0.430×, the other's 0.580×)"),
+              "%s", buf);
+    free(buf);
+    buf = printed(rp_sweep_json, &r);
+    cr_expect(strstr(buf, ",\"orders\":[{\"first_call\":\"this\",\"ratio\":0.430000,\"interval_lo\":0.42,"
+                          "\"interval_hi\":0.44},{\"first_call\":\"other\",\"ratio\":0.580000,"
+                          "\"interval_lo\":0.57,\"interval_hi\":0.59}],\"order_moves_ratio\":true"),
+              "%s", buf);
+    cr_expect(strstr(buf, ",\"orders\":null"), "a row of one order: %s", buf);
+    free(buf);
+    tm->vs_order_moves = false;
+    buf = printed(rp_sweep_text, &r);
+    cr_expect(!strstr(buf, "first calls:"), "orders that agree are not repeated: %s", buf);
+    free(buf);
+}
+
 Test(sweep_print, random_header)
 {
     rp_report r = synthetic_report();
