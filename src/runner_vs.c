@@ -1,9 +1,9 @@
 /* runner_vs.c — a timed case with --vs, in both orders of the two files' first calls.
  *
  * A file's first call allocates what it keeps (a workspace), and where that lands can move its
- * time: two byte-identical copies of one file read 0.84–0.89× (or 1.04–1.06×) each other by
- * which of them called first, whichever was loaded or timed first in a round (run 187,
- * lab/probes/probe_vs_order.cu). So the case runs in a fresh solution process for each order,
+ * time: two byte-identical copies of one file read 0.81–0.89× (or 1.04–1.07×) each other by
+ * which of them called first, whichever was loaded first (run 187, lab/probes/probe_vs_order.cu;
+ * which was timed first in a round moved them by up to 2%: the worker rotates that). So the case runs in a fresh solution process for each order,
  * each file checked on its first call there, and the ratio weighs the two orders alike. */
 #include <stdio.h>
 #include <stdlib.h>

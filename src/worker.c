@@ -300,10 +300,39 @@ static bool wk_quiet_enough(const double *s, int n, double *tmp, double target)
     return st_summarize(tmp, (size_t)n).noise_pct <= target;
 }
 
+enum { WK_BASE, WK_ALT, WK_SOL }; /* the timed series of a round */
+
+/* The solution's call once more, untimed, so the output holds its result (the rounds rotate
+ * which call comes last). 0 or a CUDA error. */
+static int wk_last_call(wk_ctx *x)
+{
+    int e = dv_copy(x->bufs[x->l.out].ptr, x->pristine.ptr, x->l.bytes[x->l.out]);
+    if (e) return e;
+    wk_call(x, x->plan->items[x->index].c.v);
+    return dv_sync();
+}
+
+/* One round's call of one series: timed, and kept past the warm-up. 0, a CUDA error, or -1
+ * when the library refused (its series ends; err says why). */
+static int wk_time_slot(wk_ctx *x, int slot, bool keep, dv_flusher *fl, dv_timer *tm,
+                        double *const *ser, int *n, char *err, size_t errlen)
+{
+    static const int ev[3] = {WR_BASE_EV, WR_ALT_EV, WR_SOL_EV};
+    double ms = 0.0, hms = 0.0;
+    int e = wk_time_one(x, slot != WK_SOL, slot == WK_ALT ? &x->lenv : NULL, fl, tm, &ms, &hms,
+                        err, errlen);
+    if (e || !keep) return e;
+    ser[ev[slot]][*n] = ms;
+    ser[ev[slot] + 1][*n] = hms; /* each host series follows its event series */
+    (*n)++;
+    return 0;
+}
+
 /* The solution's calls and, with a baseline, the library's, in alternation: each round times
- * the baseline first and the solution last, so both see the same clocks and temperature, and
- * the output holds the solution's result when the loop ends. A baseline refusal ends only its
- * samples (berr says why). Returns 0 or a CUDA error. */
+ * every series once, so all see the same clocks and temperature, and the rounds rotate which
+ * series goes first (a call's place in the round moved identical code by up to 2%, run 187).
+ * The output holds the solution's result when the loop ends. A baseline refusal ends only its
+ * samples (berr, aerr say why). Returns 0 or a CUDA error. */
 static int wk_time_loop(wk_ctx *x, dv_flusher *fl, double *const *ser, int *n_sol, int *n_base,
                         int *n_alt, char *berr, size_t berrlen, char *aerr, size_t aerrlen)
 {
@@ -317,56 +346,41 @@ static int wk_time_loop(wk_ctx *x, dv_flusher *fl, double *const *ser, int *n_so
         dv_timer_free(&tm);
         return 2;
     }
-    bool base = o->baseline && (x->plan->problem->baseline || x->solve_vs);
-    if (!base && o->baseline)
+    bool on[3];
+    on[WK_BASE] = o->baseline && (x->plan->problem->baseline || x->solve_vs);
+    if (!on[WK_BASE] && o->baseline)
         snprintf(berr, berrlen, "no library baseline for %s yet", x->plan->problem->name);
-    /* --baseline both: cuBLASLt after cuBLAS in each round, before the solution */
-    bool alt = base && o->yardstick == RN_YS_BOTH && x->lt && !x->solve_vs;
+    /* --baseline both: cuBLASLt is a third series in the same rounds */
+    on[WK_ALT] = on[WK_BASE] && o->yardstick == RN_YS_BOTH && x->lt && !x->solve_vs;
+    on[WK_SOL] = true;
+    int *const count[3] = {n_base, n_alt, n_sol};
     *n_sol = *n_base = *n_alt = 0;
-    for (int i = -o->warmup; i < o->max_runs; i++) {
-        double ms = 0.0, hms = 0.0;
-        if (base) {
-            int be = wk_time_one(x, true, NULL, fl, &tm, &ms, &hms, berr, berrlen);
-            if (be > 0) { /* a CUDA error: the context may be gone */
-                e = be;
-                break;
-            }
-            if (be < 0) {
-                base = false; /* the library refused this case: keep timing the solution */
-            } else if (i >= 0) {
-                ser[WR_BASE_EV][*n_base] = ms;
-                ser[WR_BASE_HOST][*n_base] = hms;
-                (*n_base)++;
-            }
+    int last = WK_SOL;
+    for (int i = -o->warmup; i < o->max_runs && !e; i++) {
+        int slots[3], k = 0;
+        for (int s = 0; s < 3; s++)
+            if (on[s]) slots[k++] = s;
+        for (int j = 0; j < k && !e; j++) {
+            int s = slots[(i + o->warmup + j) % k];
+            if (!on[s]) continue; /* refused earlier in this round */
+            int r = wk_time_slot(x, s, i >= 0, fl, &tm, ser, count[s], s == WK_ALT ? aerr : berr,
+                                 s == WK_ALT ? aerrlen : berrlen);
+            if (r < 0) on[s] = false; /* the library refused this case: keep timing the others */
+            else e = r;
+            last = s;
         }
-        if (alt) {
-            int ae = wk_time_one(x, true, &x->lenv, fl, &tm, &ms, &hms, aerr, aerrlen);
-            if (ae > 0) {
-                e = ae;
-                break;
-            }
-            if (ae < 0) {
-                alt = false;
-            } else if (i >= 0) {
-                ser[WR_ALT_EV][*n_alt] = ms;
-                ser[WR_ALT_HOST][*n_alt] = hms;
-                (*n_alt)++;
-            }
-        }
-        if ((e = wk_time_one(x, false, NULL, fl, &tm, &ms, &hms, berr, berrlen))) break;
+        if (e) break;
         wk_beat(x, &last_beat);
         if (i < 0) continue;
-        ser[WR_SOL_EV][*n_sol] = ms;
-        ser[WR_SOL_HOST][*n_sol] = hms;
-        (*n_sol)++;
         double spent = wr_now() - t_begin;
         if (*n_sol >= o->min_runs && *n_sol % 10 == 0 && o->noise_target_pct > 0 && spent > 0.05 &&
             wk_quiet_enough(ser[WR_SOL_EV], *n_sol, tmp, o->noise_target_pct) &&
-            (!base || wk_quiet_enough(ser[WR_BASE_EV], *n_base, tmp, o->noise_target_pct)) &&
-            (!alt || wk_quiet_enough(ser[WR_ALT_EV], *n_alt, tmp, o->noise_target_pct)))
+            (!on[WK_BASE] || wk_quiet_enough(ser[WR_BASE_EV], *n_base, tmp, o->noise_target_pct)) &&
+            (!on[WK_ALT] || wk_quiet_enough(ser[WR_ALT_EV], *n_alt, tmp, o->noise_target_pct)))
             break;
         if (spent >= o->max_time_s && *n_sol >= 3) break; /* slow solutions: fewer runs */
     }
+    if (!e && last != WK_SOL) e = wk_last_call(x);
     free(tmp);
     dv_timer_free(&tm);
     return e;

@@ -210,6 +210,19 @@ Test(protocol, vs_judges_the_other_file_and_compares)
     cr_expect_eq(t->vs_status, RS_FAILED, "the other file failed: %s", t->vs_detail);
     cr_expect_eq(t->timing.vs_orders, 1, "a failing other file: one order, not compared");
     rn_free(&run);
+    /* the rounds rotate which file goes first: 40 rounds and no warm-up end on the other file's
+     * call (round 39 starts with the judged file's), and its wrong output is not the judged
+     * file's last: the judged file is called once more, untimed */
+    rn_plan plan = {.problem = pb_find("gemm_fp16"), .so_path = FAKE_CORRECT, .items = it,
+                    .n_items = n, .timeout_s = 10,
+                    .timing = {.warmup = 0, .min_runs = 40, .max_runs = 40, .max_time_s = 60,
+                               .baseline = true},
+                    .vs_path = FAKE_WRONG};
+    cr_assert_eq(rn_run(&plan, &run), RN_OK, "%s", run.detail);
+    t = &run.tests[n - 1];
+    cr_expect_eq(t->timing.n_runs, 40, "%d rounds", t->timing.n_runs);
+    cr_expect_eq(t->status, RS_SUCCESS, "the judged file's output after the loop: %s", t->detail);
+    rn_free(&run);
 }
 
 /* --vs times a case in both orders of the files' first calls, each in a fresh process: two
