@@ -190,7 +190,7 @@ static bool rn_spawn(rn_ctx *x, rn_child *ch, bool oracle)
         int keep[2] = {cmd[0], msg[1]};
         wr_close_other_fds(keep, 2);
         munmap(x->orc, x->orc_bytes); /* the references and pristine inputs: out of reach */
-        wk_main(x->plan, x->sol, x->sol_bytes, cmd[0], msg[1]);
+        wk_main(x->plan, x->sol, x->sol_bytes, cmd[0], msg[1], x->wk_vs_first);
         _exit(0);
     }
     close(cmd[0]);

@@ -35,6 +35,7 @@ typedef struct {
     rn_child wk, oracle;
     bool oracle_ready;        /* its WR_READY was read */
     bool wk_fresh;            /* the solution's child has not answered a command yet */
+    bool wk_vs_first;         /* the next solution's child loads the --vs object first */
     bool device_known;
     uint32_t nonce;
     wr_msg m;

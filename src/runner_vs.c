@@ -3,7 +3,8 @@
  * A file's first call allocates what it keeps (a workspace), and where that lands can move its
  * time: two byte-identical copies of one file read 0.81–0.89× (or 1.04–1.07×) each other by
  * which of them called first, whichever was loaded first (run 187, lab/probes/probe_vs_order.cu;
- * which was timed first in a round moved them by up to 2%: the worker rotates that). So the case runs in a fresh solution process for each order,
+ * which was loaded or timed first in a round moved them by up to 2%: the worker rotates the
+ * rounds, and each order loads its first caller first). So the case runs in a fresh solution process for each order,
  * each file checked on its first call there, and the ratio weighs the two orders alike. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,13 +12,17 @@
 
 #include "runner_int.h"
 
-/* A fresh solution process: nothing either file allocated before is left (one started for
- * this test that has run nothing yet is fresh already). */
-static rn_outcome rn_vs_fresh(rn_ctx *x, rs_test *t)
+/* A fresh solution process, loading the other file first or not: nothing either file
+ * allocated before is left (one that loaded the judged file first and has run nothing yet is
+ * fresh already for order 0). */
+static rn_outcome rn_vs_fresh(rn_ctx *x, rs_test *t, bool vs_first)
 {
-    if (x->wk.alive && x->wk_fresh) return RN_OK;
+    if (!vs_first && x->wk.alive && x->wk_fresh) return RN_OK;
     if (x->wk.alive) rn_child_kill(&x->wk, NULL);
-    return rn_worker_up(x, t);
+    x->wk_vs_first = vs_first;
+    rn_outcome o = rn_worker_up(x, t);
+    x->wk_vs_first = false; /* the next start (a later test's) loads the judged file first */
+    return o;
 }
 
 /* The other file's verdict on its call, kept beside the judged file's. */
@@ -78,7 +83,7 @@ rn_outcome rn_vs_case(rn_ctx *x, const wr_layout *l, size_t i, rs_test *t, bool 
     int orders = 0;
     rn_outcome out = RN_OK;
     for (int o = 0; o < 2; o++) {
-        if ((out = rn_vs_fresh(x, t)) != RN_OK || !x->wk.alive) break; /* t holds why */
+        if ((out = rn_vs_fresh(x, t, o == 1)) != RN_OK || !x->wk.alive) break; /* t holds why */
         rs_test tb = *t;
         tb.status = RS_SUCCESS;
         tb.detail[0] = '\0';

@@ -128,9 +128,10 @@ void wr_close_other_fds(const int *keep, int n_keep);
 
 /* The children's entry points: the plan and the arena are the parent's, inherited at fork. The
  * solution's child runs in its own process group, its stdin /dev/null, its stdout and stderr the
- * output pipe; wk_main confines it (sandbox.h) before it loads the solution. */
+ * output pipe; wk_main confines it (sandbox.h) before it loads the solution (vs_first: the
+ * --vs object before it, as runner_vs.c's second order wants). */
 void wk_main(const rn_plan *plan, unsigned char *arena, size_t arena_bytes, int cmd_fd,
-             int msg_fd);
+             int msg_fd, bool vs_first);
 void or_main(const rn_plan *plan, unsigned char *arena, size_t arena_bytes, int cmd_fd,
              int msg_fd);
 

@@ -459,7 +459,7 @@ static void *wk_load(const char *path, int fd, bool copy, char *why, size_t len)
 }
 
 void wk_main(const rn_plan *plan, unsigned char *arena, size_t arena_bytes, int cmd_fd,
-             int msg_fd)
+             int msg_fd, bool vs_first)
 {
     wk_ctx *x = calloc(1, sizeof(*x)); /* a few KB: off the stack */
     if (!x) _exit(4);
@@ -504,28 +504,22 @@ void wk_main(const rn_plan *plan, unsigned char *arena, size_t arena_bytes, int 
         wk_send_kind(x, WR_LOAD_FAILED, why);
         _exit(0);
     }
-    void *so = wk_load(plan->so_path, fd, sb.dropped, why, sizeof(why));
-    if (!so) {
-        wk_send_kind(x, WR_LOAD_FAILED, why);
-        _exit(0);
-    }
-    void *sym = dlsym(so, "solve");
-    if (!sym) {
-        wk_send_kind(x, WR_NO_SOLVE, dlerror());
-        _exit(0);
-    }
-    /* POSIX guarantees a dlsym result converts to a function pointer; ISO C has no cast for it. */
-    memcpy(&x->solve, &sym, sizeof(sym));
-    if (plan->vs_path) {
-        char vwhy[300];
-        void *vs = wk_load(plan->vs_path, vfd, sb.dropped, vwhy, sizeof(vwhy));
-        void *vsym = vs ? dlsym(vs, "solve") : NULL;
-        if (!vsym) {
-            snprintf(why, sizeof(why), "--vs: %s", vs ? dlerror() : vwhy);
-            wk_send_kind(x, vs ? WR_NO_SOLVE : WR_LOAD_FAILED, why);
+    /* the two objects in the order asked (--vs: each order of first calls loads its first
+     * caller first too) */
+    for (int k = 0; k < (plan->vs_path ? 2 : 1); k++) {
+        bool other = plan->vs_path && (k == 0) == vs_first;
+        void *so = wk_load(other ? plan->vs_path : plan->so_path, other ? vfd : fd, sb.dropped,
+                           why, sizeof(why));
+        void *sym = so ? dlsym(so, "solve") : NULL;
+        if (!sym) {
+            char said[360];
+            snprintf(said, sizeof(said), "%s%s", other ? "--vs: " : "", so ? dlerror() : why);
+            wk_send_kind(x, so ? WR_NO_SOLVE : WR_LOAD_FAILED, said);
             _exit(0);
         }
-        memcpy(&x->solve_vs, &vsym, sizeof(vsym));
+        /* POSIX guarantees a dlsym result converts to a function pointer; ISO C has no cast
+         * for it. */
+        memcpy(other ? &x->solve_vs : &x->solve, &sym, sizeof(sym));
     }
     close(fd);
     if (vfd >= 0) close(vfd);
