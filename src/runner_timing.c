@@ -38,11 +38,13 @@ static void rn_alt(rs_timing *tt, double *ev, int n, const char *why)
     }
 }
 
-/* --vs's verdict on an interval of this file's time over the other's: a difference under 1% is
- * not called (the order in a round can move it that much). */
+/* --vs's verdict on an interval of this file's time over the other's: a difference under 3% is
+ * not called. The interval holds the samples' noise only, and byte-identical copies of a file
+ * that allocates its own workspace still read 0.99–1.02× with both orders timed (runs 189–190:
+ * what the two processes' memory did, not the code). */
 static int rn_vs_verdict(bool have, double lo, double hi)
 {
-    return !have ? 0 : hi < 0.99 ? -1 : lo > 1.01 ? 1 : 0;
+    return !have ? 0 : hi < 0.97 ? -1 : lo > 1.03 ? 1 : 0;
 }
 
 /* Samples as the child wrote them, copied here and checked: finite, non-negative, an event

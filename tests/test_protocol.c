@@ -226,7 +226,7 @@ Test(protocol, vs_judges_the_other_file_and_compares)
 }
 
 /* --vs times a case in both orders of the files' first calls, each in a fresh process: two
- * copies of one fake, each 3× slower (2 ms a call, 6 when the other called first: a gap no
+ * copies of one fake, each 3× slower (20 ms a call, 60 when the other called first: a gap no
  * loaded machine's sleeps close), read about 0.4× and 2.4× in the two orders, the ratio their geometric mean (1), and the orders'
  * disagreement is said. One order alone (the harness before run 187) called identical code
  * "faster". */

@@ -1,4 +1,4 @@
-/* A correct gemm_fp16 whose calls take 2 ms, or 6 ms when another object in the same process
+/* A correct gemm_fp16 whose calls take 20 ms, or 60 ms when another object in the same process
  * made its first call before this one did: as a solution whose workspace lands where it runs
  * slower when it allocates second (--vs must time both orders). Built twice (fake_placed_b.c):
  * two objects, each with its own first call. With FAKE_BY_LOAD (fake_loaded.c) the rank is
@@ -25,7 +25,7 @@ __attribute__((constructor)) static void on_load(void) { claim(); }
 void solve(const half *A, const half *B, half *C, int M, int N, int K, float alpha, float beta)
 {
     if (rank < 0) claim();
-    struct timespec d = {0, rank ? 6000000L : 2000000L};
+    struct timespec d = {0, rank ? 60000000L : 20000000L};
     while (nanosleep(&d, &d) != 0) {
     }
     fake_gemm(A, B, C, M, N, K, alpha, beta);
