@@ -1,42 +1,40 @@
-// 02_best — sgemm 09_tuned batched in one launch (grid.z = batch): cp.async 4-stage ring (register-staged on sm_75), 128×128 or 64×64 tiles picked by a makespan model; a thread an output for C of at most 32 columns with a long K
+// 02_best — sgemm 09_tuned batched in one launch (grid.z = batch): cp.async 4-stage ring (register-staged on sm_75), 128×128, 128×64 or 64×64 tiles picked by a makespan model; a thread an output for C of at most 32 columns with a long K
 //
 // Changed from 01: the project's best fp32 SGEMM (sgemm/09_tuned) runs every (batch, tile) pair
 //   of one launch: blockIdx.z = b, blockIdx.x walks C[b]'s tiles in groups of 8 block-rows (L2
 //   reuse). Kept from 09: BK = 8 shared-memory k-tiles of a transposed, padded A (conflict-free
 //   stores, LDS.128 fragment reads) and a row-major B; fragments double-buffered in registers;
-//   8×16 (128×128 tile) or 4×8 (64×64) outputs per thread on 128 threads; a 4-stage cp.async
-//   ring on sm_80+, a 2-stage ring fed through registers on sm_75 (no cp.async; two 128×128
-//   blocks fit the T4's 64 KB); predicated copies only in edge blocks and the last k-tile.
-//   The batch is folded into each address's row index (A row b·M + m, B row b·K + k, C row
-//   b·M + m), not into the pointers, and 09's alpha/beta epilogue is kept (called with 1, 0):
-//   the sm_90a 128×128 loop is then 09's instruction for instruction (226 registers); offset
-//   pointers with a store-only epilogue gave 233 and a re-scheduled loop, the symptom of
-//   matmul_fp32 02's first version (10% slower than 09). B and C use 16-byte copies only when
+//   8×16 (128×128 tile), 8×8 (128×64) or 4×8 (64×64) outputs per thread on 128 threads; a
+//   4-stage cp.async ring on sm_80+, a 2-stage ring fed through registers on sm_75 (no cp.async;
+//   two 128×128 blocks fit the T4's 64 KB); predicated copies only in edge blocks and the last
+//   k-tile. The batch is folded into each address's row index (A row b·M + m, ...), not into the
+//   pointers, and 09's alpha/beta epilogue is kept (called with 1, 0): the sm_90a 128×128 loop is
+//   then 09's instruction for instruction (226 registers; offset pointers gave 233 and a 10%
+//   slower schedule, as in matmul_fp32 02's first version). B and C use 16-byte copies only when
 //   N % 4 == 0 and both bases are 16-byte aligned. Tile shape: the busiest SM runs
-//   ceil(BATCH·tiles / SMs) tiles, each its area ÷ efficiency (64×64: 0.8; a 128×128 block
-//   alone on its SM, 4 warps with nothing else to issue across barriers: 0.75).
+//   ceil(BATCH·tiles / SMs) tiles, each its area ÷ efficiency (64×64: 0.8; 128×64: 0.94; a
+//   128×128 block alone on its SM, 4 warps with nothing else to issue across barriers: 0.75).
+//   128×64 is new: where 128×128 tiles leave SMs idle and 64×64 ones do 20% more work an output
+//   (8×528×368×965: 120 tiles of 128×128 for 132 SMs, or 432 of 64×64), 240 tiles of 8×8 a thread.
 //   Each output sums k = 0, 1, …, K−1 in order, one fmaf a step (cuBLAS's SIMT order), fp32 only.
 // bmm_rows, for N ≤ 32, K ≥ 128, BATCH·M·N ≤ 512·SMs (1024 at N ≤ 10), B re-read ≤ 2^22: the
 //   tiles gave such a C[b] one 64×64 tile run through K/8 serial k-tiles (51×7×8×655: 82 for 56
-//   useful outputs; 1.14× cuBLAS's time and 1.99× cuBLASLt's in the leaderboard). A block takes
-//   R = min(M, 32, 256/N) rows of one C[b], a thread an output; all 256 threads stream 64-deep
-//   chunks of those rows of A and of B[b] (contiguous) through a shared ring (3 chunks in
-//   flight on sm_80+), so each thread's chain of dependent FMAs reads only shared memory. The
-//   sum keeps the order above bit for bit (the tile kernels' results, up to the sign of a
-//   zero): at 1e-5 with U(−10, 10) fills, splitting K (slices added in order, or lanes over k
-//   as matmul_fp32 02's mm_dot) leaves cancelling long sums outside both references, so the
-//   parallelism is in the loads, not in the sum. The header before it, verbatim:
-//   lab/stages/batched_matmul_fp32_02_best.md.
+//   useful outputs). A block takes R = min(M, 32, 256/N) rows of one C[b], a thread an output;
+//   all 256 threads stream 64-deep chunks of those rows of A and of B[b] through a shared ring,
+//   so each thread's chain of dependent FMAs reads only shared memory. The sum keeps the order
+//   above bit for bit: at 1e-5 with U(−10, 10) fills, splitting K (slices added in order, or
+//   lanes over k) leaves cancelling long sums outside both references, so the parallelism is in
+//   the loads, not in the sum. Earlier headers: lab/stages/batched_matmul_fp32_02_best.md.
 // Prediction (before measuring): 32×256³ ≈ 0.031 ms a call, 128×1024³ ≈ 5.8 ms (09's steady
-//   state, 96% of cuBLAS at 4096³, less the last partial wave). bmm_rows: the 64×64 loop issues
-//   ~40 cycles a k, a chain of fmaf from shared memory ~4 (~16 with two full blocks an SM):
-//   51×7×8×655 ≈ 0.007 ms a call (~0.45× the tile path's time), 80×26×32×360 ≈ 0.009 (~0.7×).
+//   state less the last partial wave). bmm_rows: ~16 cycles a k against the 64×64 loop's ~40:
+//   51×7×8×655 ≈ 0.007 ms (~0.45× the tiles'). 128×64: the model's makespans, 0.85–0.9× there.
 // Measured (H200, harness, cublasSgemmStridedBatched beside it): 32×256³ 0.0380 ms vs 0.0430
-//   (0.88× its time): slower than the 0.031 predicted, faster than cuBLAS; 128×1024³ 5.693 ms
-//   vs 5.434 (95.0%; 5.8 predicted); memcheck clean. bmm_rows against the tile path, in one
-//   process: 51×7×8×655 0.0148 ms against 0.0292 (0.51×: the ratio held, the time is twice the
-//   prediction's), 16×64×32×1024 0.49×, 2×1000×3×500 0.55×, 80×26×32×360 0.86×; 10 shapes 0.49–0.86×.
-// Tiles: big BM=128 BN=128 BK=8 TM=8 TN=16 (2×2 warps of 64×64), small BM=64 BN=64 BK=8 TM=4 TN=8 (2×2 warps of 32×32); 128 threads per block; 4 cp.async stages (sm_80+) or 2 register-staged stages (sm_75); grid (tiles of one batch, 1, BATCH)
+//   (0.88× its time); 128×1024³ 5.693 ms vs 5.434 (95.0%); memcheck clean. bmm_rows against the
+//   tiles, in one process: 51×7×8×655 0.0148 ms against 0.0292 (0.51×: twice the predicted
+//   time), 10 shapes 0.49–0.86×. 128×64 against the two-tile model: 0.90–0.93× on 4 of the 10
+//   shapes it took (8×528×368×965 0.92×: 1.00× cuBLAS, from 1.11×), 0.98–1.01× on 6; forced on
+//   several waves 1.05–1.06× (its 0.94), but 0.93× at 64×384×384×256, which 0.94 now gives it.
+// Tiles: big BM=128 BN=128 BK=8 TM=8 TN=16 (2×2 warps of 64×64), mid BM=128 BN=64 TM=8 TN=8 (2×2 warps of 64×32), small BM=64 BN=64 TM=4 TN=8 (2×2 warps of 32×32); 128 threads per block; 4 cp.async stages (sm_80+) or 2 register-staged stages (sm_75); grid (tiles of one batch, 1, BATCH)
 //   bmm_rows: 256 threads, R rows × N columns, 64-deep chunks (A rows padded to 68 floats), 4 cp.async stages (2 on sm_75); grid (row groups of a batch, BATCH)
 // Targets: sm_75 sm_80 sm_90a sm_100a
 // Judge GPUs: T4 A100 H100 H200 B200
@@ -114,6 +112,7 @@ struct Cfg {
 };
 using BigCfg = Cfg<128, 128, 8, 2, 2, 4>;  // 128 threads, 8×16 per thread
 using SmallCfg = Cfg<64, 64, 8, 2, 2, 4>;  // 128 threads, 4×8 per thread
+using MidCfg = Cfg<128, 64, 8, 2, 2, 4>;   // 128 threads, 8×8 per thread
 constexpr int kGroupM = 8;  // block-rows per raster group (L2 reuse)
 template <bool V>
 struct BoolTag {  // compile-time flag passed to a generic lambda
@@ -588,7 +587,9 @@ static void launch(const float* A, const float* B, float* C, int BATCH, int M, i
 // Makespan model: the busiest SM runs ceil(tiles / SMs) tiles of all batches together; a tile
 // costs its area divided by the shape's relative efficiency (64×64: ~20% more work per output,
 // more LDS and global traffic per FMA and 4×8 thread tiles; a 128×128 block alone on its SM:
-// 4 warps, one per scheduler, that stall at every barrier and fragment wait).
+// 4 warps, one per scheduler, that stall at every barrier and fragment wait; 128×64: kMidEff).
+// 128×64 forced on shapes of several waves took 1.05–1.06× the 128×128 tile's time (run 192).
+constexpr double kMidEff = 0.94;
 static double makespan(long long tiles, int bm, int bn, double eff, int sms) {
     return (double)((tiles + sms - 1) / sms) * bm * bn / eff;
 }
@@ -620,9 +621,15 @@ extern "C" void solve(const float* A, const float* B, float* C, int BATCH, int M
         }
     }
     const long long big_tiles = (long long)BATCH * ((M + 127) / 128) * ((N + 127) / 128);
+    const long long mid_tiles = (long long)BATCH * ((M + 127) / 128) * ((N + 63) / 64);
     const long long small_tiles = (long long)BATCH * ((M + 63) / 64) * ((N + 63) / 64);
     const double big_eff = big_tiles <= sms ? 0.75 : 1.0;
-    if (makespan(big_tiles, 128, 128, big_eff, sms) <= makespan(small_tiles, 64, 64, 0.8, sms))
+    const double t_big = makespan(big_tiles, 128, 128, big_eff, sms);
+    const double t_mid = makespan(mid_tiles, 128, 64, kMidEff, sms);
+    const double t_small = makespan(small_tiles, 64, 64, 0.8, sms);
+    if (t_mid < t_big && t_mid < t_small)
+        launch<MidCfg>(A, B, C, BATCH, M, N, K, vec);
+    else if (t_big <= t_small)
         launch<BigCfg>(A, B, C, BATCH, M, N, K, vec);
     else
         launch<SmallCfg>(A, B, C, BATCH, M, N, K, vec);
