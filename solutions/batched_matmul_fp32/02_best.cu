@@ -21,10 +21,9 @@
 //   tiles gave such a C[b] one 64×64 tile run through K/8 serial k-tiles (51×7×8×655: 82 for 56
 //   useful outputs). A block takes R = min(M, 32, 256/N) rows of one C[b], a thread an output;
 //   all 256 threads stream 64-deep chunks of those rows of A and of B[b] through a shared ring,
-//   so each thread's chain of dependent FMAs reads only shared memory. The sum keeps the order
-//   above bit for bit: at 1e-5 with U(−10, 10) fills, splitting K (slices added in order, or
-//   lanes over k) leaves cancelling long sums outside both references, so the parallelism is in
-//   the loads, not in the sum. Earlier headers: lab/stages/batched_matmul_fp32_02_best.md.
+//   so each thread's chain of dependent FMAs reads only shared memory. The order above is kept
+//   bit for bit: at 1e-5 with U(−10, 10) fills, splitting K leaves cancelling long sums outside
+//   both references. Earlier headers: lab/stages/batched_matmul_fp32_02_best.md.
 // bmm_thin, for K ≤ 8: matmul_fp32 02's mm_thin with a batch index (grid.z): B[b]'s K rows for a
 //   thread's 4 columns in registers, 8 rows of A[b] a thread, C written by streaming stores. There
 //   C is the whole cost (96×648×587×4: 146 MB written, 1.5 MB read), and the tiles' 8-deep
@@ -34,13 +33,14 @@
 //   51×7×8×655 ≈ 0.007 ms (~0.45× the tiles'). 128×64: the model's makespans, 0.85–0.9× there.
 //   bmm_thin: C's write at ~3 TB/s, 96×648×587×4 ≈ 0.05 ms (~0.55× cuBLAS's 0.089).
 // Measured (H200, harness, cublasSgemmStridedBatched beside it): 32×256³ 0.0380 ms vs 0.0430
-//   (0.88× its time); 128×1024³ 5.693 ms vs 5.434 (95.0%); memcheck clean. bmm_rows against the
-//   tiles, in one process: 51×7×8×655 0.0148 ms against 0.0292 (0.51×: twice the predicted
-//   time), 10 shapes 0.49–0.86×. 128×64 against the two-tile model: 0.90–0.93× on 4 of the 10
-//   shapes it took (8×528×368×965 0.92×: 1.00× cuBLAS, from 1.11×), 0.98–1.01× on 6; forced on
-//   several waves 1.05–1.06× (its 0.94), but 0.93× at 64×384×384×256, which 0.94 now gives it.
+//   (0.88× its time); 128×1024³ 5.693 ms vs 5.434 (95.0%); memcheck clean. Against the file
+//   before, in one process: bmm_rows 0.49–0.86× on 10 shapes (51×7×8×655 0.51×, at twice the
+//   predicted time); 128×64 0.90–0.93× on 4 of the 10 shapes it took (8×528×368×965 0.92×: 1.00×
+//   cuBLAS, from 1.11×), 0.98–1.01× on 6 (forced over several waves 1.05–1.06×: its 0.94; but
+//   0.93× at 64×384×384×256, which 0.94 gives it); bmm_thin 0.62–0.92× on 11 shapes with K ≤ 8,
+//   96×648×587×4 0.0600 ms against 0.1549 (0.39×; 0.68× cuBLAS: 2.4 TB/s, not the 3 predicted).
 // Tiles: big BM=128 BN=128 BK=8 TM=8 TN=16 (2×2 warps of 64×64), mid BM=128 BN=64 TM=8 TN=8 (2×2 warps of 64×32), small BM=64 BN=64 TM=4 TN=8 (2×2 warps of 32×32); 128 threads per block; 4 cp.async stages (sm_80+) or 2 register-staged stages (sm_75); grid (tiles of one batch, 1, BATCH)
-//   bmm_rows: 256 threads, R rows × N columns, 64-deep chunks (A rows padded to 68 floats), 4 cp.async stages (2 on sm_75); grid (row groups of a batch, BATCH)
+//   bmm_rows: 256 threads, R rows × N columns, 64-deep chunks (4 cp.async stages, 2 on sm_75); grid (row groups, BATCH). bmm_thin: 128 threads, 4 columns × up to 8 rows a thread; grid (column groups, row groups, BATCH)
 // Targets: sm_75 sm_80 sm_90a sm_100a
 // Judge GPUs: T4 A100 H100 H200 B200
 
