@@ -76,13 +76,14 @@ void rp_sweep_text(FILE *out, const rp_report *r)
     if (run && run->sandbox[0]) fprintf(out, "sandbox %s\n", run->sandbox);
     if (run && run->outcome == RN_OK) {
         if (r->timing_note)
-            fprintf(out, "timed   per shape, %s; %s timed beside it, call by call in alternation\n",
+            fprintf(out, "timed   per shape, %s; %s timed beside it, call by call in alternation "
+                         "(the first call of each round rotating)\n",
                     r->timing_note,
                     r->vs || r->yardstick == RN_YS_CUBLAS ? rp_yardstick_name(r)
                     : r->yardstick == RN_YS_LT
                         ? "cuBLASLt (cublasLtMatmul, the fastest of its heuristic's top 8, tried "
                           "per shape before timing)"
-                        : "cuBLAS, then cuBLASLt (the fastest of its heuristic's top 8, tried per "
+                        : "cuBLAS and cuBLASLt (the fastest of its heuristic's top 8, tried per "
                           "shape before timing),");
         if (r->random) {
             char what[200];
