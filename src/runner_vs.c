@@ -4,8 +4,9 @@
  * time: two byte-identical copies of one file read 0.81–0.89× (or 1.04–1.07×) each other by
  * which of them called first, whichever was loaded first (run 187, lab/probes/probe_vs_order.cu;
  * which was loaded or timed first in a round moved them by up to 2%: the worker rotates the
- * rounds, and each order loads its first caller first). So the case runs in a fresh solution process for each order,
- * each file checked on its first call there, and the ratio weighs the two orders alike. */
+ * rounds, and each order loads its first caller first). So the case runs in a fresh solution
+ * process for each order, each file checked on its first call there, and the ratio weighs the
+ * two orders alike. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -301,6 +301,9 @@ static bool wk_quiet_enough(const double *s, int n, double *tmp, double target)
 }
 
 enum { WK_BASE, WK_ALT, WK_SOL }; /* the timed series of a round */
+_Static_assert(WR_BASE_HOST == WR_BASE_EV + 1 && WR_ALT_HOST == WR_ALT_EV + 1 &&
+                   WR_SOL_HOST == WR_SOL_EV + 1,
+               "wk_time_slot: each host series follows its event series");
 
 /* The solution's call once more, untimed, so the output holds its result (the rounds rotate
  * which call comes last). 0 or a CUDA error. */
