@@ -915,6 +915,43 @@ Test(sweep_print, vs_rows_say_the_two_orders_when_they_disagree)
     free(buf);
 }
 
+/* --vs in a judged run's report: the ratio over both orders, then each order's, and the
+ * warning only where their intervals are disjoint; JSON's orders beside the verdict. */
+Test(sweep_print, vs_line_in_a_judged_run_says_each_order)
+{
+    rp_report r = synthetic_report();
+    r.vs = "old.cu";
+    rs_timing *tm = &tests[0].timing;
+    tm->vs = true;
+    tm->vs_orders = 2;
+    tm->vs_interval = true;
+    tm->vs_lo = 0.49;
+    tm->vs_hi = 0.51;
+    tm->vs_verdict = -1;
+    tm->vs_order_ratio[0] = 0.43;
+    tm->vs_order_ratio[1] = 0.58;
+    tm->vs_order_interval[0] = tm->vs_order_interval[1] = true;
+    tm->vs_order_lo[0] = 0.42;
+    tm->vs_order_hi[0] = 0.44;
+    tm->vs_order_lo[1] = 0.57;
+    tm->vs_order_hi[1] = 0.59;
+    tm->vs_order_moves = true;
+    char *buf = printed(rp_text, &r);
+    cr_expect(strstr(buf, "  vs old.cu: 0.4000ms (") && strstr(buf, "this file takes 0.500× its time, 95% "
+                                                                 "interval [0.490, 0.510]: faster\n"), "%s", buf);
+    cr_expect(strstr(buf, "    0.430× with this file's first call first, 0.580× with the other's (each in a "
+                          "fresh process): the order moves the ratio beyond the noise"), "%s", buf);
+    free(buf);
+    buf = printed(rp_json, &r);
+    cr_expect(strstr(buf, "\"verdict\":\"faster\",\"orders\":[{\"first_call\":\"this\",\"ratio\":0.430000"),
+              "%s", buf);
+    free(buf);
+    tm->vs_order_moves = false;
+    buf = printed(rp_text, &r);
+    cr_expect(strstr(buf, "the other's (each in a fresh process)\n"), "orders that agree: %s", buf);
+    free(buf);
+}
+
 Test(sweep_print, random_header)
 {
     rp_report r = synthetic_report();
