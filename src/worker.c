@@ -359,7 +359,7 @@ static int wk_time_loop(wk_ctx *x, dv_flusher *fl, double *const *ser, int *n_so
     int *const count[3] = {n_base, n_alt, n_sol};
     *n_sol = *n_base = *n_alt = 0;
     int last = WK_SOL;
-    for (int i = -o->warmup; i < o->max_runs && !e; i++) {
+    for (int i = -o->warmup; i < o->max_runs; i++) {
         int slots[3], k = 0;
         for (int s = 0; s < 3; s++)
             if (on[s]) slots[k++] = s;

@@ -877,14 +877,9 @@ Test(sweep_print, a_failing_vs_file_is_named_and_not_compared)
     free(buf);
 }
 
-/* --vs timed in both orders of the first calls: a row whose orders disagree says both ratios;
- * JSON gives each order's ratio and interval, and null orders where one order was timed. */
-Test(sweep_print, vs_rows_say_the_two_orders_when_they_disagree)
+/* A --vs case timed in both orders that disagree: 0.43× and 0.58×, 0.50× over both, faster. */
+static void two_orders(rs_timing *tm)
 {
-    rp_report r = synthetic_report();
-    r.vs = "old.cu";
-    for (int i = 0; i < 3; i++) tests[i].timing.vs = tests[i].status == RS_SUCCESS;
-    rs_timing *tm = &tests[0].timing;
     tm->vs_orders = 2;
     tm->vs_interval = true;
     tm->vs_lo = 0.49;
@@ -898,6 +893,17 @@ Test(sweep_print, vs_rows_say_the_two_orders_when_they_disagree)
     tm->vs_order_lo[1] = 0.57;
     tm->vs_order_hi[1] = 0.59;
     tm->vs_order_moves = true;
+}
+
+/* --vs timed in both orders of the first calls: a row whose orders disagree says both ratios;
+ * JSON gives each order's ratio and interval, and null orders where one order was timed. */
+Test(sweep_print, vs_rows_say_the_two_orders_when_they_disagree)
+{
+    rp_report r = synthetic_report();
+    r.vs = "old.cu";
+    for (int i = 0; i < 3; i++) tests[i].timing.vs = tests[i].status == RS_SUCCESS;
+    rs_timing *tm = &tests[0].timing;
+    two_orders(tm);
     char *buf = printed(rp_sweep_text, &r);
     cr_expect(strstr(buf, "[0.490, 0.510] faster (first calls: this file's 0.430×, the other's 0.580×)"),
               "%s", buf);
@@ -923,19 +929,7 @@ Test(sweep_print, vs_line_in_a_judged_run_says_each_order)
     r.vs = "old.cu";
     rs_timing *tm = &tests[0].timing;
     tm->vs = true;
-    tm->vs_orders = 2;
-    tm->vs_interval = true;
-    tm->vs_lo = 0.49;
-    tm->vs_hi = 0.51;
-    tm->vs_verdict = -1;
-    tm->vs_order_ratio[0] = 0.43;
-    tm->vs_order_ratio[1] = 0.58;
-    tm->vs_order_interval[0] = tm->vs_order_interval[1] = true;
-    tm->vs_order_lo[0] = 0.42;
-    tm->vs_order_hi[0] = 0.44;
-    tm->vs_order_lo[1] = 0.57;
-    tm->vs_order_hi[1] = 0.59;
-    tm->vs_order_moves = true;
+    two_orders(tm);
     char *buf = printed(rp_text, &r);
     cr_expect(strstr(buf, "  vs old.cu: 0.4000ms (") && strstr(buf, "this file takes 0.500× its time, 95% "
                                                                  "interval [0.490, 0.510]: faster\n"), "%s", buf);
