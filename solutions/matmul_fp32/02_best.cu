@@ -1,44 +1,40 @@
-// 02_best — the sgemm ladder's best kernel (09_tuned) under challenge 2's signature, split K for few tiles with a long inner dimension, a streaming kernel for an inner dimension of 8 or less, a block a row for a C of at most 64×32
+// 02_best — the sgemm ladder's best kernel (09_tuned) under challenge 2's signature: 128×128, 128×64 or 64×64 tiles by a makespan model, split K for few tiles with a long inner dimension, a streaming kernel for an inner dimension of 8 or less, a block a row for a C of at most 64×32
 //
 // Changed from 01: everything the sgemm ladder built, in its 09 form: 128×128 block tiles on 128
 //   threads (2×2 warps of 64×64, 8×16 outputs per thread) fed by a 4-stage cp.async ring (sm_80+)
 //   into a transposed, padded (conflict-free) A tile and a row-major B tile; fragments double-
-//   buffered in registers; 64×64 tiles when 128×128 would leave SMs idle. Only solve() differs:
-//   the inner dimension is N, C is M×K and output only, so it calls the same kernel with
-//   alpha = 1 and beta = 0 (the kernel never reads C when beta is 0).
-//   Few 64×64 tiles (fewer than SMs) and an inner dimension of 256 or more: the kernel with
-//   SPLIT, pieces of K over blockIdx.y filling the SMs twice, the last piece of a tile adding
-//   them in order (one launch): 3×6144×2 otherwise takes 768 serial k-steps on one SM.
-//   An inner dimension of 8 or less: mm_thin. C is then the whole cost and the tile loop ran it
-//   at a fifth of the write bandwidth; a thread holds B's rows for 4 columns in registers and
-//   streams C's rows out (float4 streaming stores), 8 rows a thread (fewer on small shapes).
-//   C of at most 64 rows × 32 columns, inner dimension over 8: mm_dot, a block a row of C and
-//   a slice of the inner dimension; groups of lanes read runs of B's rows and share A's value;
-//   slices added in order by the last block of a row (while its re-reads of B stay within 16
-//   MB). It replaces the split's 64×64 tiles, which for 20×1336×2 computed 4096 outputs for 40.
-//   C's rows not 16-byte aligned (K off 4) with a wave of tiles or more: the epilogue stages 32
-//   rows at a time in the freed ring and writes each row as warp-wide runs, where a warp's
-//   4-byte stores fell 16 bytes apart in 8 rows. Predicted: near the aligned shape's time.
-//   Measured: 0.64–0.97× the old epilogue's on 21 shapes (4192×184×3987 0.88×), yet 1.19×
-//   cuBLAS there (the aligned ×3988 0.98×); B copied to aligned rows first lost (1.02–1.47×).
+//   buffered in registers. Only solve() differs: the inner dimension is N, C is M×K and output
+//   only, so it calls 09's kernel itself with alpha = 1, beta = 0 (C never read); a re-typed copy
+//   compiled to a slower main loop (233 registers against 226, 9.37 ms against 8.47).
+// Tile shape: the busiest SM runs ceil(tiles / SMs) tiles, each its area ÷ efficiency (64×64 0.8,
+//   128×64 0.94, a 128×128 block alone on its SM 0.75). 128×64 (8×8 a thread, batched fp32 02's) is
+//   new, and only where 128×128 would run: there its finer waves win (872×10×5856: 322 tiles of
+//   128×128 for 132 SMs, 644 of 128×64); against 64×64 it lost (832×56×966 1.11×).
+// Few 64×64 tiles (fewer than SMs) and an inner dimension of 256 or more: SPLIT, pieces of K over
+//   blockIdx.y filling the SMs twice, the last piece of a tile adding them in order (one launch).
+// Inner dimension ≤ 8: mm_thin. C is the whole cost; a thread holds B's rows for 4 columns in
+//   registers and streams 8 rows of C out (float4 streaming stores).
+// C of at most 64×32, inner dimension over 8: mm_dot, a block a row of C and a slice of the inner
+//   dimension, the slices added in order by the last block of a row.
+// C's rows not 16-byte aligned (K off 4) with a wave of tiles or more: the epilogue stages 32 rows
+//   at a time in the freed ring and writes each row as warp-wide runs (a warp's 4-byte stores fell
+//   16 bytes apart in 8 rows): 0.64–0.97× the old epilogue's time, yet 1.19× cuBLAS at
+//   4192×184×3987 (the aligned ×3988 0.98×). Earlier headers: lab/stages/matmul_fp32_02_best.md.
+// Summation order: the tiles and mm_thin sum each output k = 0, 1, … in order (cuBLAS's SIMT
+//   order where it does not split K itself); split K and mm_dot do not. At U(−10, 10) and 1e-4 an
+//   order other than cuBLAS's misses both references where a long sum cancels, and keeping the
+//   order does not help where cuBLAS splits too (measured): such random shapes fail either way.
 // Prediction (before measuring): ~8.6 ms at M=8192, N=6144, K=4096 (≈48 TF/s, ~96% of cuBLAS).
-//   Split K: 3×6144×2 from ~13× cuBLAS's time to about 1×; the performance case unchanged.
-// Measured (H200, harness): first version (the kernel re-typed with the challenge's names and a
-//   store-only epilogue): 9.3720 ms, 87.2% of cuBLAS; 9.37 ms on U(−1, 1) inputs as well,
-//   while sgemm 09 ran the same GEMM shape (--size 8192x4096x6144) in 8.49 ms, 95.9%:
-//   the same source compiled to a slower main loop (ptxas scheduled the re-typed copy
-//   differently; 233 against 226 registers). This version instantiates sgemm 09's kernel itself.
-//   This version: 8.4690 ms, 96.2% of cuBLAS; 8.4798 ms, 96.8% (the committed leaderboard,
-//   cuBLAS timed call by call in alternation with it).
-//   mm_thin, against the tile path in one process: predicted C's write time (~18 µs for the
-//   71 MB of 3728×2×4778); measured 0.0277 ms there (0.36× the tile path's), 0.63–0.80× at
-//   4096 and 8192 a side with depths 1–8, 0.88–0.96× on small shapes; 0.67× cuBLAS at
-//   3728×2×4778. mm_dot, predicted near the launch floor (~9 µs): measured against the split
-//   0.41–0.65× on C of at most 46×32 with inner dimensions 413–8192, 0.78–0.92× with 9–115;
-//   0.39–0.56× cuBLAS's time, 0.58–0.66× cuBLASLt's (20×1336×2, 8×1560×3, 8×650×9, 24×6792×5).
-//   Split orders differ from cuBLAS's: with U(−10, 10) inputs and inner dimensions ≥ ~400,
-//   1–3 of 1472–2048 outputs can fall outside 1e-4 of both references (46×413×32, 64×8192×32).
-// Tiles: big BM=128 BN=128 BK=8 TM=8 TN=16 (2×2 warps of 64×64), small BM=64 BN=64 BK=8 TM=4 TN=8 (2×2 warps of 32×32); 128 threads per block, 4 cp.async stages
+//   Split K: 3×6144×2 from ~13× cuBLAS's time to about 1×. mm_thin: C's write time (~18 µs for
+//   3728×2×4778's 71 MB); mm_dot: near the launch floor (~9 µs). 128×64: the model's makespans,
+//   0.85–0.9× the 128×128 tiles' where it takes them.
+// Measured (H200, harness): 8.4690 ms, 96.2% of cuBLAS (8.4798 ms, 96.8%, in the leaderboard).
+//   mm_thin: 0.0277 ms at 3728×2×4778 (0.36× the tile path, 0.67× cuBLAS), 0.63–0.80× the tiles
+//   at 4096 and 8192 a side with depths 1–8. mm_dot: 0.41–0.65× the split on C of at most 46×32
+//   with inner dimensions 413–8192; 0.39–0.56× cuBLAS's time (20×1336×2, 8×1560×3, 24×6792×5).
+//   128×64 against the file before, where it replaced 128×128: 0.78–0.98× on 13 shapes
+//   (872×10×5856 0.78×, 4545×24×4644 0.88×, 7062×6709×2110 0.96×); 8192×6144×4096 keeps 128×128.
+// Tiles: big BM=128 BN=128 BK=8 TM=8 TN=16 (2×2 warps of 64×64), mid BM=128 BN=64 TM=8 TN=8 (2×2 warps of 64×32), small BM=64 BN=64 BK=8 TM=4 TN=8 (2×2 warps of 32×32); 128 threads per block, 4 cp.async stages
 // Targets: sm_75 sm_80 sm_90a sm_100a
 // Judge GPUs: T4 A100 H100 H200 B200
 
@@ -129,6 +125,7 @@ struct Cfg {
                   "static shared memory limit");
 };
 using BigCfg = Cfg<128, 128, 8, 2, 2, 4>;  // 128 threads, 8×16 per thread
+using MidCfg = Cfg<128, 64, 8, 2, 2, 4>;   // 128 threads, 8×8 per thread
 using SmallCfg = Cfg<64, 64, 8, 2, 2, 4>;  // 128 threads, 4×8 per thread
 constexpr int kGroupM = 8;  // block-rows per raster group (L2 reuse)
 template <bool V>
@@ -585,6 +582,7 @@ static bool split_space(SplitSpace& w, size_t bytes) {
 // Makespan model: the busiest SM runs ceil(tiles / SMs) tiles; a tile costs its area divided by
 // the tile shape's relative efficiency (64×64 does ~20% more work per output: more LDS and more
 // global traffic per FMA, and 4×8 thread tiles).
+constexpr double kMidEff = 0.94;  // 128×64 (batched fp32 02: 1.05–1.06× 128×128's time over several waves)
 static double makespan(long long tiles, int bm, int bn, double eff, int sms) {
     return (double)((tiles + sms - 1) / sms) * bm * bn / eff;
 }
@@ -689,10 +687,19 @@ extern "C" void solve(const float* A, const float* B, float* C, int M, int N, in
         }
     }
     const bool big = makespan(big_tiles, 128, 128, 1.0, sms) <= makespan(small_tiles, 64, 64, 0.8, sms);
+    // Where 128×128 wins, 128×64 where its makespan is shorter (batched fp32 02's model: 8×8 a
+    // thread at efficiency kMidEff; a 128×128 block alone on its SM at 0.75). Not against 64×64:
+    // at 832×56×966 and 1172×32×432 the 128×64 tile took 1.05–1.11× the 64×64 one's time.
+    const long long mid_tiles = (long long)((rows + 127) / 128) * ((cols + 63) / 64);
+    const bool mid = big && makespan(mid_tiles, 128, 64, kMidEff, sms) <
+                                makespan(big_tiles, 128, 128, big_tiles <= sms ? 0.75 : 1.0, sms);
+    const long long tiles = mid ? mid_tiles : big ? big_tiles : small_tiles;
     // C's rows not 16-byte aligned: the staged epilogue where the tiles fill the SMs (0.64–0.97×
     // the scattered stores' time there; under one wave its barriers cost up to 5%)
-    const bool stage = !vec && (big ? big_tiles : small_tiles) >= sms;
-    if (big)
+    const bool stage = !vec && tiles >= sms;
+    if (mid)
+        launch<MidCfg>(A, B, C, rows, cols, depth, 1.0f, 0.0f, vec, 1, 0, nullptr, nullptr, stage);
+    else if (big)
         launch<BigCfg>(A, B, C, rows, cols, depth, 1.0f, 0.0f, vec, 1, 0, nullptr, nullptr, stage);
     else
         launch<SmallCfg>(A, B, C, rows, cols, depth, 1.0f, 0.0f, vec, 1, 0, nullptr, nullptr, stage);
