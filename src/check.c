@@ -48,6 +48,7 @@ static bool ck_compare(const float *got, const float *ref, const float *note, bo
             if (alt && ck_close(gv, nv, atol, rtol)) continue;
             out->n_bad++;
             if (!isfinite(gv) && (isfinite(ev) || (alt && isfinite(nv)))) out->n_nonfinite++;
+            if (alt && isfinite(nv) && !ck_close(ev, nv, atol, rtol)) out->n_ref_off++;
             double abs_err = fabs(gv - ev);
             double rel_err = ev != 0 ? abs_err / fabs(ev) : INFINITY;
             /* a NaN error sticks: no later finite error may hide it */

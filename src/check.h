@@ -19,6 +19,9 @@ typedef struct {
 
 typedef struct {
     int64_t n_total, n_bad, n_nonfinite; /* nonfinite: NaN/Inf where the reference is finite */
+    int64_t n_ref_off; /* two references: failing elements where ref itself is outside tolerance
+                          of alt (cuBLAS's fp32 sum farther from the exact one than allowed: there
+                          the tolerance is finer than fp32's rounding of that sum) */
     double max_abs, max_rel;             /* over the elements that fail */
     int n_shown;
     ck_mismatch shown[CK_MAX_SHOWN];
@@ -50,8 +53,8 @@ bool ck_compare_notes(const float *got, const float *ref, const float *note, int
 /* Two legitimate references (fp32: cuBLAS's, and the exact product rounded once): an element
  * passes within tolerance of ref or of alt (NaN in alt: ref alone; alt NULL: ck_compare_f32).
  * Errors, listed expected values and their allowance are against ref, with alt as the note;
- * n_nonfinite counts NaN/Inf where either reference is finite; the map only elements close to
- * neither. */
+ * n_nonfinite counts NaN/Inf where either reference is finite, n_ref_off those where ref is not
+ * within tolerance of alt either; the map only elements close to neither. */
 bool ck_compare_alt(const float *got, const float *ref, const float *alt, int64_t rows,
                     int64_t cols, double atol, double rtol, ck_summary *out);
 

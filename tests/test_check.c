@@ -146,6 +146,7 @@ Test(check, alternative_reference)
     cr_expect(!ck_compare_alt(got, ref, alt, 2, 3, 0.05, 0.0, &s));
     cr_expect_eq(s.n_bad, 3, "%lld", (long long)s.n_bad);
     cr_expect_eq(s.n_nonfinite, 1, "Inf where the references are finite; not NaN where neither is");
+    cr_expect_eq(s.n_ref_off, 1, "(0, 2): ref 3 is 0.5 from alt 3.5; the Inf's references agree");
     cr_expect_eq(s.n_shown, 3);
     cr_expect(s.shown[0].row == 0 && s.shown[0].col == 2 && s.shown[0].got == 4.0 &&
               s.shown[0].expected == 3.0 && s.shown[0].note == 3.5, "(%lld, %lld) %g %g %g",
@@ -162,6 +163,7 @@ Test(check, alternative_reference)
     /* the note as a note only (int8's): the element close to alt alone fails */
     cr_expect(!ck_compare_notes(got, ref, alt, 2, 3, 0.05, 0.0, &s));
     cr_expect_eq(s.n_bad, 4);
+    cr_expect_eq(s.n_ref_off, 0, "a note is not a reference");
     cr_expect(s.shown[0].col == 1 && s.shown[0].note == 2.5);
     /* no alt: ck_compare_f32 */
     cr_expect(!ck_compare_alt(got, ref, NULL, 2, 3, 0.05, 0.0, &s));
@@ -192,6 +194,7 @@ Test(check, alternative_reference_map)
         for (int c = 0; c < C / 2; c++) got[r * C + c] += 0.25f; /* the top-left quarter */
     cr_expect(!ck_compare_alt(got, ref, alt, R, C, 0.01, 0.01, &s));
     cr_expect_eq(s.n_bad, (R / 2) * (C / 2));
+    cr_expect_eq(s.n_ref_off, s.n_bad, "ref is off alt at every element");
     for (int i = 0; i < s.map_rows; i++)
         for (int j = 0; j < s.map_cols; j++)
             cr_expect_eq(s.map[i][j], i < s.map_rows / 2 && j < s.map_cols / 2 ? 255 : 0,
@@ -236,7 +239,9 @@ static char *report_one(const char *name, bool json, const float *got, const flo
 }
 
 /* The fp32 problems' mismatch lines show the second reference by its label, "none" when it was
- * left out; JSON gives it as alt_expected (null when left out); int8 keeps "before rounding". */
+ * left out; JSON gives it as alt_expected (null when left out); int8 keeps "before rounding".
+ * Where cuBLAS's own value is outside the exact one's tolerance (0.4 against 0.3), the report
+ * says so (ref_off): the check there is finer than fp32's rounding. */
 Test(check, report_labels_the_alternative_reference)
 {
     float got[2] = {0.5f, 0.25f}, ref[2] = {0.4f, 0.2f}, alt[2] = {0.3f, NAN};
@@ -244,9 +249,11 @@ Test(check, report_labels_the_alternative_reference)
     cr_expect(strstr(buf, "(0, 0): 0.5, 0.4, 1.4e-05  (or exact: 0.300000012)\n"), "%s", buf);
     cr_expect(strstr(buf, "(0, 1): 0.25, 0.2, 1.2e-05  (no exact value)\n"), "%s", buf);
     cr_expect(!strstr(buf, "before rounding"), "%s", buf);
+    cr_expect(strstr(buf, "    at 1 of them cuBLAS's fp32 result is outside the exact one's "
+                          "tolerance as well"), "%s", buf);
     free(buf);
     buf = report_one("batched_matmul_fp32", true, got, ref, alt);
-    cr_expect(strstr(buf, "\"alt_reference\":\"exact\",\"first\":[{\"row\":0,\"col\":0,\"got\":0.5,"
+    cr_expect(strstr(buf, "\"alt_reference\":\"exact\",\"ref_off\":1,\"first\":[{\"row\":0,\"col\":0,\"got\":0.5,"
                           "\"expected\":0.400000006,\"allowed\":1.40000001e-05,\"alt_expected\":0.300000012}"),
               "%s", buf);
     cr_expect(strstr(buf, "\"alt_expected\":null}"), "%s", buf);
