@@ -25,6 +25,8 @@ static double rp_tflops(const rp_report *r, const rs_test *t, double ms)
 
 typedef struct {
     int n, passed, ratios;
+    int failed, order_sensitive; /* failed checks; of those, failing only where cuBLAS's own fp32
+                                    misses the exact answer too (ck_summary.n_ref_off) */
     double geomean;    /* of the ratios; 0 when no shape has one */
     st_ratio_dist d;   /* their spread */
     size_t worst_test; /* the test of the worst ratio */
@@ -42,6 +44,9 @@ static rp_sweep_totals rp_sweep_sum(const rs_run *run)
         const rs_test *t = &run->tests[i];
         s.n++;
         s.passed += t->status == RS_SUCCESS;
+        s.failed += t->status == RS_FAILED;
+        s.order_sensitive += t->status == RS_FAILED && t->checked && t->check.n_bad > 0 &&
+                             t->check.n_ref_off == t->check.n_bad;
         double q = rp_sweep_ratio(t);
         /* a shape timed but then failing its check (the timed calls' output, new inputs) counts
          * as failed, never towards the mean: a fast wrong answer must not improve it */
@@ -147,6 +152,10 @@ void rp_sweep_text(FILE *out, const rp_report *r)
                          "percentile %.2f×\n",
                     s.d.worst, worst, 100.0 * s.d.share_le1, s.d.p90);
         }
+        if (s.order_sensitive)
+            fprintf(out, "order-sensitive: %d of the %d failed shapes fail only where cuBLAS's own fp32 "
+                         "misses the exact answer's tolerance too\n",
+                    s.order_sensitive, s.failed);
         rp_alt_footer(out, r, run);
     }
     fprintf(out, "Status: %s\n", rs_status_name(r->status));
@@ -218,6 +227,7 @@ void rp_sweep_json(FILE *out, const rp_report *r)
     }
     rp_json_ms(out, "share_at_or_under_1", s.ratios > 0, s.d.share_le1);
     rp_json_ms(out, "p90_ratio", s.ratios > 0, s.d.p90);
+    fprintf(out, ",\"failed\":%d,\"order_sensitive_failed\":%d", s.failed, s.order_sensitive);
     rp_alt_json_footer(out, r, run);
     fputs("}\n", out);
 }

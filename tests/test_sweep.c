@@ -810,6 +810,30 @@ Test(sweep_print, text)
     free(buf);
 }
 
+/* A failed shape whose every failing element is one where cuBLAS's own fp32 misses the exact
+ * answer too is counted as order-sensitive (text and JSON); one element off both: not. */
+Test(sweep_print, order_sensitive_failures_are_counted)
+{
+    rp_report r = synthetic_report();
+    tests[1].checked = true;
+    tests[1].check.n_bad = 12;
+    tests[1].check.n_ref_off = 12;
+    char *buf = printed(rp_sweep_text, &r);
+    cr_expect(strstr(buf, "order-sensitive: 1 of the 1 failed shapes fail only where cuBLAS's own "
+                          "fp32 misses the exact answer's tolerance too\n"), "%s", buf);
+    free(buf);
+    buf = printed(rp_sweep_json, &r);
+    cr_expect(strstr(buf, ",\"failed\":1,\"order_sensitive_failed\":1"), "%s", buf);
+    free(buf);
+    tests[1].check.n_ref_off = 11;
+    buf = printed(rp_sweep_text, &r);
+    cr_expect(!strstr(buf, "order-sensitive"), "%s", buf);
+    free(buf);
+    buf = printed(rp_sweep_json, &r);
+    cr_expect(strstr(buf, ",\"failed\":1,\"order_sensitive_failed\":0"), "%s", buf);
+    free(buf);
+}
+
 /* A shape timed, then failing its check (the output of the timed calls, or new inputs), is a
  * failure: its fast time must not enter the geometric mean. */
 Test(sweep_print, a_timed_shape_that_fails_is_not_in_the_mean)
@@ -852,7 +876,8 @@ Test(sweep_print, json)
                           "\"detail\":\"12 of 69632 elements off\",\"runtime_ms\":null,\"tflops\":null,"
                           "\"cublas_ms\":null,\"cublas_tflops\":null,\"ratio\":null"), "%s", buf);
     cr_expect(strstr(buf, "],\"passed\":2,\"total\":3,\"geomean_ratio\":1,\"worst_ratio\":2,"
-                          "\"worst_shape\":\"64x64x64\",\"share_at_or_under_1\":0.5,\"p90_ratio\":1.85}\n"), "%s", buf);
+                          "\"worst_shape\":\"64x64x64\",\"share_at_or_under_1\":0.5,\"p90_ratio\":1.85,"
+                          "\"failed\":1,\"order_sensitive_failed\":0}\n"), "%s", buf);
     free(buf);
 }
 
@@ -1102,7 +1127,7 @@ Test(sweep_print, nothing_ran)
     cr_expect(strstr(buf, "Status: compile-error\n  nvcc failed\n"), "%s", buf);
     cr_expect(strstr(buf, "\"shapes\":[],\"passed\":0,\"total\":0,\"geomean_ratio\":null,"
                           "\"worst_ratio\":null,\"worst_shape\":null,\"share_at_or_under_1\":null,"
-                          "\"p90_ratio\":null}"), "%s", buf);
+                          "\"p90_ratio\":null,\"failed\":0,\"order_sensitive_failed\":0}"), "%s", buf);
     cr_expect(!strstr(buf, "ratios: worst"), "%s", buf);
     free(buf);
 }
