@@ -39,12 +39,6 @@ static void rp_failure(FILE *out, const pb_problem *p, const rs_test *t, int wid
     if (s->n_nonfinite) fprintf(out, " (%lld NaN/Inf)", (long long)s->n_nonfinite);
     fprintf(out, "; max abs err %.4g, max rel err %.4g; allowed |got-exp| <= %g + %g*|exp|\n",
             s->max_abs, s->max_rel, t->atol, t->rtol);
-    if (p->alt_reference && s->n_ref_off)
-        fprintf(out,
-                "    at %lld of them cuBLAS's fp32 result is outside the %s one's tolerance as "
-                "well: the tolerance there is finer than fp32's rounding of the sum, and a "
-                "correct kernel that sums in another order than cuBLAS can miss it\n",
-                (long long)s->n_ref_off, p->alt_reference);
     fprintf(out, "    first mismatches (row, col): got, expected, allowed\n");
     for (int i = 0; i < s->n_shown; i++) {
         fprintf(out, "      (%lld, %lld): %.6g, %.6g, %.4g", (long long)s->shown[i].row,
