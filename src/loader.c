@@ -5,7 +5,6 @@
  * names (cache.h): it hands names to a shell. */
 #include "loader.h"
 
-#include <elf.h>
 #include <errno.h>
 #include <signal.h>
 #include <fcntl.h>
@@ -414,47 +413,6 @@ ld_status ld_build_solution(const ld_options *o, const char *src_path, ld_build 
 {
     ld_status s = ld_build_start(o, src_path, b);
     return s == LD_OK ? ld_build_finish(b) : s;
-}
-
-/* The dynamic symbols of a 64-bit ELF object, searched for name. */
-bool ld_object_defines(const char *so_path, const char *name)
-{
-    size_t n;
-    char *img = ld_read_text(so_path, &n);
-    if (!img) return false;
-    bool found = false;
-    const Elf64_Ehdr *eh = (const Elf64_Ehdr *)img;
-    if (n < sizeof(*eh) || memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0 ||
-        eh->e_ident[EI_CLASS] != ELFCLASS64 || eh->e_shentsize != sizeof(Elf64_Shdr) ||
-        eh->e_shoff + (size_t)eh->e_shnum * sizeof(Elf64_Shdr) > n)
-        goto done;
-    const Elf64_Shdr *sh = (const Elf64_Shdr *)(img + eh->e_shoff);
-    for (unsigned i = 0; i < eh->e_shnum && !found; i++) {
-        if (sh[i].sh_type != SHT_DYNSYM || sh[i].sh_link >= eh->e_shnum) continue;
-        const Elf64_Shdr *strs = &sh[sh[i].sh_link];
-        if (sh[i].sh_offset + sh[i].sh_size > n || strs->sh_offset + strs->sh_size > n) continue;
-        const Elf64_Sym *sym = (const Elf64_Sym *)(img + sh[i].sh_offset);
-        size_t count = sh[i].sh_size / sizeof(Elf64_Sym);
-        for (size_t k = 0; k < count && !found; k++)
-            found = sym[k].st_shndx != SHN_UNDEF &&
-                    sym[k].st_name + strlen(name) < strs->sh_size &&
-                    strncmp(img + strs->sh_offset + sym[k].st_name, name,
-                            strs->sh_size - sym[k].st_name) == 0;
-    }
-done:
-    free(img);
-    return found;
-}
-
-bool ld_is_shared_object(const char *path)
-{
-    Elf64_Ehdr eh;
-    int fd = open(path, O_RDONLY);
-    if (fd < 0) return false;
-    bool ok = read(fd, &eh, sizeof(eh)) == (ssize_t)sizeof(eh);
-    close(fd);
-    return ok && memcmp(eh.e_ident, ELFMAG, SELFMAG) == 0 && eh.e_ident[EI_CLASS] == ELFCLASS64 &&
-           eh.e_type == ET_DYN;
 }
 
 void ld_rename_in_log(const char *path, const char *from, const char *to)
