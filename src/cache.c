@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #define XXH_INLINE_ALL
@@ -267,6 +269,8 @@ pid_t ch_spawn(char *const argv[], int out_fd, const char *const tmps[CH_TMPS], 
     if (pid == 0) {
         setpgid(0, 0);
         sigprocmask(SIG_SETMASK, &old, NULL);
+        int nul = open("/dev/null", O_RDONLY);
+        if (nul >= 0) dup2(nul, STDIN_FILENO);
         dup2(out_fd, STDOUT_FILENO);
         dup2(out_fd, STDERR_FILENO);
         execv(argv[0], argv);
@@ -296,6 +300,38 @@ pid_t ch_spawn(char *const argv[], int out_fd, const char *const tmps[CH_TMPS], 
     *slot = pid > 0 ? s : -1;
     sigprocmask(SIG_SETMASK, &old, NULL);
     return pid;
+}
+
+double ch_compile_limit(void)
+{
+    const char *e = getenv("HARNESS_COMPILE_TIMEOUT");
+    char *end = NULL;
+    double v = e && *e ? strtod(e, &end) : 0.0;
+    return end && *end == '\0' && v >= 1.0 && v <= 86400.0 ? v : 600.0;
+}
+
+double ch_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+int ch_wait(pid_t pid, int *ws, double end_s)
+{
+    for (;;) {
+        pid_t r = waitpid(pid, ws, WNOHANG);
+        if (r == pid) return 1;
+        if (r < 0 && errno != EINTR) return -1;
+        if (ch_now() >= end_s) {
+            kill(-pid, SIGKILL); /* nvcc and the tools it started */
+            while (waitpid(pid, ws, 0) < 0 && errno == EINTR) {
+            }
+            return 0;
+        }
+        const struct timespec nap = {0, 20 * 1000 * 1000};
+        nanosleep(&nap, NULL);
+    }
 }
 
 void ch_reaped(int slot)

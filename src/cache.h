@@ -45,6 +45,15 @@ bool ch_deps_key(const char *dfile, uint64_t seed, uint64_t *key);
  * child's pid (<0: fork failed). */
 #define CH_TMPS 3
 pid_t ch_spawn(char *const argv[], int out_fd, const char *const tmps[CH_TMPS], int *slot);
+/* nvcc's stdin is /dev/null (a file that includes "/dev/stdin" reads nothing). A build or a
+ * signature check may take ch_compile_limit() seconds (HARNESS_COMPILE_TIMEOUT, 1..86400;
+ * default 600): a file can #include a FIFO or a device that never ends. ch_wait waits for pid
+ * until end_s (CLOCK_MONOTONIC seconds, ch_now()): 1 with *ws once it exited; 0 when end_s came
+ * first (its process group killed and the child reaped); -1 on an error. */
+double ch_compile_limit(void);
+double ch_now(void);
+int ch_wait(pid_t pid, int *ws, double end_s);
+
 /* The child is reaped (its group no longer to be killed); its temporaries are still removed on a
  * signal until ch_release, once they are renamed into place or removed. */
 void ch_reaped(int slot);

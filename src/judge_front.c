@@ -88,6 +88,11 @@ int jd_take_answer(ld_status ls, const char *path, sc_answer *a, jd_result *r)
         }
         return HX_SUCCESS;
     }
+    if (ls == LD_COMPILE_ERROR) { /* the file kept nvcc's front end from finishing */
+        r->status = RS_COMPILE_ERROR;
+        snprintf(r->detail, sizeof(r->detail), "%s: %s", path, a->error);
+        return HX_COMPILE;
+    }
     if (ls != LD_OK) {
         snprintf(r->detail, sizeof(r->detail), "%s", a->error);
         return HX_INTERNAL;

@@ -5,6 +5,7 @@
  * names (cache.h): it hands names to a shell. */
 #include "loader.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <signal.h>
 #include <fcntl.h>
@@ -94,11 +95,139 @@ static void ld_hash_nvcc(XXH3_state_t *st, const char *nvcc, const char *root)
     }
 }
 
-static double ld_now(void)
+static double ld_now(void) { return ch_now(); }
+
+/* A file's identity without reading it: its real path, size and modification time. */
+static void ld_hash_stat(XXH3_state_t *st, const char *path)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+    char real[PATH_MAX];
+    if (!realpath(path, real)) return;
+    XXH3_64bits_update(st, real, strlen(real) + 1);
+    struct stat sb;
+    if (stat(real, &sb) == 0) {
+        long long v[2] = {(long long)sb.st_size, (long long)sb.st_mtime};
+        XXH3_64bits_update(st, v, sizeof(v));
+    }
+}
+
+/* What decides nvcc's build outside the file and --nvcc-flags: the variables nvcc and the host
+ * compiler read options and include paths from, and the host compilers PATH finds first. */
+static void ld_hash_env(XXH3_state_t *st)
+{
+    static const char *const vars[] = {"NVCC_PREPEND_FLAGS", "NVCC_APPEND_FLAGS", "NVCC_CCBIN",
+                                        "CPATH", "C_INCLUDE_PATH", "CPLUS_INCLUDE_PATH", "PATH",
+                                        "CUDA_HOME", "CUDA_PATH"};
+    for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++) {
+        const char *v = getenv(vars[i]);
+        XXH3_64bits_update(st, vars[i], strlen(vars[i]) + 1);
+        XXH3_64bits_update(st, v ? v : "\1unset", strlen(v ? v : "\1unset") + 1);
+    }
+    const char *path = getenv("PATH");
+    static const char *const cc[] = {"gcc", "g++"};
+    for (size_t i = 0; path && i < 2; i++)
+        for (const char *d = path; *d;) {
+            size_t n = strcspn(d, ":");
+            char cand[PATH_MAX];
+            if (n && n < sizeof(cand) - 8) {
+                snprintf(cand, sizeof(cand), "%.*s/%s", (int)n, d, cc[i]);
+                if (access(cand, X_OK) == 0) {
+                    ld_hash_stat(st, cand);
+                    break;
+                }
+            }
+            d += n + (d[n] == ':');
+        }
+}
+
+/* Header names an #include could come to mean instead of the file it read last time: a new
+ * "cuda_fp16.h" beside the solution shadows the toolkit's, and the dependency list names only
+ * what was found. So the key holds the header-like names (not contents: those are in the list)
+ * under the solution's folder and each -I folder, two levels deep, sorted. */
+#define LD_NAMES_MAX 4096
+#define LD_VISIT_MAX 20000
+typedef struct {
+    char **names;
+    size_t n, visited;
+} ld_names;
+
+static bool ld_header_like(const char *name)
+{
+    static const char *const ext[] = {".h", ".hh", ".hpp", ".hxx", ".cuh", ".inc", ".inl", ".ipp", ".tcc"};
+    const char *dot = strrchr(name, '.');
+    for (size_t i = 0; dot && i < sizeof(ext) / sizeof(ext[0]); i++)
+        if (strcmp(dot, ext[i]) == 0) return true;
+    return false;
+}
+
+static void ld_walk(ld_names *w, const char *dir, const char *rel, int depth)
+{
+    DIR *d = opendir(dir);
+    if (!d) return;
+    struct dirent *e;
+    while ((e = readdir(d)) && w->visited < LD_VISIT_MAX && w->n < LD_NAMES_MAX) {
+        w->visited++;
+        if (e->d_name[0] == '.' && (!e->d_name[1] || (e->d_name[1] == '.' && !e->d_name[2])))
+            continue;
+        char full[PATH_MAX], sub[PATH_MAX];
+        if (snprintf(full, sizeof(full), "%s/%s", dir, e->d_name) >= (int)sizeof(full) ||
+            snprintf(sub, sizeof(sub), "%s%s%s", rel, rel[0] ? "/" : "", e->d_name) >= (int)sizeof(sub))
+            continue;
+        struct stat sb;
+        if (stat(full, &sb) != 0) continue;
+        if (S_ISDIR(sb.st_mode) && depth < 2) {
+            ld_walk(w, full, sub, depth + 1);
+        } else if (ld_header_like(e->d_name)) {
+            char *copy = strdup(sub);
+            if (copy) w->names[w->n++] = copy;
+        }
+    }
+    closedir(d);
+}
+
+static int ld_cmp_names(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static void ld_hash_folder(XXH3_state_t *st, const char *dir)
+{
+    ld_names w = {calloc(LD_NAMES_MAX, sizeof(char *)), 0, 0};
+    if (!w.names) return;
+    ld_walk(&w, dir, "", 0);
+    qsort(w.names, w.n, sizeof(char *), ld_cmp_names);
+    XXH3_64bits_update(st, dir, strlen(dir) + 1);
+    for (size_t i = 0; i < w.n; i++) {
+        XXH3_64bits_update(st, w.names[i], strlen(w.names[i]) + 1);
+        free(w.names[i]);
+    }
+    free(w.names);
+}
+
+static void ld_hash_header_names(XXH3_state_t *st, const char *src_path, const char *extra)
+{
+    char real[PATH_MAX];
+    if (realpath(src_path, real)) {
+        char *slash = strrchr(real, '/');
+        if (slash) *slash = '\0';
+        ld_hash_folder(st, real[0] ? real : "/");
+    }
+    /* -I DIR, -IDIR, --include-path DIR, --include-path=DIR, -isystem DIR in --nvcc-flags */
+    char *copy = strdup(extra);
+    if (!copy) return;
+    bool next_is_dir = false;
+    for (char *save = NULL, *t = strtok_r(copy, " \t", &save); t; t = strtok_r(NULL, " \t", &save)) {
+        const char *dir = NULL;
+        if (next_is_dir) dir = t;
+        next_is_dir = false;
+        if (!dir && (strcmp(t, "-I") == 0 || strcmp(t, "--include-path") == 0 || strcmp(t, "-isystem") == 0))
+            next_is_dir = true;
+        else if (!dir && strncmp(t, "--include-path=", 15) == 0)
+            dir = t + 15;
+        else if (!dir && strncmp(t, "-I", 2) == 0)
+            dir = t + 2;
+        if (dir && dir[0] && realpath(dir, real)) ld_hash_folder(st, real);
+    }
+    free(copy);
 }
 
 bool ld_prepare(const ld_options *o, const char *src_path, const char *tag, ld_prep *p,
@@ -148,6 +277,8 @@ bool ld_prepare(const ld_options *o, const char *src_path, const char *tag, ld_p
     if (extra[0] && getcwd(cwd, sizeof(cwd))) XXH3_64bits_update(st, cwd, strlen(cwd) + 1);
     ld_toolkit_root(p->nvcc, p->root, sizeof(p->root));
     ld_hash_nvcc(st, p->nvcc, p->root);
+    ld_hash_env(st);
+    ld_hash_header_names(st, src_path, extra);
     p->key0 = XXH3_64bits_digest(st);
     XXH3_freeState(st);
     free(src);
@@ -325,6 +456,9 @@ static ld_status ld_build_settle(ld_build *b, int ws)
     if (!WIFEXITED(ws) || WEXITSTATUS(ws) != 0) {
         unlink(b->tmp_path);
         unlink(b->dep_tmp);
+        /* an earlier build's list would still lead a later run to its object (a --rebuild that
+         * fails, or a file that changed where the key does not look) */
+        unlink(b->dep_path);
         /* nvcc itself refusing what --nvcc-flags asked ("nvcc fatal": -E with the recipe's -MD,
          * an unknown option) is not the solution's compile error */
         char fatal[256];
@@ -363,6 +497,23 @@ static ld_status ld_build_settle(ld_build *b, int ws)
     return LD_OK;
 }
 
+/* nvcc past ch_compile_limit(): killed (by ch_wait), the build a compile error of the file's */
+static ld_status ld_build_overdue(ld_build *b)
+{
+    b->pid = 0;
+    ch_reaped(b->slot);
+    unlink(b->tmp_path);
+    unlink(b->dep_tmp);
+    unlink(b->dep_path);
+    ld_keep_log(b);
+    ch_release(b->slot);
+    b->slot = -1;
+    b->seconds = ld_now() - b->t0;
+    snprintf(b->error, sizeof(b->error), "nvcc did not finish within %.0f s (killed): does the file "
+             "#include something that never ends, such as a FIFO or a device?", ch_compile_limit());
+    return LD_COMPILE_ERROR;
+}
+
 bool ld_build_poll(ld_build *b, ld_status *status)
 {
     if (b->pid <= 0) {
@@ -371,6 +522,13 @@ bool ld_build_poll(ld_build *b, ld_status *status)
     }
     int ws = 0;
     pid_t r = waitpid((pid_t)b->pid, &ws, WNOHANG);
+    if (r == 0 && ld_now() - b->t0 >= ch_compile_limit()) {
+        if (ch_wait((pid_t)b->pid, &ws, 0.0) == 0) {
+            *status = ld_build_overdue(b);
+            return true;
+        }
+        r = (pid_t)b->pid; /* it exited just now */
+    }
     if (r == 0) return false;
     if (r < 0) {
         b->pid = 0;
@@ -387,7 +545,9 @@ ld_status ld_build_finish(ld_build *b)
 {
     if (b->pid <= 0) return LD_OK;
     int ws = 0;
-    if (waitpid((pid_t)b->pid, &ws, 0) < 0) {
+    int w = ch_wait((pid_t)b->pid, &ws, b->t0 + ch_compile_limit());
+    if (w == 0) return ld_build_overdue(b);
+    if (w < 0) {
         b->pid = 0;
         ch_release(b->slot);
         snprintf(b->error, sizeof(b->error), "cannot run nvcc: %s", strerror(errno));

@@ -270,12 +270,7 @@ static bool sc_load(const char *path, sc_answer *a)
     return ok;
 }
 
-static double sc_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
+static double sc_now(void) { return ch_now(); }
 
 static ld_status sc_launch(sc_job *j);
 
@@ -373,11 +368,22 @@ ld_status sc_finish(sc_job *j)
     sc_answer *a = j->a;
     if (j->pid <= 0) return LD_OK; /* cached, or never started */
     int ws = 0;
-    bool waited = waitpid(j->pid, &ws, 0) == j->pid;
+    int w = ch_wait(j->pid, &ws, j->t0 + ch_compile_limit());
     j->pid = 0;
     ch_reaped(j->slot);
     a->seconds = sc_now() - j->t0;
-    ld_status st = sc_settle(j, waited);
+    if (w == 0) { /* killed: what it read is not an answer */
+        unlink(j->probe);
+        unlink(j->logtmp);
+        unlink(j->dtmp);
+        ch_release(j->slot);
+        j->slot = -1;
+        snprintf(a->error, sizeof(a->error), "nvcc did not finish reading the file within %.0f s "
+                 "(killed): does it #include something that never ends, such as a FIFO or a "
+                 "device?", ch_compile_limit());
+        return LD_COMPILE_ERROR;
+    }
+    ld_status st = sc_settle(j, w == 1);
     ch_release(j->slot); /* its temporaries are moved or removed */
     j->slot = -1;
     return st;

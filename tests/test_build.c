@@ -182,6 +182,81 @@ Test(cache, header_edit_rebuilds, .timeout = 300)
     cr_expect(strstr(out, "\"cached\":true"), "the first object again: %s", out);
 }
 
+/* A header that appears beside the solution and shadows the one it read (a quoted include
+ * finds the solution's folder first), and a change in the variables nvcc reads its options from:
+ * each must rebuild, since the dependency list names only what the last build found. A failed
+ * rebuild must not leave the old object to a later run. */
+Test(cache, shadowing_header_and_nvcc_variables_rebuild, .timeout = 300)
+{
+    char dir[512], cu[600], h[600];
+    snprintf(dir, sizeof(dir), "%s/shadow", SCRATCH);
+    mkdir(SCRATCH, 0755);
+    mkdir(dir, 0755);
+    snprintf(cu, sizeof(cu), "%s/quoted.cu", dir);
+    snprintf(h, sizeof(h), "%s/cuda_fp16.h", dir);
+    copy_fixture(FIXTURES "/correct.cu", cu);
+    char *text = tu_slurp(cu);
+    char *with = malloc(strlen(text) + 96);
+    sprintf(with, "#ifdef HX_BOOM\n#error the variable reached nvcc\n#endif\n#include \"cuda_fp16.h\"\n%s", text);
+    cr_assert(tu_write(cu, with));
+    free(with);
+    free(text);
+    unlink(h);
+    const char *args[] = {"--json", cu, NULL};
+    cr_expect_eq(run_in(NULL, CACHE, args, out, sizeof(out)), expected_success(), "%s", out);
+    cr_assert(tu_write(h, "#error the local header shadows the toolkit's\n"));
+    cr_expect_eq(run_in(NULL, CACHE, args, out, sizeof(out)), HX_COMPILE, "shadowed: %s", out);
+    cr_expect(strstr(out, "shadows the toolkit"), "%s", out);
+    const char *again[] = {"--json", "--rebuild", cu, NULL};
+    cr_expect_eq(run_in(NULL, CACHE, again, out, sizeof(out)), HX_COMPILE, "%s", out);
+    cr_expect_eq(run_in(NULL, CACHE, args, out, sizeof(out)), HX_COMPILE, "not the old object: %s", out);
+    unlink(h);
+    cr_expect_eq(run_in(NULL, CACHE, args, out, sizeof(out)), expected_success(), "%s", out);
+    cr_assert_eq(setenv("NVCC_APPEND_FLAGS", "-DHX_BOOM", 1), 0); /* this test's process only */
+    cr_expect_eq(run_in(NULL, CACHE, args, out, sizeof(out)), HX_COMPILE, "NVCC_APPEND_FLAGS: %s", out);
+    cr_expect(strstr(out, "the variable reached nvcc"), "%s", out);
+    unsetenv("NVCC_APPEND_FLAGS");
+}
+
+/* A file can #include what never ends: a FIFO no one writes (the build's limit ends it as the
+ * file's compile error), or /dev/stdin (nvcc's stdin is /dev/null, so it reads nothing even
+ * when the harness's stdin stays open). */
+Test(cache, includes_that_never_end, .timeout = 300)
+{
+    char dir[512], fifo[600], cu[600], cu2[600];
+    snprintf(dir, sizeof(dir), "%s/endless", SCRATCH);
+    mkdir(SCRATCH, 0755);
+    mkdir(dir, 0755);
+    snprintf(fifo, sizeof(fifo), "%s/pipe.h", dir);
+    snprintf(cu, sizeof(cu), "%s/fifo.cu", dir);
+    snprintf(cu2, sizeof(cu2), "%s/stdin.cu", dir);
+    unlink(fifo);
+    cr_assert_eq(mkfifo(fifo, 0644), 0, "%s", strerror(errno));
+    char *text = tu_slurp(FIXTURES "/correct.cu");
+    char *with = malloc(strlen(text) + 64);
+    sprintf(with, "#include \"pipe.h\"\n%s", text);
+    cr_assert(tu_write(cu, with));
+    sprintf(with, "#include \"/dev/stdin\"\n%s", text);
+    cr_assert(tu_write(cu2, with));
+    free(with);
+    free(text);
+    cr_assert_eq(setenv("HARNESS_COMPILE_TIMEOUT", "5", 1), 0);
+    const char *args[] = {"--json", cu, NULL};
+    time_t t0 = time(NULL);
+    cr_expect_eq(run_in(NULL, CACHE, args, out, sizeof(out)), HX_COMPILE, "%s", out);
+    cr_expect(strstr(out, "did not finish") && strstr(out, "within 5 s"), "%s", out);
+    cr_expect(time(NULL) - t0 < 60, "ended by the limit");
+    int fds[2];
+    cr_assert_eq(pipe(fds), 0);
+    cr_assert(dup2(fds[0], STDIN_FILENO) >= 0); /* kept open, never written */
+    unsetenv("HARNESS_COMPILE_TIMEOUT");
+    setenv("HARNESS_COMPILE_TIMEOUT", "120", 1);
+    const char *args2[] = {"--json", cu2, NULL};
+    cr_expect_eq(run_in(NULL, CACHE, args2, out, sizeof(out)), expected_success(), "%s", out);
+    close(fds[1]);
+    unsetenv("HARNESS_COMPILE_TIMEOUT");
+}
+
 /* nvcc flags that make nvcc write something else than a shared object: the user's usage
  * error, never cached, never the solution's. */
 Test(cache, flags_that_write_no_object, .timeout = 240)
