@@ -14,6 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "loader.h"
 #include "runner_int.h"
 #include "wire.h"
 
@@ -277,6 +278,35 @@ static void rn_flood_detail(const rn_ctx *x, char *buf, size_t len)
              "began: \"%s\"", RN_OUTPUT_CAP >> 20, x->out_head);
 }
 
+/* A start-up record sent once the solution's constructors ran (phase 1 or 2) may be the
+ * solution's own: checked against what the harness can see without it. True (why set): the claim
+ * is false, so the record is the solution's, and so is the verdict. "No solve": the object's
+ * symbol table (and --vs's) defines solve. "No device" or a failure to start cuBLAS: a probe in a
+ * fresh process finds the device. */
+static bool rn_claim_refuted(rn_ctx *x, wr_msg_kind k, char *why, size_t len)
+{
+    const rn_plan *plan = x->plan;
+    char said[200];
+    snprintf(said, sizeof(said), "%.*s", (int)sizeof(said) - 1, x->m.detail);
+    if (k == WR_NO_SOLVE) {
+        if (!ld_object_defines(plan->so_path, "solve") ||
+            (plan->vs_path && !ld_object_defines(plan->vs_path, "solve")))
+            return false;
+        snprintf(why, len, "the solution's process said solve could not be found (\"%s\") while "
+                 "the solution loaded (its constructors ran), but the compiled object defines it",
+                 said);
+        return true;
+    }
+    if (k != WR_NO_DEVICE && k != WR_FATAL) return false;
+    dv_info dev;
+    if (!rn_probe(&dev, 60.0)) return false; /* no device here either: the claim stands */
+    snprintf(why, len, "once the solution's code had loaded, its process reported %s (\"%s\"), "
+             "but the harness's own probe, in a process without it, finds %s",
+             k == WR_NO_DEVICE ? "no CUDA device" : "a failure to start the library", said,
+             dev.name[0] ? dev.name : "a device");
+    return true;
+}
+
 /* Start the solution's child: it confines itself, loads the object (the solution's constructors
  * run: within the test's time limit, and what they do is the solution's verdict, given to t) and
  * makes its context (the limit plus 20 s). RN_OK: ready, or (not alive) solve looked up only, or
@@ -321,6 +351,10 @@ rn_outcome rn_worker_up(rn_ctx *x, rs_test *t)
         bool said = r == RN_W_GOT && (((phase == 1) && (k == WR_NO_SOLVE || k == WR_LOAD_FAILED)) ||
                                       ((phase == 0 || phase == 2) && k == WR_FATAL) ||
                                       (phase == 2 && k == WR_NO_DEVICE));
+        if (said && phase > 0 && rn_claim_refuted(x, k, why, sizeof(why))) {
+            rn_child_kill(&x->wk, NULL); /* its own records say nothing of what it does next */
+            return rn_load_verdict(x, t, RS_ERROR, why);
+        }
         if (said) {
             snprintf(run->detail, sizeof(run->detail), "%s", x->m.detail);
             if (k == WR_NO_DEVICE) run->device = x->m.device;
@@ -381,6 +415,11 @@ bool rn_ask_worker(rn_ctx *x, wr_cmd_kind kind, int index, rs_test *t, double *p
     x->wk_fresh = false;
     double limit = plan->timeout_s + extra;
     double deadline = t0 + limit + (kind == WR_CMD_TIME ? plan->timing.max_time_s * 2 + 5.0 : 0);
+    /* Heartbeats come from inside the solution's process, so a solution can forge them: they
+     * move the deadline only up to what an honest loop can take (the warm-up and at most 4 kept
+     * rounds of 3 calls before max_time ends it, the last call and the readback) */
+    const double hard = t0 + limit * (3.0 * (plan->timing.warmup + 4) + 2.0) +
+                        plan->timing.max_time_s * 2 + 5.0;
     if (!wr_write(x->wk.cmd_fd, &c, sizeof(c))) deadline = t0; /* gone: read its exit below */
     int r = 0;
     for (;;) {
@@ -390,6 +429,7 @@ bool rn_ask_worker(rn_ctx *x, wr_cmd_kind kind, int index, rs_test *t, double *p
         bool ours = m->index == index && m->nonce == c.nonce && m->cmd == kind;
         if (ours && m->kind == WR_BEAT && kind == WR_CMD_TIME) { /* each call gets the limit */
             deadline = wr_now() + limit + plan->timing.max_time_s * 2 + 5.0;
+            if (deadline > hard) deadline = hard;
             continue;
         }
         int max = plan->timing.max_runs;
@@ -416,7 +456,12 @@ bool rn_ask_worker(rn_ctx *x, wr_cmd_kind kind, int index, rs_test *t, double *p
         rn_flood_detail(x, t->detail, sizeof(t->detail));
     } else if (r == RN_W_LATE) {
         t->status = RS_TIMEOUT;
-        if (extra > 0)
+        if (kind == WR_CMD_TIME && deadline >= hard)
+            snprintf(t->detail, sizeof(t->detail),
+                     "the timing did not finish within %.0f s, the most its calls can take under the "
+                     "%.0f s limit a call, though its process kept signalling progress (killed)",
+                     hard - t0, limit);
+        else if (extra > 0)
             snprintf(t->detail, sizeof(t->detail),
                      "did not finish within the %.0f s limit and the %.0f s allowed the driver to "
                      "compile the PTX build on this first call (killed)",

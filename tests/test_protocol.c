@@ -168,6 +168,25 @@ Test(protocol, a_hang_times_out_and_the_next_test_runs, .timeout = 60)
     rn_free(&run);
 }
 
+/* Heartbeats come from inside the solution's process: forged ones (the right nonce, copied from
+ * the worker's reply in its heap) must not keep a hung timing loop alive. The timing command's
+ * deadline stops at what an honest loop can take under the limit. */
+Test(protocol, forged_heartbeats_do_not_outlast_the_timing_cap, .timeout = 90)
+{
+    rn_item it[1];
+    const pb_problem *p = pb_find("gemm_fp16");
+    it[0] = (rn_item){pb_perf_case(p, (pb_size){{48, 40, 32}}, 0, "performance 48x40x32"),
+                      PB_SET_PERFORMANCE, true};
+    double t0 = wr_now();
+    rs_run run = run_fake(FAKE_FORGE_BEAT, NULL, 0.5, it, 1);
+    double secs = wr_now() - t0;
+    cr_expect_eq(run.tests[0].status, RS_TIMEOUT, "%s", run.tests[0].detail);
+    cr_expect(strstr(run.tests[0].detail, "kept signalling progress"), "%s", run.tests[0].detail);
+    /* the cap: 0.5 s × (3 × (1 warm-up + 4) + 2) + 2 × 0.05 + 5 ≈ 13.6 s */
+    cr_expect(secs < 30.0, "ended after %.1f s", secs);
+    rn_free(&run);
+}
+
 /* A PTX-only build's first call waits for the driver's compile: with first_call_extra_s the first
  * test of each process gets that much more time, the later ones only the limit. */
 Test(protocol, the_first_call_gets_the_compile_allowance, .timeout = 60)
@@ -328,6 +347,34 @@ Test(protocol, batched_and_int4_call_shapes)
     run_tables("int4_matmul", FAKE_INT4, 5e7);
 }
 
+/* Reads past the inner dimension's end land in the guard zones (or in A's next row times a
+ * guard): the guard pattern is a large finite value in every element type, so such a kernel
+ * fails wherever the inner dimension is not a multiple of its step, and a kernel that multiplies
+ * an out-of-range value by a zero it padded with still passes. */
+Test(protocol, reads_past_the_inner_dimension_fail)
+{
+    size_t n;
+    rs_run run = run_tables_of("matmul_fp32", FAKE_KTAIL, 5e7, &n);
+    const pb_problem *p = pb_find("matmul_fp32");
+    size_t ragged = 0;
+    for (size_t i = 0; i < n; i++) {
+        const rs_test *t = &run.tests[i];
+        const pb_case *c = NULL;
+        for (int s = 0; s < PB_N_SETS && !c; s++)
+            for (size_t k = 0; k < p->n_cases[s] && !c; k++)
+                if (strcmp(p->cases[s][k].name, t->name) == 0) c = &p->cases[s][k];
+        cr_assert(c, "%s", t->name);
+        if ((long)c->v[1] % 8 == 0) {
+            cr_expect_eq(t->status, RS_SUCCESS, "%s: %s", t->name, t->detail);
+        } else {
+            ragged++;
+            cr_expect_eq(t->status, RS_FAILED, "%s (inner %g): %s", t->name, c->v[1], t->detail);
+        }
+    }
+    cr_expect_geq(ragged, 5, "ragged inner dimensions among the tables: %zu", ragged);
+    rn_free(&run);
+}
+
 /* The oracle's fp32 GEMM (cuBLAS's) off the exact answer by 3e-5·(1 + |c|), three times
  * batched_matmul_fp32's tolerance, as cuBLAS's fp32 was at 1×439×82×17 on an H200: a correct
  * solution, close to the exact answer alone, passes every table test; one element off by 1e-3
@@ -442,6 +489,31 @@ Test(process, constructor_abort_or_exit_is_the_solutions_error, .timeout = 60)
         cr_expect(strstr(run.tests[0].detail, cases[c].detail), "%s", run.tests[0].detail);
         cr_expect(strstr(run.tests[0].detail, "loading"), "%s", run.tests[0].detail);
         cr_expect_eq(run.tests[1].status, RS_NOT_RUN, "not loaded again");
+        cr_expect_eq(rn_overall(&run), RS_ERROR);
+        rn_free(&run);
+    }
+}
+
+/* Once the solution's constructors ran, a start-up record may be the solution's own: "no device"
+ * (exit 8), "the library did not start" (12) or "no solve" (6) would end the run as something
+ * other than its failure. Each claim is checked against what the parent sees without it (a probe
+ * in a fresh process, the object's symbol table); a false one is the solution's error. */
+Test(process, start_up_claims_the_solution_forges_are_its_error, .timeout = 60)
+{
+    struct {
+        const char *so, *claim;
+    } cases[] = {
+        {FAKE_CLAIM_NODEV, "no CUDA device"},
+        {FAKE_CLAIM_FATAL, "a failure to start the library"},
+        {FAKE_CLAIM_NOSOLVE_CLAIM, "said solve could not be found"},
+    };
+    for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+        rn_item it[3];
+        size_t n = items_three(it);
+        rs_run run = run_plan(cases[c].so, 10, it, n, NULL);
+        cr_expect_eq(run.tests[0].status, RS_ERROR, "%s: %s", cases[c].so, run.tests[0].detail);
+        cr_expect(strstr(run.tests[0].detail, cases[c].claim), "%s", run.tests[0].detail);
+        cr_expect(strstr(run.tests[0].detail, "forged by the solution"), "%s", run.tests[0].detail);
         cr_expect_eq(rn_overall(&run), RS_ERROR);
         rn_free(&run);
     }
