@@ -38,7 +38,7 @@ void cl_usage(FILE *out)
         "      --judge-only     same as --tests judge: what the site's Submit runs\n"
         "      --perf-only      same as --tests perf\n"
         "  -s, --size MxNxK     one case of this size (BATCHxMxNxK for the batched problems), checked\n"
-        "                       then timed, instead of the tables\n"
+        "                       then timed, instead of the tables (--tests: only perf)\n"
         "      --alpha A, --beta B   alpha and beta for --size (default 1 and 1; only with --size)\n"
         "      --no-constraints let --size or --shapes leave the problem's constraints; never a\n"
         "                       size below 1 or past 2147483647, nor buffers past 64 GiB or the\n"
@@ -85,7 +85,8 @@ void cl_usage(FILE *out)
         "      --gpu all        one table, a row per judge GPU: compiles, ran here, tests, runtime\n"
         "                       (exit 5 if any target fails to compile, else the first failing\n"
         "                       row's code, else 8 without a device, else 0)\n"
-        "      --nvcc-flags F   extra nvcc flags, space separated\n"
+        "      --nvcc-flags F   extra nvcc flags, space separated, at most 64; only letters,\n"
+        "                       digits and -_=.,/:+@% (nvcc passes them through a shell)\n"
         "      --rebuild        ignore the cached object\n"
         "      --json           the whole result as JSON on stdout: one object on every exit\n"
         "                       (usage errors too; not --help, --version), with exit_code and\n"
@@ -180,10 +181,9 @@ static bool cl_shapes_syntax(const char *s)
     return ok;
 }
 
-/* A whole number in [lo, hi]: digits only (no sign, no exponent, no fraction). */
-static bool cl_parse_uint(const char *s, uint64_t lo, uint64_t hi, uint64_t *out)
+bool cl_parse_uint(const char *s, uint64_t lo, uint64_t hi, uint64_t *out)
 {
-    if (*s < '0' || *s > '9') return false;
+    if (*s < '0' || *s > '9') return false; /* strtoull would take a sign and leading spaces */
     errno = 0;
     char *end;
     unsigned long long v = strtoull(s, &end, 10);
@@ -192,11 +192,84 @@ static bool cl_parse_uint(const char *s, uint64_t lo, uint64_t hi, uint64_t *out
     return true;
 }
 
+bool cl_parse_decimal(const char *s, double lo, double hi, double *out)
+{
+    /* the grammar first: strtod alone also takes spaces, hex, inf and nan */
+    const char *q = s + (*s == '+' || *s == '-');
+    size_t whole = strspn(q, "0123456789");
+    q += whole;
+    size_t frac = 0;
+    if (*q == '.') {
+        frac = strspn(q + 1, "0123456789");
+        q += 1 + frac;
+    }
+    if (!whole && !frac) return false;
+    if (*q == 'e' || *q == 'E') {
+        q += 1 + (q[1] == '+' || q[1] == '-');
+        size_t exp = strspn(q, "0123456789");
+        if (!exp) return false;
+        q += exp;
+    }
+    if (*q) return false;
+    char *end;
+    double v = strtod(s, &end);
+    if (*end || !(v >= lo && v <= hi)) return false;
+    *out = v;
+    return true;
+}
+
+/* Characters no shell treats specially: nvcc hands its options to a shell, so anything else in
+ * --nvcc-flags could run a command. Enough for -DNAME=VALUE, -I/path, -Xptxas -v, --opt=a,b. */
+static bool cl_flag_char(unsigned char ch)
+{
+    return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
+           (ch && strchr("-_=.,/:+@%", ch));
+}
+
+/* --nvcc-flags: only safe characters, split on spaces, at most CL_MAX_NVCC_FLAGS words (the
+ * builds' argv have room for 80, and would drop the rest without a word). */
+static int cl_nvcc_flags(cl_args *a, const char *flags)
+{
+    size_t words = 0;
+    for (const char *q = flags; *q; q++) {
+        unsigned char ch = (unsigned char)*q;
+        if (ch == ' ') continue;
+        if (!cl_flag_char(ch)) {
+            char shown[16];
+            if (ch == '\n') snprintf(shown, sizeof(shown), "a newline");
+            else if (ch == '\t') snprintf(shown, sizeof(shown), "a tab");
+            else if (ch < 0x20 || ch >= 0x7f) snprintf(shown, sizeof(shown), "byte 0x%02x", ch);
+            else snprintf(shown, sizeof(shown), "'%c'", ch);
+            return cl_fail(a, "--nvcc-flags: %s at character %zu is not allowed: nvcc passes its "
+                              "flags through a shell, so only letters, digits, spaces and "
+                              "-_=.,/:+@%% may appear (see --help)", shown, (size_t)(q - flags) + 1);
+        }
+        if (q == flags || q[-1] == ' ') words++;
+    }
+    if (words > CL_MAX_NVCC_FLAGS)
+        return cl_fail(a, "--nvcc-flags: %zu flags, at most %d (see --help)", words,
+                       CL_MAX_NVCC_FLAGS);
+    a->o.nvcc_flags = flags;
+    return HX_SUCCESS;
+}
+
 /* --baseline's values: which library call is the yardstick. */
 static bool cl_yardstick_word(const char *s)
 {
     return strcmp(s, "cublas") == 0 || strcmp(s, "lt") == 0 || strcmp(s, "cublaslt") == 0 ||
            strcmp(s, "both") == 0;
+}
+
+/* --size's one case is a performance case: a test-set choice fits it when it is perf alone or
+ * everything (the default's meaning); any other would be silently ignored. */
+static bool cl_sets_fit_size(const bool sets[PB_N_SETS])
+{
+    bool all = true, other = false;
+    for (int s = 0; s < PB_N_SETS; s++) {
+        all = all && sets[s];
+        other = other || (sets[s] && s != PB_SET_PERFORMANCE);
+    }
+    return all || (sets[PB_SET_PERFORMANCE] && !other);
 }
 
 /* The checks between options, once all are read. */
@@ -207,6 +280,10 @@ static int cl_combinations(cl_args *a, bool sets_given, bool scalars_given)
         return cl_fail(a, "--sweep and --shapes time the performance recipe at each shape: not "
                           "with --size, --tests, --judge-only, --perf-only, --no-timing or an "
                           "inspection mode (see --help)");
+    if (o->custom && sets_given && !cl_sets_fit_size(o->sets))
+        return cl_fail(a, "--tests does not apply with --size: --size runs one case, the "
+                          "performance recipe at that size (--tests perf, --perf-only or all "
+                          "go with it; --judge-only and other sets do not; see --help)");
     if (o->random.n > 0 && o->shapes)
         return cl_fail(a, "--sweep random and --shapes both choose the shapes: give one (see --help)");
     if (o->vs && (o->topts.baseline || !o->timing || a->inspect.modes || a->gpu_all))
@@ -260,6 +337,57 @@ static const struct option cl_longs[] = {
     {0, 0, 0, 0}};
 
 #define CL_SHORTS ":p:t:s:qh" /* ":": a missing value is told apart from an unknown option */
+#define CL_SHORTS_VALUED "pts"  /* the short options of CL_SHORTS that take a value */
+
+/* The long option a word names as getopt_long reads it: an exact name, or a prefix of exactly
+ * one name. -1: none; -2: ambiguous. */
+static int cl_find_long(const char *name, size_t len)
+{
+    int prefix = -1;
+    for (int i = 0; cl_longs[i].name; i++) {
+        if (strncmp(cl_longs[i].name, name, len) != 0) continue;
+        if (cl_longs[i].name[len] == '\0') return i;
+        prefix = prefix == -1 ? i : -2;
+    }
+    return prefix;
+}
+
+/* Whether --json is on the line as an option, read the way getopt_long will read it (prefixes,
+ * values after a space skipped, "--" ends the options), but by hand: getopt_long would permute
+ * argv, and this look comes first so that an error before --json is JSON too. */
+static bool cl_json_asked(int argc, char **argv)
+{
+    bool in_order = getenv("POSIXLY_CORRECT") != NULL; /* getopt then stops at the first operand */
+    bool json = false;
+    for (int i = 1; i < argc; i++) {
+        const char *w = argv[i];
+        if (strcmp(w, "--") == 0) break;
+        if (w[0] != '-' || w[1] == '\0') { /* an operand */
+            if (in_order) break;
+            continue;
+        }
+        if (w[1] != '-') { /* short options, clustered: a valued one takes the rest or the next word */
+            for (const char *c = w + 1; *c; c++)
+                if (strchr(CL_SHORTS_VALUED, *c)) {
+                    if (c[1] == '\0') i++;
+                    break;
+                }
+            continue;
+        }
+        size_t len = strcspn(w + 2, "=");
+        bool attached = w[2 + len] == '=';
+        int k = cl_find_long(w + 2, len);
+        if (k < 0) continue; /* unknown or ambiguous: the parse stops there; --json after it counts */
+        int val = cl_longs[k].val;
+        if (val == O_JSON) json = json || !attached; /* --json=1 is an error, not JSON */
+        else if (!attached && cl_longs[k].has_arg == required_argument) i++;
+        else if (!attached && i + 1 < argc &&
+                 ((val == O_BASE && cl_yardstick_word(argv[i + 1])) ||
+                  (val == O_SWEEP && sh_is_random(argv[i + 1]))))
+            i++; /* as cl_parse takes these optional values after a space */
+    }
+    return json;
+}
 
 /* One option's value into a; HX_SUCCESS or the usage error. */
 static int cl_option(cl_args *a, int c, const char *arg, bool *scalars_given)
@@ -294,7 +422,7 @@ static int cl_option(cl_args *a, int c, const char *arg, bool *scalars_given)
         return HX_SUCCESS;
     case O_ALPHA:
     case O_BETA:
-        if (!jd_parse_number(arg, -1e6, 1e6, &d))
+        if (!cl_parse_decimal(arg, -1e6, 1e6, &d))
             return cl_fail(a, "--%s: expected a number in -1e6..1e6, got '%s'",
                            c == O_ALPHA ? "alpha" : "beta", arg);
         if (c == O_ALPHA) o->alpha = (float)d;
@@ -322,12 +450,12 @@ static int cl_option(cl_args *a, int c, const char *arg, bool *scalars_given)
         o->topts.min_runs = (int)u;
         return HX_SUCCESS;
     case O_MAXTIME:
-        if (!jd_parse_number(arg, 0.01, 600, &d))
+        if (!cl_parse_decimal(arg, 0.01, 600, &d))
             return cl_fail(a, "--max-time: expected seconds in 0.01..600, got '%s'", arg);
         o->topts.max_time_s = d;
         return HX_SUCCESS;
     case O_TIMEOUT:
-        if (!jd_parse_number(arg, 0.1, 3600, &d))
+        if (!cl_parse_decimal(arg, 0.1, 3600, &d))
             return cl_fail(a, "--timeout: expected seconds in 0.1..3600, got '%s'", arg);
         o->timeout_s = d;
         return HX_SUCCESS;
@@ -336,10 +464,10 @@ static int cl_option(cl_args *a, int c, const char *arg, bool *scalars_given)
             return cl_fail(a, "--arch: expected sm_NN, sm_NNa or sm_NNNf (e.g. sm_90a), got '%s'", arg);
         o->arch = arg;
         return HX_SUCCESS;
-    case O_FLAGS: o->nvcc_flags = arg; return HX_SUCCESS;
+    case O_FLAGS: return cl_nvcc_flags(a, arg);
     case O_REBUILD: o->rebuild = true; return HX_SUCCESS;
     case O_ANYSIZE: o->any_size = true; return HX_SUCCESS;
-    case O_JSON: a->json = true; return HX_SUCCESS;
+    case O_JSON: return HX_SUCCESS; /* a->json: cl_parse */
     case O_RESOURCES: a->inspect.modes |= IN_RESOURCES; return HX_SUCCESS;
     case O_PTX: a->inspect.modes |= IN_PTX; return HX_SUCCESS;
     case O_SASS: a->inspect.modes |= IN_SASS; return HX_SUCCESS;
@@ -392,18 +520,15 @@ int cl_parse(int argc, char **argv, cl_args *a)
     memset(a, 0, sizeof(*a));
     jd_default_options(&a->o);
     opterr = 0;
-    /* a first look only for --json, so that an error before it is JSON too; by hand, since
-     * getopt_long would permute argv (an optional value after a space, "--sweep random:8",
-     * would move behind the file name) */
-    for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
-        if (strcmp(argv[i], "--json") == 0) a->json = true;
-    bool sets_given = false, scalars_given = false;
+    a->json = cl_json_asked(argc, argv); /* for an error before getopt reaches --json */
+    bool sets_given = false, scalars_given = false, json_seen = false;
     optind = 0; /* 0: getopt's whole state starts again */
     for (int c; (c = getopt_long(argc, argv, CL_SHORTS, cl_longs, NULL)) != -1;) {
         if (c == 'h') a->help = true;
         else if (c == O_VERSION) a->version = true;
         if (c == 'h' || c == O_VERSION) return HX_SUCCESS;
         if (c == 't' || c == O_JUDGE || c == O_PERF) sets_given = true; /* --sweep refuses them */
+        json_seen = json_seen || c == O_JSON;
         if (c == ':' || c == '?') { /* the option as it was written: "--size", "-s", "--jsn" */
             const char *w = optind > 0 && optind <= argc ? argv[optind - 1] : "";
             char name[64];
@@ -423,6 +548,7 @@ int cl_parse(int argc, char **argv, cl_args *a)
         int rc = cl_option(a, c, arg, &scalars_given);
         if (rc != HX_SUCCESS) return rc;
     }
+    a->json = json_seen; /* every option read: getopt's own reading decides, not the first look */
     int rc = cl_combinations(a, sets_given, scalars_given);
     if (rc != HX_SUCCESS) return rc;
     if (optind != argc - 1)

@@ -21,6 +21,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "cli.h"
 #include "judge.h"
 #include "lb_int.h"
 
@@ -260,6 +261,7 @@ int lb_main(int argc, char **argv)
     unsigned parts = 0;
     const char *stages_opt = NULL;
     double d;
+    uint64_t u;
     enum { L_SWEEP = 512, L_STAGES, L_MAXTIME, L_MINRUNS }; /* the shapes section's */
     enum { L_SIZES = 256, L_DIR, L_OUT, L_JSON, L_FLUSH, L_TIMEOUT, L_COMMIT };
     static const struct option longs[] = {
@@ -283,7 +285,7 @@ int lb_main(int argc, char **argv)
         case L_JSON: json_path = optarg; break;
         case L_FLUSH: o.topts.flush_l2 = true; break;
         case L_TIMEOUT:
-            if (!jd_parse_number(optarg, 0.1, 3600, &d)) {
+            if (!cl_parse_decimal(optarg, 0.1, 3600, &d)) { /* the main command's parsers */
                 fprintf(stderr, "harness leaderboard: --timeout: expected seconds in 0.1..3600, got '%s'\n", optarg);
                 return HX_USAGE;
             }
@@ -305,7 +307,7 @@ int lb_main(int argc, char **argv)
             break;
         case L_STAGES: stages_opt = optarg; break;
         case L_MAXTIME:
-            if (!jd_parse_number(optarg, 0.01, 600, &d)) {
+            if (!cl_parse_decimal(optarg, 0.01, 600, &d)) {
                 fprintf(stderr, "harness leaderboard: --max-time: expected seconds in 0.01..600, got '%s'\n", optarg);
                 return HX_USAGE;
             }
@@ -313,11 +315,11 @@ int lb_main(int argc, char **argv)
             max_time_given = true;
             break;
         case L_MINRUNS:
-            if (!jd_parse_number(optarg, 3, 1000, &d) || d != (int)d) {
+            if (!cl_parse_uint(optarg, 3, 1000, &u)) {
                 fprintf(stderr, "harness leaderboard: --min-runs: expected a whole number in 3..1000, got '%s'\n", optarg);
                 return HX_USAGE;
             }
-            o.topts.min_runs = (int)d;
+            o.topts.min_runs = (int)u;
             break;
         case 'q': quiet = true; break;
         case 'h': lb_usage(stdout); return HX_SUCCESS;

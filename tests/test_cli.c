@@ -320,3 +320,94 @@ Test(cli, json_on_every_exit, .timeout = 120)
         cr_expect(one_json(out, HX_NO_DEVICE) && strstr(out, "no CUDA device"), "%s", out);
     }
 }
+
+/* --nvcc-flags never reaches nvcc's shell with a character it would read: the command in the
+ * value does not run, and the line names the character (exit 2, before any compile). */
+Test(cli, nvcc_flags_shell_characters_refused)
+{
+    const char *mark = SCRATCH "/nvcc_flags_ran";
+    mkdir(SCRATCH, 0755);
+    unlink(mark);
+    char flags[256];
+    snprintf(flags, sizeof(flags), "-DX=$(touch${IFS}%s)", mark);
+    cr_expect_eq(RUN("--nvcc-flags", flags, FIXTURES "/correct.cu"), HX_USAGE, "%s", out);
+    cr_expect(strstr(out, "--nvcc-flags: '$'") && strchr(out, '\n') == out + strlen(out) - 1, "%s", out);
+    cr_expect_neq(access(mark, F_OK), 0, "the command in --nvcc-flags ran");
+    snprintf(flags, sizeof(flags), "-DX=`touch %s`", mark);
+    cr_expect_eq(RUN("--nvcc-flags", flags, FIXTURES "/correct.cu"), HX_USAGE, "%s", out);
+    cr_expect_neq(access(mark, F_OK), 0, "the command in --nvcc-flags ran");
+}
+
+/* The leaderboard's numbers go through the main command's parsers: hex, exponents for a whole
+ * number and spaces are exit 2 naming the option, before any stage runs. */
+Test(cli, leaderboard_numbers_as_strict_as_the_main_command)
+{
+    const char *const cases[][2] = {{"--min-runs", "0x10"}, {"--min-runs", "1e1"}, {"--min-runs", " 10"},
+                                    {"--max-time", "0x10"}, {"--max-time", " 1"},   {"--max-time", "inf"},
+                                    {"--timeout", "0x10"},  {"--timeout", "nan"}};
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        cr_expect_eq(RUN("leaderboard", cases[i][0], cases[i][1], "--dir", SCRATCH "/no_stages",
+                         "--out", SCRATCH "/lb_unused.md"),
+                     HX_USAGE, "%s '%s': %s", cases[i][0], cases[i][1], out);
+        cr_expect(strstr(out, cases[i][0]), "%s: %s", cases[i][0], out);
+        cr_expect_eq(RUN(cases[i][0], cases[i][1], FIXTURES "/correct.cu"), HX_USAGE,
+                     "main %s '%s': %s", cases[i][0], cases[i][1], out);
+    }
+    /* good values pass the options: the run stops at the missing folder (exit 3) */
+    cr_expect_eq(RUN("leaderboard", "--min-runs", "10", "--max-time", "1e-1", "--timeout", "5",
+                     "--dir", SCRATCH "/no_stages", "--out", SCRATCH "/lb_unused.md"),
+                 HX_BAD_FILE, "%s", out);
+    cr_expect_eq(RUN("leaderboard", "--nvcc-flags", "-DX=1", "--dir", SCRATCH "/no_stages"), HX_USAGE,
+                 "the leaderboard takes no --nvcc-flags: %s", out);
+}
+
+/* --size runs one case: a --tests that picks other sets is refused, not ignored. */
+Test(cli, tests_other_than_perf_refused_with_size)
+{
+    cr_expect_eq(RUN("--size", "32x32x32", "--tests", "example", FIXTURES "/correct.cu"), HX_USAGE, "%s", out);
+    cr_expect(strstr(out, "--tests does not apply with --size"), "%s", out);
+    cr_expect_eq(RUN("--size", "32x32x32", "--judge-only", FIXTURES "/correct.cu"), HX_USAGE, "%s", out);
+    cr_expect_eq(RUN("--json", "--size", "32x32x32", "--tests", "extra", FIXTURES "/correct.cu"), HX_USAGE,
+                 "%s", out);
+    cr_expect(strstr(out, "\"exit_code\":2") && strstr(out, "--tests does not apply"), "%s", out);
+}
+
+/* int4's K check names the group size --size took from the performance case. */
+Test(cli, int4_size_names_group_size, .timeout = 120)
+{
+    cr_expect_eq(RUN("--size", "16x16x16", "-p", "int4_matmul", FIXTURES "/int4_correct.cu"), HX_BAD_SIZE,
+                 "%s", out);
+    cr_expect(strstr(out, "group_size = 128"), "%s", out);
+}
+
+/* --json counts as an option, abbreviated too, and not as another option's value. */
+Test(cli, json_abbreviated_not_as_a_value)
+{
+    cr_expect_eq(RUN("--min-runs", "0", "--js", FIXTURES "/correct.cu"), HX_USAGE, "%s", out);
+    cr_expect(strstr(out, "\"exit_code\":2"), "--js after an error: %s", out);
+    cr_expect_eq(RUN("--min-runs", "0", "--nvcc-flags", "--json", FIXTURES "/correct.cu"), HX_USAGE, "%s", out);
+    cr_expect(!strstr(out, "\"exit_code\""), "--json as a value: %s", out);
+}
+
+/* harness new: a stage numbered past what a next number can be is refused (exit 2, nothing
+ * written), never wrapped to a negative or smaller number. */
+Test(cli, new_refuses_numbers_without_a_next)
+{
+    const char *const big[] = {"2147483647_a.cu", "99999999999_a.cu", "99999999999999999999999_a.cu"};
+    char dir[] = SCRATCH "/new_big_XXXXXX", path[512];
+    mkdir(SCRATCH, 0755);
+    for (size_t i = 0; i < sizeof(big) / sizeof(big[0]); i++) {
+        cr_assert_not_null(mkdtemp(strcpy(dir, SCRATCH "/new_big_XXXXXX")));
+        snprintf(path, sizeof(path), "%s/%s", dir, big[i]);
+        cr_assert(tu_write(path, "//\n"));
+        cr_expect_eq(RUN("new", "zz", "--dir", dir), HX_USAGE, "%s: %s", big[i], out);
+        cr_expect(strstr(out, big[i]) && strstr(out, "nothing written"), "%s", out);
+        snprintf(path, sizeof(path), "%s/-2147483648_zz.cu", dir);
+        cr_expect_neq(access(path, F_OK), 0);
+    }
+    cr_assert_not_null(mkdtemp(strcpy(dir, SCRATCH "/new_big_XXXXXX")));
+    snprintf(path, sizeof(path), "%s/2147483646_a.cu", dir);
+    cr_assert(tu_write(path, "//\n"));
+    cr_expect_eq(RUN("new", "zz", "--dir", dir), HX_SUCCESS, "%s", out);
+    cr_expect(strstr(out, "/2147483647_zz.cu"), "%s", out);
+}

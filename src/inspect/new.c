@@ -29,14 +29,19 @@ int in_new_stage(const char *dir, const char *name, const pb_problem *p, char *p
         return HX_BAD_FILE;
     }
     int last = 0;
-    char clash[512] = "";
+    char clash[512] = "", full[512] = ""; /* full: a stage whose number leaves no next one */
     struct dirent *e;
     while ((e = readdir(d))) {
         size_t l = strlen(e->d_name);
         size_t digits = strspn(e->d_name, "0123456789");
         if (l < 4 || strcmp(e->d_name + l - 3, ".cu") != 0 || !digits || e->d_name[digits] != '_') continue;
-        int num = atoi(e->d_name);
-        if (num > last) last = num;
+        errno = 0;
+        long long num = strtoll(e->d_name, NULL, 10); /* digits only: never negative */
+        if (errno == ERANGE || num >= INT_MAX) { /* next = last + 1 must stay an int */
+            if (!full[0]) snprintf(full, sizeof(full), "%s", e->d_name);
+        } else if (num > last) {
+            last = (int)num;
+        }
         /* the same name under another number would be a second copy of that stage */
         if (l - digits - 1 - 3 == n && strncmp(e->d_name + digits + 1, name, n) == 0)
             snprintf(clash, sizeof(clash), "%s", e->d_name);
@@ -44,6 +49,11 @@ int in_new_stage(const char *dir, const char *name, const pb_problem *p, char *p
     closedir(d);
     if (clash[0]) {
         snprintf(err, errlen, "%s/%s already holds a stage named '%s': nothing written", dir, clash, name);
+        return HX_USAGE;
+    }
+    if (full[0]) { /* refused, not skipped: a smaller number would sort before that stage */
+        snprintf(err, errlen, "%s/%s: its number leaves no next one (stages are numbered up to %d): "
+                              "nothing written; renumber it or give --dir", dir, full, INT_MAX);
         return HX_USAGE;
     }
     int next = last + 1;
