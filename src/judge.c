@@ -356,8 +356,14 @@ static int jd_run(const jd_options *o, jd_result *r, bool lookup_only)
                  r->run.detail, o->solution, r->arch);
         return r->exit_code = HX_NO_DEVICE;
     case RN_NO_SOLVE:
+        if (o->vs && strncmp(r->run.detail, "--vs: ", 6) == 0) { /* the worker's mark: the other file */
+            snprintf(r->detail, sizeof(r->detail),
+                     "--vs: no symbol 'solve' in the compiled object of %s: declare it as %s", o->vs,
+                     p->signature);
+            return r->exit_code = HX_NO_SOLVE;
+        }
         snprintf(r->detail, sizeof(r->detail),
-                 "no symbol 'solve' in the compiled object%s: declare it as %s",
+                 "no symbol 'solve' in the compiled object of %s%s: declare it as %s", o->solution,
                  r->check.declared && !r->check.extern_c ? " (solve is declared without extern \"C\", so "
                                                      "its name is mangled)"
                                                    : "",

@@ -77,6 +77,12 @@ Test(cli, missing_solve_mentions_extern_c, .timeout = 120)
     int code = RUN("--arch", "sm_80", FIXTURES "/no_extern_c.cu");
     cr_expect_eq(code, HX_NO_SOLVE, "%s", out);
     cr_expect(strstr(out, "extern \"C\""), "%s", out);
+    cr_expect(strstr(out, "of " FIXTURES "/no_extern_c.cu"), "the file is named: %s", out);
+    /* --vs's file without solve is named as --vs's, not as the solution */
+    code = RUN("--arch", "sm_80", "--vs", FIXTURES "/no_extern_c.cu", FIXTURES "/correct.cu");
+    cr_expect_eq(code, HX_NO_SOLVE, "%s", out);
+    cr_expect(strstr(out, "--vs: no symbol 'solve' in the compiled object of " FIXTURES "/no_extern_c.cu"),
+              "%s", out);
 }
 
 Test(cli, cached_run_skips_nvcc, .timeout = 120)
