@@ -336,6 +336,7 @@ ld_status ld_build_start(const ld_options *o, const char *src_path, ld_build *b)
     b->slot = -1;
     snprintf(b->src, sizeof(b->src), "%s", src_path);
     b->has_flags = o->extra_flags && strspn(o->extra_flags, " \t") < strlen(o->extra_flags);
+    b->rebuild = o->rebuild;
     char tag[64];
     snprintf(tag, sizeof(tag), "object %s%s", o->arch, o->ptx_only ? " ptx-only" : "");
     ld_status status;
@@ -456,9 +457,10 @@ static ld_status ld_build_settle(ld_build *b, int ws)
     if (!WIFEXITED(ws) || WEXITSTATUS(ws) != 0) {
         unlink(b->tmp_path);
         unlink(b->dep_tmp);
-        /* an earlier build's list would still lead a later run to its object (a --rebuild that
-         * fails, or a file that changed where the key does not look) */
-        unlink(b->dep_path);
+        /* --rebuild distrusted the cached object and the build that replaces it failed: its list
+         * must not lead a later run back to it (without --rebuild the list stays, so restoring an
+         * edited header finds the first object again) */
+        if (b->rebuild) unlink(b->dep_path);
         /* nvcc itself refusing what --nvcc-flags asked ("nvcc fatal": -E with the recipe's -MD,
          * an unknown option) is not the solution's compile error */
         char fatal[256];
@@ -504,7 +506,7 @@ static ld_status ld_build_overdue(ld_build *b)
     ch_reaped(b->slot);
     unlink(b->tmp_path);
     unlink(b->dep_tmp);
-    unlink(b->dep_path);
+    if (b->rebuild) unlink(b->dep_path);
     ld_keep_log(b);
     ch_release(b->slot);
     b->slot = -1;

@@ -74,6 +74,7 @@ typedef struct {
     char stem_path[PATH_MAX + 64]; /* CACHE/NAME */
     int slot;
     bool has_flags;              /* --nvcc-flags given (LD_NOT_OBJECT is then the user's) */
+    bool rebuild;                /* --rebuild: the cached object was not to be trusted */
 } ld_build;
 
 /* Compile src_path (unless a cached object exists). On LD_COMPILE_ERROR the log is in
