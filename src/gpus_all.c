@@ -69,6 +69,29 @@ static void gp_fill_row(gp_row *row, const jd_result *r, const dv_info *dev, gp_
     }
 }
 
+/* m->error from the exit code and the rows: the first row with that code says why, unless its
+ * code is its tests' verdict (no detail). The rows are in gp_targets' order, as first_bad was. */
+static void gp_set_error(gp_matrix *m, const char *solution)
+{
+    m->error[0] = '\0';
+    if (m->exit_code == HX_NO_DEVICE) {
+        snprintf(m->error, sizeof(m->error),
+                 "no CUDA device found (%s): %s compiled for every judge GPU, but nothing was run",
+                 m->device.error[0] ? m->device.error : "none", solution);
+        return;
+    }
+    for (size_t i = 0; i < GP_N; i++) {
+        const gp_row *row = &m->rows[i];
+        if (row->exit_code != m->exit_code) continue;
+        if (row->exit_code == HX_COMPILE && !row->compiled)
+            snprintf(m->error, sizeof(m->error), "%s: does not compile (%s)", row->gpu->arch,
+                     row->compile_error[0] ? row->compile_error : row->detail);
+        else if (row->detail[0])
+            snprintf(m->error, sizeof(m->error), "%s: %s", row->gpu->arch, row->detail);
+        return;
+    }
+}
+
 int gp_judge_all(const jd_options *o_in, gp_matrix *m)
 {
     memset(m, 0, sizeof(*m));
@@ -151,8 +174,9 @@ int gp_judge_all(const jd_options *o_in, gp_matrix *m)
             m->rows[i].gpu = keep;
         }
     }
-    if (compile_failed) return m->exit_code = HX_COMPILE;
-    if (first_bad != HX_SUCCESS) return m->exit_code = first_bad;
-    if (!m->device.present) return m->exit_code = HX_NO_DEVICE;
-    return m->exit_code = HX_SUCCESS;
+    if (compile_failed) m->exit_code = HX_COMPILE;
+    else if (first_bad != HX_SUCCESS) m->exit_code = first_bad;
+    else m->exit_code = m->device.present ? HX_SUCCESS : HX_NO_DEVICE;
+    gp_set_error(m, o.solution);
+    return m->exit_code;
 }

@@ -26,12 +26,16 @@ typedef struct {
     gp_row rows[GP_N];
     int exit_code;
     char detail[1024];       /* why nothing was judged (a bad file, option or signature) */
+    char error[512];         /* the "harness: " line on stderr and JSON's "error" when the rows
+                                were judged but the exit is not a test's verdict ("" when it is) */
 } gp_matrix;
 
 /* Compile for every judge target at once, then judge each target this machine can run.
  * Exit code: the file's own error (3, 4, 7, 2) before any compile; 5 when any target fails to
  * compile; else the first failing row's code (1, 6, 9, 10, 11...); else 8 when there is no
- * device; else 0 (rows that cannot run here, 13 on their own, do not count). */
+ * device; else 0 (rows that cannot run here, 13 on their own, do not count). m->error then
+ * says why when that is not a test's verdict: 5, the first target that does not compile and
+ * nvcc's first error; 8, no device; another (6, 12...), the first such row's target and error. */
 int gp_judge_all(const jd_options *o, gp_matrix *m);
 
 #endif

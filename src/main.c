@@ -41,10 +41,10 @@ static int hm_gpu_all(const jd_options *o, bool json)
     if (!m->problem || m->detail[0]) {
         fprintf(stderr, "harness: %s\n", m->detail);
         if (json) rp_json_error(stdout, o->solution, code, m->detail);
-    } else if (json) {
-        rp_gpus_json(stdout, o->solution, m);
     } else {
-        rp_gpus_text(stdout, o->solution, m);
+        if (m->error[0]) fprintf(stderr, "harness: %s\n", m->error); /* not a test's verdict */
+        if (json) rp_gpus_json(stdout, o->solution, m);
+        else rp_gpus_text(stdout, o->solution, m);
     }
     free(m);
     return code;

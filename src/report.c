@@ -229,10 +229,54 @@ void rp_text(FILE *out, const rp_report *r)
     if (r->status_detail && *r->status_detail) fprintf(out, "  %s\n", r->status_detail);
 }
 
+/* The length of the well-formed UTF-8 sequence at s (1 to 4), or 0 with *bad set to the bytes
+ * one U+FFFD stands for: an invalid byte, or the valid start of a sequence cut short (Unicode's
+ * "maximal subpart", as Python and browsers decode). The second byte's range shuts out
+ * overlongs, surrogates and code points past U+10FFFF; a NUL is never a continuation. */
+static int rp_utf8_len(const unsigned char *s, int *bad)
+{
+    unsigned char c = s[0], lo = 0x80, hi = 0xBF;
+    int n;
+    if (c < 0x80) return 1;
+    if (c >= 0xC2 && c <= 0xDF) {
+        n = 2;
+    } else if (c >= 0xE0 && c <= 0xEF) {
+        n = 3;
+        if (c == 0xE0) lo = 0xA0;
+        if (c == 0xED) hi = 0x9F;
+    } else if (c >= 0xF0 && c <= 0xF4) {
+        n = 4;
+        if (c == 0xF0) lo = 0x90;
+        if (c == 0xF4) hi = 0x8F;
+    } else {
+        *bad = 1;
+        return 0;
+    }
+    int k = 1;
+    if (s[1] >= lo && s[1] <= hi)
+        for (k = 2; k < n && (s[k] & 0xC0) == 0x80; k++) {}
+    if (k == n) return n;
+    *bad = k;
+    return 0;
+}
+
+/* Always valid JSON in UTF-8, whatever the bytes: messages are cut mid-character by the fixed
+ * buffers they are formatted into, and file names and arguments need not be UTF-8. */
 void rp_json_string(FILE *out, const char *s)
 {
     fputc('"', out);
-    for (const unsigned char *p = (const unsigned char *)s; p && *p; p++) {
+    for (const unsigned char *p = (const unsigned char *)s; p && *p;) {
+        int bad = 1, n = rp_utf8_len(p, &bad);
+        if (n == 0) {
+            fputs("\\ufffd", out);
+            p += bad;
+            continue;
+        }
+        if (n > 1) {
+            fwrite(p, 1, (size_t)n, out);
+            p += n;
+            continue;
+        }
         switch (*p) {
         case '"': fputs("\\\"", out); break;
         case '\\': fputs("\\\\", out); break;
@@ -240,11 +284,12 @@ void rp_json_string(FILE *out, const char *s)
         case '\t': fputs("\\t", out); break;
         case '\r': fputs("\\r", out); break;
         default:
-            if (*p < 0x20)
+            if (*p < 0x20 || *p == 0x7F)
                 fprintf(out, "\\u%04x", *p);
             else
                 fputc(*p, out);
         }
+        p++;
     }
     fputc('"', out);
 }
