@@ -24,10 +24,24 @@ static int hm_term_width(void)
     return c && atoi(c) > 0 ? atoi(c) : 80;
 }
 
+/* "harness: MSG" as one line: a file name or an argument may hold a line break or another
+ * control character, shown as an escape (\n, \t, \xNN) so the error stays one line. */
+static void hm_line(const char *msg)
+{
+    fputs("harness: ", stderr);
+    for (const unsigned char *p = (const unsigned char *)msg; *p; p++) {
+        if (*p == '\n') fputs("\\n", stderr);
+        else if (*p == '\t') fputs("\\t", stderr);
+        else if (*p < 0x20 || *p == 0x7f) fprintf(stderr, "\\x%02x", *p);
+        else fputc(*p, stderr);
+    }
+    fputc('\n', stderr);
+}
+
 /* An exit before any report: one line on stderr, and with --json the one JSON object. */
 static int hm_stop(const char *solution, bool json, int code, const char *msg)
 {
-    fprintf(stderr, "harness: %s\n", msg);
+    hm_line(msg);
     if (json) rp_json_error(stdout, solution, code, msg);
     return code;
 }
@@ -39,10 +53,10 @@ static int hm_gpu_all(const jd_options *o, bool json)
     if (!m) return hm_stop(o->solution, json, HX_INTERNAL, "out of memory");
     int code = gp_judge_all(o, m);
     if (!m->problem || m->detail[0]) {
-        fprintf(stderr, "harness: %s\n", m->detail);
+        hm_line(m->detail);
         if (json) rp_json_error(stdout, o->solution, code, m->detail);
     } else {
-        if (m->error[0]) fprintf(stderr, "harness: %s\n", m->error); /* not a test's verdict */
+        if (m->error[0]) hm_line(m->error); /* not a test's verdict */
         if (json) rp_gpus_json(stdout, o->solution, m);
         else rp_gpus_text(stdout, o->solution, m);
     }
@@ -109,7 +123,7 @@ int main(int argc, char **argv)
     if (code == HX_BAD_FILE || code == HX_USAGE || code == HX_BAD_SIZE || code == HX_SIGNATURE ||
         code == HX_NO_SOLVE || code == HX_NO_DEVICE || code == HX_INTERNAL ||
         code == HX_CANNOT_RUN) {
-        fprintf(stderr, "harness: %s\n", r.detail);
+        hm_line(r.detail);
         if (json) print_json(stdout, &rep);
     } else if (json) {
         print_json(stdout, &rep);
