@@ -281,8 +281,9 @@ static void rn_flood_detail(const rn_ctx *x, char *buf, size_t len)
 /* A start-up record sent once the solution's constructors ran (phase 1 or 2) may be the
  * solution's own: checked against what the harness can see without it. True (why set): the claim
  * is false, so the record is the solution's, and so is the verdict. "No solve": the object's
- * symbol table (and --vs's) defines solve. "No device" or a failure to start cuBLAS: a probe in a
- * fresh process finds the device. */
+ * symbol table (and --vs's) defines solve. "No device": a probe in a fresh process finds the
+ * device. A failure to start the library: there the device and the same libraries start. */
+static bool rn_probe_with(dv_info *info, double timeout_s, bool libs, bool lt);
 static bool rn_claim_refuted(rn_ctx *x, wr_msg_kind k, char *why, size_t len)
 {
     const rn_plan *plan = x->plan;
@@ -299,7 +300,9 @@ static bool rn_claim_refuted(rn_ctx *x, wr_msg_kind k, char *why, size_t len)
     }
     if (k != WR_NO_DEVICE && k != WR_FATAL) return false;
     dv_info dev;
-    if (!rn_probe(&dev, 60.0)) return false; /* no device here either: the claim stands */
+    /* a library that does not start: the worker's libraries, in a process without the solution */
+    bool lt = plan->timing.baseline && plan->timing.yardstick != RN_YS_CUBLAS && !plan->vs_path;
+    if (!rn_probe_with(&dev, 60.0, k == WR_FATAL, lt)) return false; /* not there either: it stands */
     snprintf(why, len, "once the solution's code had loaded, its process reported %s (\"%s\"), "
              "but the harness's own probe, in a process without it, finds %s",
              k == WR_NO_DEVICE ? "no CUDA device" : "a failure to start the library", said,
@@ -506,7 +509,12 @@ bool rn_ask_oracle(rn_ctx *x, int index, rs_test *t)
     return false;
 }
 
-bool rn_probe(dv_info *info, double timeout_s)
+bool rn_probe(dv_info *info, double timeout_s) { return rn_probe_with(info, timeout_s, false, false); }
+
+/* rn_probe, and with libs the libraries the worker starts once the solution is loaded (cuBLAS,
+ * and cuBLASLt when lt): a device that is there but whose library does not start in a fresh
+ * process is reported as absent, with the library's error. */
+static bool rn_probe_with(dv_info *info, double timeout_s, bool libs, bool lt)
 {
     memset(info, 0, sizeof(*info));
     int fds[2];
@@ -522,7 +530,16 @@ bool rn_probe(dv_info *info, double timeout_s)
     if (pid == 0) {
         close(fds[0]);
         if (!m) _exit(1);
-        dv_probe(&m->device);
+        dv_blas *blas = NULL;
+        dv_lt *lth = NULL;
+        char err[200];
+        if (dv_probe(&m->device) && libs &&
+            (dv_blas_create(&blas, err, sizeof(err)) || (lt && dv_lt_create(&lth, blas, err, sizeof(err))))) {
+            m->device.present = false;
+            snprintf(m->device.error, sizeof(m->device.error), "%s", err);
+        }
+        if (lth) dv_lt_destroy(lth);
+        if (blas) dv_blas_destroy(blas);
         _exit(wr_write(fds[1], m, sizeof(*m)) ? 0 : 1);
     }
     close(fds[1]);
