@@ -52,6 +52,16 @@ Test(fixtures, ragged_wrong_passes_judge_fails_extra)
     cr_expect(strstr(out, "(0, 16)"), "the first mismatch is the first skipped column: %s", out);
 }
 
+/* Reads past the inner dimension's end reach the sums through the guard zones' pattern (a large
+ * finite value): the site's functional 2×2·2×2 already fails; an 8-deep inner dimension passes. */
+Test(fixtures, inner_tail_unchecked_fails_ragged_inner_dimensions)
+{
+    static char out[1 << 17];
+    cr_expect_eq(RUN(out, "--tests", "judge", "--no-timing", FX("inner_tail_unchecked")), HX_FAILED, "%s", out);
+    cr_expect(strstr(out, "✗ Test failed: functional 1"), "%s", out);
+    cr_expect_eq(RUN(out, "--size", "33x64x17", "--no-timing", FX("inner_tail_unchecked")), HX_SUCCESS, "%s", out);
+}
+
 Test(fixtures, write_past_c_names_the_offset)
 {
     static char out[1 << 17];
