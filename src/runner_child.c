@@ -304,9 +304,9 @@ static bool rn_claim_refuted(rn_ctx *x, wr_msg_kind k, char *why, size_t len)
     bool lt = plan->timing.baseline && plan->timing.yardstick != RN_YS_CUBLAS && !plan->vs_path;
     if (!rn_probe_with(&dev, 60.0, k == WR_FATAL, lt)) return false; /* not there either: it stands */
     snprintf(why, len, "once the solution's code had loaded, its process reported %s (\"%s\"), "
-             "but the harness's own probe, in a process without it, finds %s",
+             "but in a process without it the harness finds %s%s",
              k == WR_NO_DEVICE ? "no CUDA device" : "a failure to start the library", said,
-             dev.name[0] ? dev.name : "a device");
+             dev.name[0] ? dev.name : "a device", k == WR_FATAL ? " and starts its libraries" : "");
     return true;
 }
 
