@@ -525,11 +525,12 @@ bool ld_build_poll(ld_build *b, ld_status *status)
     int ws = 0;
     pid_t r = waitpid((pid_t)b->pid, &ws, WNOHANG);
     if (r == 0 && ld_now() - b->t0 >= ch_compile_limit()) {
-        if (ch_wait((pid_t)b->pid, &ws, 0.0) == 0) {
+        int w = ch_wait((pid_t)b->pid, &ws, 0.0);
+        if (w == 0) {
             *status = ld_build_overdue(b);
             return true;
         }
-        r = (pid_t)b->pid; /* it exited just now */
+        r = w > 0 ? (pid_t)b->pid : -1; /* it exited just now, or the wait failed */
     }
     if (r == 0) return false;
     if (r < 0) {
