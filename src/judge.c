@@ -237,8 +237,8 @@ static int jd_load_failed(const jd_options *o, jd_result *r, const char *so_path
     dv_info dev;
     if (strstr(r->run.detail, "libcuda.so") && !rn_probe(&dev, 60.0)) {
         if (!ld_object_defines(so_path, "solve")) {
-            snprintf(r->detail, sizeof(r->detail), "no symbol 'solve' in the compiled object: "
-                     "declare it as %s", r->problem->signature);
+            snprintf(r->detail, sizeof(r->detail), "no symbol 'solve' in the compiled object of "
+                     "%s: declare it as %s", o->solution, r->problem->signature);
             return HX_NO_SOLVE;
         }
         r->status = RS_NOT_RUN;

@@ -14,7 +14,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #define XXH_INLINE_ALL
@@ -94,8 +93,6 @@ static void ld_hash_nvcc(XXH3_state_t *st, const char *nvcc, const char *root)
         free(text);
     }
 }
-
-static double ld_now(void) { return ch_now(); }
 
 /* A file's identity without reading it: its real path, size and modification time. */
 static void ld_hash_stat(XXH3_state_t *st, const char *path)
@@ -397,7 +394,7 @@ ld_status ld_build_start(const ld_options *o, const char *src_path, ld_build *b)
     if (!o->quiet)
         fprintf(stderr, "compiling %s for %s%s with nvcc...\n", src_path,
                 o->ptx_only ? "compute_" : "", o->ptx_only ? o->arch + 3 : o->arch);
-    b->t0 = ld_now();
+    b->t0 = ch_now();
     int log = open(b->log_tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
     if (log < 0) {
         snprintf(b->error, sizeof(b->error), "cannot write %s: %s", b->log_tmp, strerror(errno));
@@ -444,7 +441,7 @@ static ld_status ld_build_reaped(ld_build *b, int ws)
 {
     b->pid = 0;
     ch_reaped(b->slot);
-    b->seconds = ld_now() - b->t0;
+    b->seconds = ch_now() - b->t0;
     ld_status st = ld_build_settle(b, ws);
     ch_release(b->slot); /* its temporaries are moved or removed: a signal has nothing to undo */
     b->slot = -1;
@@ -510,7 +507,7 @@ static ld_status ld_build_overdue(ld_build *b)
     ld_keep_log(b);
     ch_release(b->slot);
     b->slot = -1;
-    b->seconds = ld_now() - b->t0;
+    b->seconds = ch_now() - b->t0;
     snprintf(b->error, sizeof(b->error), "nvcc did not finish within %.0f s (killed): does the file "
              "#include something that never ends, such as a FIFO or a device?", ch_compile_limit());
     return LD_COMPILE_ERROR;
@@ -524,7 +521,7 @@ bool ld_build_poll(ld_build *b, ld_status *status)
     }
     int ws = 0;
     pid_t r = waitpid((pid_t)b->pid, &ws, WNOHANG);
-    if (r == 0 && ld_now() - b->t0 >= ch_compile_limit()) {
+    if (r == 0 && ch_now() - b->t0 >= ch_compile_limit()) {
         int w = ch_wait((pid_t)b->pid, &ws, 0.0);
         if (w == 0) {
             *status = ld_build_overdue(b);

@@ -5,46 +5,17 @@
 
 #include <elf.h>
 #include <fcntl.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
-#define LE_MAX_BYTES ((size_t)1 << 30) /* a compiled solution is a few MiB */
-
-/* The whole file (NUL-terminated), or NULL. */
-static char *le_read(const char *path, size_t *len)
-{
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return NULL;
-    struct stat st;
-    char *buf = NULL;
-    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (size_t)st.st_size < LE_MAX_BYTES) {
-        size_t want = (size_t)st.st_size, got = 0;
-        buf = malloc(want + 1);
-        while (buf && got < want) {
-            ssize_t r = read(fd, buf + got, want - got);
-            if (r <= 0) break;
-            got += (size_t)r;
-        }
-        if (buf && got == want) {
-            buf[want] = '\0';
-            *len = want;
-        } else {
-            free(buf);
-            buf = NULL;
-        }
-    }
-    close(fd);
-    return buf;
-}
+#include "cache.h"
 
 /* The dynamic symbols of a 64-bit ELF object, searched for name. */
 bool ld_object_defines(const char *so_path, const char *name)
 {
     size_t n;
-    char *img = le_read(so_path, &n);
+    char *img = ch_read_file(so_path, &n);
     if (!img) return false;
     bool found = false;
     const Elf64_Ehdr *eh = (const Elf64_Ehdr *)img;

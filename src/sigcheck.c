@@ -23,7 +23,6 @@
 #include <string.h>
 #include <sys/random.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #define XXH_INLINE_ALL
@@ -270,7 +269,6 @@ static bool sc_load(const char *path, sc_answer *a)
     return ok;
 }
 
-static double sc_now(void) { return ch_now(); }
 
 static ld_status sc_launch(sc_job *j);
 
@@ -315,7 +313,7 @@ ld_status sc_start(const ld_options *o, const char *src_path, sc_answer *a, sc_j
     j->o = *o;
     unsigned nonce = 0;
     if (getrandom(&nonce, sizeof(nonce), 0) != (ssize_t)sizeof(nonce))
-        nonce = (unsigned)getpid() ^ (unsigned)(sc_now() * 1e9);
+        nonce = (unsigned)getpid() ^ (unsigned)(ch_now() * 1e9);
     snprintf(j->name, sizeof(j->name), "hx-probe-%08x", nonce);
     return sc_launch(j);
 }
@@ -347,7 +345,7 @@ static ld_status sc_launch(sc_job *j)
         snprintf(a->error, sizeof(a->error), "cannot write %s: %s", j->logtmp, strerror(errno));
         return LD_IO_ERROR;
     }
-    j->t0 = sc_now();
+    j->t0 = ch_now();
     const char *tmps[CH_TMPS] = {j->dtmp, j->logtmp, j->probe};
     j->pid = ch_spawn((char *const *)argv, log, tmps, &j->slot);
     close(log);
@@ -371,7 +369,7 @@ ld_status sc_finish(sc_job *j)
     int w = ch_wait(j->pid, &ws, j->t0 + ch_compile_limit());
     j->pid = 0;
     ch_reaped(j->slot);
-    a->seconds = sc_now() - j->t0;
+    a->seconds = ch_now() - j->t0;
     if (w == 0) { /* killed: what it read is not an answer */
         unlink(j->probe);
         unlink(j->logtmp);

@@ -98,6 +98,19 @@ static void copy_fixture(const char *fixture, const char *dest)
     free(text);
 }
 
+/* The correct fixture written to dest with prefix (lines of #include or #if) before it. */
+static void correct_with_prefix(const char *dest, const char *prefix)
+{
+    char *text = tu_slurp(FIXTURES "/correct.cu");
+    cr_assert_not_null(text);
+    char *with = malloc(strlen(prefix) + strlen(text) + 1);
+    cr_assert_not_null(with);
+    sprintf(with, "%s%s", prefix, text);
+    cr_assert(tu_write(dest, with), "cannot write %s: %s", dest, strerror(errno));
+    free(with);
+    free(text);
+}
+
 /* A correct solution under name in the scratch's hostile/ folder, judged from that folder. */
 static void judge_named(const char *name, bool after_dashes)
 {
@@ -172,13 +185,7 @@ Test(cache, header_edit_rebuilds, .timeout = 300)
     mkdir(dir, 0755);
     snprintf(cu, sizeof(cu), "%s/uses_header.cu", dir);
     snprintf(h, sizeof(h), "%s/check.h", dir);
-    copy_fixture(FIXTURES "/correct.cu", cu);
-    char *text = tu_slurp(cu);
-    char *with = malloc(strlen(text) + 64);
-    sprintf(with, "#include \"check.h\"\n%s", text);
-    cr_assert(tu_write(cu, with));
-    free(with);
-    free(text);
+    correct_with_prefix(cu, "#include \"check.h\"\n");
     const char *args[] = {"--json", cu, NULL};
     cr_assert(tu_write(h, "/* fine */\n"));
     cr_expect_eq(run_in(NULL, CACHE, args, out, sizeof(out)), expected_success(), "%s", out);
@@ -204,13 +211,8 @@ Test(cache, shadowing_header_and_nvcc_variables_rebuild, .timeout = 300)
     mkdir(dir, 0755);
     snprintf(cu, sizeof(cu), "%s/quoted.cu", dir);
     snprintf(h, sizeof(h), "%s/cuda_fp16.h", dir);
-    copy_fixture(FIXTURES "/correct.cu", cu);
-    char *text = tu_slurp(cu);
-    char *with = malloc(strlen(text) + 96);
-    sprintf(with, "#ifdef HX_BOOM\n#error the variable reached nvcc\n#endif\n#include \"cuda_fp16.h\"\n%s", text);
-    cr_assert(tu_write(cu, with));
-    free(with);
-    free(text);
+    correct_with_prefix(cu, "#ifdef HX_BOOM\n#error the variable reached nvcc\n#endif\n"
+                            "#include \"cuda_fp16.h\"\n");
     unlink(h);
     const char *args[] = {"--json", cu, NULL};
     cr_expect_eq(run_in(NULL, CACHE, args, out, sizeof(out)), expected_success(), "%s", out);
@@ -242,14 +244,8 @@ Test(cache, includes_that_never_end, .timeout = 300)
     snprintf(cu2, sizeof(cu2), "%s/stdin.cu", dir);
     unlink(fifo);
     cr_assert_eq(mkfifo(fifo, 0644), 0, "%s", strerror(errno));
-    char *text = tu_slurp(FIXTURES "/correct.cu");
-    char *with = malloc(strlen(text) + 64);
-    sprintf(with, "#include \"pipe.h\"\n%s", text);
-    cr_assert(tu_write(cu, with));
-    sprintf(with, "#include \"/dev/stdin\"\n%s", text);
-    cr_assert(tu_write(cu2, with));
-    free(with);
-    free(text);
+    correct_with_prefix(cu, "#include \"pipe.h\"\n");
+    correct_with_prefix(cu2, "#include \"/dev/stdin\"\n");
     cr_assert_eq(setenv("HARNESS_COMPILE_TIMEOUT", "5", 1), 0);
     const char *args[] = {"--json", cu, NULL};
     time_t t0 = time(NULL);
@@ -370,13 +366,7 @@ Test(names, quote_in_folder_with_relative_include, .timeout = 240)
     snprintf(h, sizeof(h), "%s/beside.h", dir);
     snprintf(path, sizeof(path), "%s/uses\"beside.cu", dir);
     cr_assert(tu_write(h, "#define FROM_BESIDE 1\n"));
-    char *text = tu_slurp(FIXTURES "/correct.cu");
-    cr_assert_not_null(text);
-    char *with = malloc(strlen(text) + 128);
-    sprintf(with, "#include \"beside.h\"\n#if !FROM_BESIDE\n#error not found\n#endif\n%s", text);
-    cr_assert(tu_write(path, with));
-    free(with);
-    free(text);
+    correct_with_prefix(path, "#include \"beside.h\"\n#if !FROM_BESIDE\n#error not found\n#endif\n");
     const char *args[] = {"uses\"beside.cu", NULL};
     cr_expect_eq(run_in(dir, CACHE, args, out, sizeof(out)), expected_success(), "%s", out);
     /* a compile error there names the file as given */
