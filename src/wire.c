@@ -7,6 +7,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "rng.h"
+
 static size_t wr_align(size_t x) { return (x + 4095) & ~(size_t)4095; }
 
 bool wr_layout_for(const pb_problem *p, const double *v, size_t guard, int max_runs,
@@ -46,6 +48,29 @@ bool wr_layout_for(const pb_problem *p, const double *v, size_t guard, int max_r
     orc = wr_align(orc + l->n_out * sizeof(float));
     l->or_total = orc;
     return true;
+}
+
+int wr_swap_buf(const pb_problem *p)
+{
+    for (int b = 0; b < pb_n_bufs(p); b++)
+        if (pb_buf(p, b)->role == PB_IN) return b;
+    return -1;
+}
+
+bool wr_swap_pick(const unsigned char *buf, size_t n, size_t es, uint64_t seed, uint64_t j,
+                  size_t *p, size_t *q)
+{
+    if (n < 2 || es == 0) return false;
+    rg_state s = {seed ^ (j * 0xD1B54A32D192ED03ull)};
+    for (int t = 0; t < 8; t++) { /* a few draws: mostly equal values (int8, int4) need one more */
+        size_t a = (size_t)(rg_next(&s) % n), b = (size_t)(rg_next(&s) % n);
+        if (a != b && memcmp(buf + a * es, buf + b * es, es) != 0) {
+            *p = a;
+            *q = b;
+            return true;
+        }
+    }
+    return false;
 }
 
 size_t wr_host_bytes(const wr_layout *l)

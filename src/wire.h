@@ -53,6 +53,24 @@ enum { WR_SOL_EV, WR_SOL_HOST, WR_BASE_EV, WR_BASE_HOST, WR_ALT_EV, WR_ALT_HOST,
 bool wr_layout_for(const pb_problem *p, const double *v, size_t guard, int max_runs,
                    wr_layout *l);
 
+/* ---- swapped elements: no two timed calls see the same inputs ---- */
+
+/* Before each timed call the solution's child swaps one pair of elements of the first input
+ * (the previous pair put back first), so a result cached by the inputs' contents is computed
+ * on every timed call; after the loop the parent swaps WR_CHECK_SWAPS pairs in its own copy and
+ * checks one more call against their reference, so a result cached by a sample of the inputs
+ * (or by where they lie) fails. A swap keeps the inputs' values, only moves them. */
+enum { WR_CHECK_SWAPS = 4 };
+
+/* The buffer whose elements are swapped: the problem's first input (-1: none). */
+int wr_swap_buf(const pb_problem *p);
+
+/* The j-th pair of seed's sequence among n elements of es bytes each: two positions whose
+ * bytes differ (a few draws; false when none differ, or n < 2). The parent and the child pick
+ * from their own copies of the same bytes, so they pick alike. */
+bool wr_swap_pick(const unsigned char *buf, size_t n, size_t es, uint64_t seed, uint64_t j,
+                  size_t *p, size_t *q);
+
 /* ---- parent -> children ---- */
 typedef enum {
     WR_CMD_RUN = 1,  /* worker: upload test index's inputs, call solve once, read back */

@@ -4,8 +4,9 @@
  * Everything untrusted runs here, so nothing here decides a verdict. Per command: copy the
  * inputs the parent wrote into the shared arena into guarded device buffers, call solve,
  * synchronise, and copy every buffer back whole (guard | data | guard) into the arena, with the
- * CUDA error codes in the reply. The timed loop repeats solve (the output restored before each
- * call), alternating with the library baseline, and writes every sample into the arena; the
+ * CUDA error codes in the reply. The timed loop repeats solve (the output restored and one
+ * pair of the first input's elements swapped before each call, so no two calls see the same
+ * inputs), alternating with the library baseline, and writes every sample into the arena; the
  * parent computes the statistics and checks them against its own clock.
  */
 #include <dlfcn.h>
@@ -87,6 +88,12 @@ typedef struct {
     wr_layout l;
     dv_buf bufs[PB_MAX_BUFS];
     dv_buf pristine;       /* the output buffer's contents before the call, for restores */
+    /* the timed loop's swapped pair of the first input (wire.h): its elements, the pair now
+     * swapped on the device (sw_on), the sequence's seed and next index */
+    int sw_buf;
+    size_t sw_es, sw_n, sw_p, sw_q;
+    bool sw_on;
+    uint64_t sw_seed, sw_j;
     wr_msg msg;            /* the reply being built */
     wr_msg beat;           /* heartbeats, sent while msg is being built */
 } wk_ctx;
@@ -155,6 +162,7 @@ static void wk_fail(wk_ctx *x, int err, wr_at at)
 static int wk_upload(wk_ctx *x)
 {
     int e = 0;
+    x->sw_on = false; /* every input as the parent wrote it */
     for (int b = 0; b < x->l.n_bufs && !e; b++)
         e = dv_upload(x->bufs[b].ptr, x->arena + x->l.sol_in[b], x->l.bytes[b]);
     if (!e) e = dv_copy(x->pristine.ptr, x->bufs[x->l.out].ptr, x->l.bytes[x->l.out]);
@@ -246,6 +254,53 @@ static void wk_rerun(wk_ctx *x, wk_fn fn)
 
 /* ---- the timed loop ---- */
 
+/* The pair swapped for the previous call put back from the arena's copy (wire.h). */
+static int wk_unswap(wk_ctx *x)
+{
+    if (!x->sw_on) return 0;
+    unsigned char *d = x->bufs[x->sw_buf].ptr;
+    const unsigned char *h = x->arena + x->l.sol_in[x->sw_buf];
+    size_t es = x->sw_es;
+    int e = dv_upload(d + x->sw_p * es, h + x->sw_p * es, es);
+    if (!e) e = dv_upload(d + x->sw_q * es, h + x->sw_q * es, es);
+    x->sw_on = e != 0; /* on a failure the context is gone: the next upload rewrites it all */
+    return e;
+}
+
+/* Before every timed call, outside the events: the previous pair put back and the next pair
+ * of the first input swapped, so no two calls see the same inputs (a result cached by their
+ * contents is computed each time). 0 or a CUDA error. */
+static int wk_swap_next(wk_ctx *x)
+{
+    int e = wk_unswap(x);
+    if (e || x->sw_buf < 0) return e;
+    unsigned char *d = x->bufs[x->sw_buf].ptr;
+    const unsigned char *h = x->arena + x->l.sol_in[x->sw_buf];
+    size_t es = x->sw_es, p, q;
+    if (!wr_swap_pick(h, x->sw_n, es, x->sw_seed, x->sw_j++, &p, &q)) return 0;
+    x->sw_p = p;
+    x->sw_q = q;
+    x->sw_on = true; /* set first: a half-done swap is put back too */
+    e = dv_upload(d + p * es, h + q * es, es);
+    if (!e) e = dv_upload(d + q * es, h + p * es, es);
+    return e;
+}
+
+/* The swap sequence of the test's timed loop: its seed from the case's and the plan's, so a
+ * run repeats; every order of a --vs case sees the same sequence. */
+static void wk_swap_begin(wk_ctx *x)
+{
+    const pb_problem *p = x->plan->problem;
+    x->sw_buf = wr_swap_buf(p);
+    x->sw_on = false;
+    x->sw_j = 0;
+    x->sw_seed = (x->plan->items[x->index].c.seed * 0x9E3779B97F4A7C15ull + x->plan->seed) ^
+                 0x7157ed5a9ull;
+    if (x->sw_buf < 0) return;
+    x->sw_es = pb_type_size(pb_buf(p, x->sw_buf)->type);
+    x->sw_n = x->sw_es ? x->l.bytes[x->sw_buf] / x->sw_es : 0;
+}
+
 /* Twice a second while timing: the parent's time limit then bounds each call, not the loop. */
 static void wk_beat(wk_ctx *x, double *last)
 {
@@ -270,6 +325,7 @@ static int wk_time_one(wk_ctx *x, bool base, const pb_dev_env *env, dv_flusher *
     const pb_problem *p = x->plan->problem;
     const double *v = x->plan->items[x->index].c.v;
     int e;
+    if ((e = wk_swap_next(x))) return e;
     if ((e = dv_copy(x->bufs[x->l.out].ptr, x->pristine.ptr, x->l.bytes[x->l.out]))) return e;
     if (fl && (e = dv_flush(fl))) return e;
     if ((e = dv_sync())) return e;
@@ -305,11 +361,12 @@ _Static_assert(WR_BASE_HOST == WR_BASE_EV + 1 && WR_ALT_HOST == WR_ALT_EV + 1 &&
                    WR_SOL_HOST == WR_SOL_EV + 1,
                "wk_time_slot: each host series follows its event series");
 
-/* The solution's call once more, untimed, so the output holds its result (the rounds rotate
- * which call comes last). 0 or a CUDA error. */
+/* The solution's call once more, untimed, on the inputs as the parent wrote them (the last
+ * pair put back), so the output holds its result on them. 0 or a CUDA error. */
 static int wk_last_call(wk_ctx *x)
 {
-    int e = dv_copy(x->bufs[x->l.out].ptr, x->pristine.ptr, x->l.bytes[x->l.out]);
+    int e = wk_unswap(x);
+    if (!e) e = dv_copy(x->bufs[x->l.out].ptr, x->pristine.ptr, x->l.bytes[x->l.out]);
     if (e) return e;
     wk_call(x, x->plan->items[x->index].c.v);
     return dv_sync();
@@ -334,7 +391,7 @@ static int wk_time_slot(wk_ctx *x, int slot, bool keep, dv_flusher *fl, dv_timer
 /* The solution's calls and, with a baseline, the library's, in alternation: each round times
  * every series once, so all see the same clocks and temperature, and the rounds rotate which
  * series goes first (a call's place in the round moved identical code by up to 2%, run 187).
- * The output holds the solution's result when the loop ends. A baseline refusal ends only its
+ * The output holds the solution's result on the unswapped inputs when the loop ends. A baseline refusal ends only its
  * samples (berr, aerr say why). Returns 0 or a CUDA error. */
 static int wk_time_loop(wk_ctx *x, dv_flusher *fl, double *const *ser, int *n_sol, int *n_base,
                         int *n_alt, char *berr, size_t berrlen, char *aerr, size_t aerrlen)
@@ -358,7 +415,7 @@ static int wk_time_loop(wk_ctx *x, dv_flusher *fl, double *const *ser, int *n_so
     on[WK_SOL] = true;
     int *const count[3] = {n_base, n_alt, n_sol};
     *n_sol = *n_base = *n_alt = 0;
-    int last = WK_SOL;
+    wk_swap_begin(x);
     for (int i = -o->warmup; i < o->max_runs; i++) {
         int slots[3], k = 0;
         for (int s = 0; s < 3; s++)
@@ -370,7 +427,6 @@ static int wk_time_loop(wk_ctx *x, dv_flusher *fl, double *const *ser, int *n_so
                                  s == WK_ALT ? aerrlen : berrlen);
             if (r < 0) on[s] = false; /* the library refused this case: keep timing the others */
             else e = r;
-            last = s;
         }
         if (e) break;
         wk_beat(x, &last_beat);
@@ -383,7 +439,7 @@ static int wk_time_loop(wk_ctx *x, dv_flusher *fl, double *const *ser, int *n_so
             break;
         if (spent >= o->max_time_s && *n_sol >= 3) break; /* slow solutions: fewer runs */
     }
-    if (!e && last != WK_SOL) e = wk_last_call(x);
+    if (!e) e = wk_last_call(x);
     free(tmp);
     dv_timer_free(&tm);
     return e;

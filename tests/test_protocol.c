@@ -2,7 +2,8 @@
  * solution's child (worker.c) run their real code over a fake device (tests/fake/
  * device_fake.c: host memory between the same guard zones, the CPU reference), judging fake
  * solutions: a correct one passes and is timed beside the baseline; wrong output, a write past
- * C, a changed input, a cached result, an exit, a hang and forged records each get their
+ * C, a changed input, a cached result (by shape, by a sample of the inputs; one cached by
+ * their contents is timed computing), an exit, a hang and forged records each get their
  * verdict from the parent; --vs compares two files; an fp32 output close to the exact answer
  * alone passes (the fake's fp32 reference skewed). The process suite: constructors that abort,
  * exit or hang, a grandchild holding the pipe, a solution reaching for the harness (signals,
@@ -130,7 +131,8 @@ Test(protocol, each_wrong_solution_gets_its_verdict)
         {FAKE_WRONG, "functional 1", "elements outside tolerance", RS_FAILED},
         {FAKE_WRITE_PAST, "example", "wrote outside C: byte offset 8 from C's start", RS_FAILED},
         {FAKE_WRITES_A, "example", "input A was modified (first changed element 3)", RS_FAILED},
-        {FAKE_CACHED, "performance 48x40x32", "second input set in the same buffers", RS_FAILED},
+        {FAKE_CACHED, "performance 48x40x32", "A's elements swapped in pairs", RS_FAILED},
+        {FAKE_SAMPLE_CACHE, "performance 48x40x32", "A's elements swapped in pairs", RS_FAILED},
         {FAKE_EXIT, "example", "exited with status 3", RS_ERROR},
         {FAKE_FORGE, "example", "cannot be right", RS_ERROR},
     };
@@ -153,6 +155,24 @@ Test(protocol, each_wrong_solution_gets_its_verdict)
             cr_expect_eq(rn_overall(&run), RS_ERROR, "every test: an error, none a success");
         rn_free(&run);
     }
+}
+
+/* A result kept by the inputs' contents is right, so it passes; its timed calls must be its
+ * computation's: each sees one pair of A's elements swapped, so none replays (the fake sleeps
+ * 3 ms a computed call and replays in microseconds). */
+Test(protocol, a_result_cached_by_content_is_computed_on_every_timed_call)
+{
+    rn_item it[16];
+    size_t n = items_gemm(it, true);
+    rs_run run = run_fake(FAKE_CONTENT_CACHE, NULL, 10, it, n);
+    for (size_t i = 0; i < n; i++)
+        cr_expect_eq(run.tests[i].status, RS_SUCCESS, "%s: %s", run.tests[i].name,
+                     run.tests[i].detail);
+    const rs_timing *t = &run.tests[n - 1].timing;
+    cr_expect(t->done && t->n_runs >= 3, "timed: %d runs", t->n_runs);
+    cr_expect(t->min_ms >= 2.5, "every timed call computed: fastest %.3f ms, median %.3f ms",
+              t->min_ms, t->median_ms);
+    rn_free(&run);
 }
 
 Test(protocol, a_hang_times_out_and_the_next_test_runs, .timeout = 60)
