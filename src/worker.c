@@ -362,11 +362,14 @@ _Static_assert(WR_BASE_HOST == WR_BASE_EV + 1 && WR_ALT_HOST == WR_ALT_EV + 1 &&
                "wk_time_slot: each host series follows its event series");
 
 /* The solution's call once more, untimed, on the inputs as the parent wrote them (the last
- * pair put back), so the output holds its result on them. 0 or a CUDA error. */
+ * pair put back), so the output holds its result on them. The restores are synchronised
+ * before the call, as a timed call's are: work on a stream of the solution's own does not wait
+ * for stream 0. 0 or a CUDA error. */
 static int wk_last_call(wk_ctx *x)
 {
     int e = wk_unswap(x);
     if (!e) e = dv_copy(x->bufs[x->l.out].ptr, x->pristine.ptr, x->l.bytes[x->l.out]);
+    if (!e) e = dv_sync();
     if (e) return e;
     wk_call(x, x->plan->items[x->index].c.v);
     return dv_sync();
