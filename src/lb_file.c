@@ -1,8 +1,13 @@
-/* lb_file.c — a section of leaderboard.md replaced between its markers, atomically. */
+/* lb_file.c — a section of leaderboard.md replaced between its markers, atomically, with
+ * nothing else of the file lost: a file that cannot be read whole is left alone, a section's
+ * text cannot carry a marker, and a link is written through to its target. */
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "lb_int.h"
@@ -14,39 +19,80 @@ static void lb_markers(const char *problem, char *begin, char *end, size_t len)
     snprintf(end, len, "<!-- leaderboard:%s:end -->", problem);
 }
 
+static size_t lb_count(const char *hay, const char *needle)
+{
+    size_t n = 0;
+    for (const char *p = hay; p && (p = strstr(p, needle)); p += strlen(needle)) n++;
+    return n;
+}
+
+/* The section's text with every "<!--" written "&lt;!--" (shown the same): a stage's file
+ * name, its first line or a --commit label could otherwise carry another section's marker and
+ * move where a later splice cuts. The generators write no comment of their own. */
+static char *lb_defuse(const char *sec)
+{
+    size_t n = lb_count(sec, "<!--"), len = strlen(sec);
+    char *out = malloc(len + 3 * n + 1), *o = out;
+    if (!out) return NULL;
+    for (const char *p = sec; *p;) {
+        if (strncmp(p, "<!--", 4) == 0) {
+            memcpy(o, "&lt;!--", 7);
+            o += 7;
+            p += 4;
+        } else {
+            *o++ = *p++;
+        }
+    }
+    *o = '\0';
+    return out;
+}
+
 char *lb_splice(const char *old, const char *problem, const char *section)
 {
     char begin[128], end[128];
     lb_markers(problem, begin, end, sizeof(begin));
     const char *b = old ? strstr(old, begin) : NULL;
     const char *e = b ? strstr(b, end) : NULL;
-    if (b && !e) return NULL;
-    size_t need = (old ? strlen(old) : 0) + strlen(section) + strlen(begin) + strlen(end) + 8;
+    /* one begin before one end, or neither: anything else cannot say which text is the section */
+    size_t nb = old ? lb_count(old, begin) : 0, ne = old ? lb_count(old, end) : 0;
+    if (nb != ne || nb > 1 || (b && !e)) return NULL;
+    char *sec = lb_defuse(section);
+    if (!sec) return NULL;
+    size_t need = (old ? strlen(old) : 0) + strlen(sec) + strlen(begin) + strlen(end) + 8;
     char *out = malloc(need);
-    if (!out) return NULL;
-    if (b) {
+    if (out && b) {
         size_t head = (size_t)(b - old);
         const char *tail = e + strlen(end);
-        snprintf(out, need, "%.*s%s\n%s%s%s", (int)head, old, begin, section, end, tail);
-    } else {
+        snprintf(out, need, "%.*s%s\n%s%s%s", (int)head, old, begin, sec, end, tail);
+    } else if (out) {
         const char *sep = old && *old ? (old[strlen(old) - 1] == '\n' ? "\n" : "\n\n") : "";
-        snprintf(out, need, "%s%s%s\n%s%s\n", old ? old : "", sep, begin, section, end);
+        snprintf(out, need, "%s%s%s\n%s%s\n", old ? old : "", sep, begin, sec, end);
     }
+    free(sec);
     return out;
 }
 
 int lb_write_atomic(const char *path, const char *text)
 {
-    char tmp[PATH_MAX + 32];
-    snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid());
-    FILE *f = fopen(tmp, "w");
-    if (!f) return -1;
-    size_t n = strlen(text);
-    bool ok = fwrite(text, 1, n, f) == n;
-    ok = fflush(f) == 0 && ok;
-    ok = fsync(fileno(f)) == 0 && ok;
-    ok = fclose(f) == 0 && ok;
-    if (!ok || rename(tmp, path) != 0) {
+    /* through a link to its target, which keeps its mode: the link stays a link */
+    char real[PATH_MAX], tmp[PATH_MAX + 32];
+    const char *dst = realpath(path, real) ? real : path;
+    struct stat sb;
+    mode_t mode = stat(dst, &sb) == 0 ? (sb.st_mode & 07777) : 0644;
+    snprintf(tmp, sizeof(tmp), "%s.tmp.%d", dst, (int)getpid());
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd < 0) return -1;
+    size_t n = strlen(text), done = 0;
+    bool ok = fchmod(fd, mode) == 0;
+    while (ok && done < n) {
+        ssize_t w = write(fd, text + done, n - done);
+        if (w < 0 && errno == EINTR) continue;
+        ok = w > 0;
+        if (ok) done += (size_t)w;
+    }
+    ok = ok && fsync(fd) == 0;
+    ok = close(fd) == 0 && ok;
+    if (!ok || rename(tmp, dst) != 0) {
         int saved = errno;
         unlink(tmp);
         errno = saved;
@@ -55,22 +101,33 @@ int lb_write_atomic(const char *path, const char *text)
     return 0;
 }
 
-/* Splice section (freed here) between marker's markers in out_path, atomically. An exit code. */
+/* Splice section (freed here) between marker's markers in out_path, atomically. An exit code:
+ * a file that exists but cannot be read whole as text (unreadable, not a regular file, a NUL
+ * byte) or whose markers are ambiguous is left untouched (HX_BAD_FILE). */
 int lb_write_section(const char *out_path, const char *marker, char *sec)
 {
-    char *old = ld_read_text(out_path, NULL);
-    if (!old) old = strdup("# Leaderboard\n\nEvery stage of each problem, from one real GPU run per "
-                           "section. Regenerate with `./harness leaderboard --problem P` (or "
-                           "`make leaderboard`).\n");
-    char *text = lb_splice(old, marker, sec);
+    size_t len = 0;
+    char *old = ld_read_text(out_path, &len);
+    const char *why = NULL;
+    struct stat sb;
+    if (!old && (lstat(out_path, &sb) == 0 || errno != ENOENT))
+        why = "cannot be read as a regular file";
+    else if (old && memchr(old, '\0', len))
+        why = "holds a NUL byte";
+    else if (!old)
+        old = strdup("# Leaderboard\n\nEvery stage of each problem, from one real GPU run per "
+                     "section. Regenerate with `./harness leaderboard --problem P` (or "
+                     "`make leaderboard`).\n");
+    char *text = why || !old ? NULL : lb_splice(old, marker, sec);
+    if (!why && old && !text)
+        why = "has markers for this section that are not one begin followed by one end";
     free(old);
     free(sec);
-    if (!text) {
-        fprintf(stderr, "harness leaderboard: %s has a begin marker for %s without its end; left untouched\n",
-                out_path, marker);
-        return HX_INTERNAL;
+    if (why) {
+        fprintf(stderr, "harness leaderboard: %s %s (%s); left untouched\n", out_path, why, marker);
+        return HX_BAD_FILE;
     }
-    if (lb_write_atomic(out_path, text) != 0) {
+    if (!text || lb_write_atomic(out_path, text) != 0) {
         fprintf(stderr, "harness leaderboard: cannot write %s: %s\n", out_path, strerror(errno));
         free(text);
         return HX_INTERNAL;

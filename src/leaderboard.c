@@ -14,12 +14,15 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "judge.h"
@@ -50,9 +53,21 @@ void lb_technique(const char *line, char *out, size_t len)
         if (*p == '|') *p = '/'; /* keep the table intact */
 }
 
+/* Stage order: by the leading number (99_x before 100_y, as `harness new` numbers them), then
+ * by name. */
 static int lb_cmp_str(const void *a, const void *b)
 {
-    return strcmp(*(char *const *)a, *(char *const *)b);
+    const char *x = *(char *const *)a, *y = *(char *const *)b;
+    size_t dx = strspn(x, "0123456789"), dy = strspn(y, "0123456789");
+    if (dx && dy) {
+        const char *px = x, *py = y; /* leading zeros do not count */
+        while (dx > 1 && *px == '0') px++, dx--;
+        while (dy > 1 && *py == '0') py++, dy--;
+        if (dx != dy) return dx < dy ? -1 : 1;
+        int c = strncmp(px, py, dx);
+        if (c) return c;
+    }
+    return strcmp(x, y);
 }
 
 int lb_stage_files(const char *dir, char ***names)
@@ -64,9 +79,12 @@ int lb_stage_files(const char *dir, char ***names)
     size_t n = 0, cap = 0;
     bool ok = true;
     struct dirent *e;
+    struct stat sb;
     while (ok && (e = readdir(d))) {
         size_t len = strlen(e->d_name);
         if (len <= 3 || strcmp(e->d_name + len - 3, ".cu") != 0) continue;
+        /* a stage is a regular file (or a link to one): a FIFO or a folder named *.cu is not */
+        if (fstatat(dirfd(d), e->d_name, &sb, 0) != 0 || !S_ISREG(sb.st_mode)) continue;
         if (n == cap) { /* any number of stages: the list grows */
             cap = cap ? 2 * cap : 32;
             char **g = cap <= INT_MAX ? realloc(v, cap * sizeof(*v)) : NULL;
@@ -104,6 +122,7 @@ int lb_find_stages(const char *dir, lb_stage **out)
     int n = lb_stage_files(dir, &names);
     if (n <= 0) return n;
     lb_stage *st = calloc((size_t)n, sizeof(*st));
+    struct stat sb;
     if (!st) {
         lb_free_names(names, n);
         return -1;
@@ -111,11 +130,15 @@ int lb_find_stages(const char *dir, lb_stage **out)
     for (int i = 0; i < n; i++) {
         snprintf(st[i].path, sizeof(st[i].path), "%s/%s", dir, names[i]);
         snprintf(st[i].stem, sizeof(st[i].stem), "%.*s", (int)(strlen(names[i]) - 3), names[i]);
-        FILE *f = fopen(st[i].path, "r");
+        /* its first line; the open must not wait, should the file have become a FIFO since */
+        int fd = open(st[i].path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+        FILE *f = fd >= 0 && fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) ? fdopen(fd, "r") : NULL;
         char line[1024] = "";
         if (f) {
             if (!fgets(line, sizeof(line), f)) line[0] = '\0';
             fclose(f);
+        } else if (fd >= 0) {
+            close(fd);
         }
         lb_technique(line, st[i].technique, sizeof(st[i].technique));
     }

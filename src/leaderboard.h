@@ -12,16 +12,20 @@
 int lb_main(int argc, char **argv);
 
 /* Replace the problem's section (between its markers) in old_text with section; append it when
- * the markers are absent. Text outside the markers is kept byte for byte. Returns a malloc'd
- * string, or NULL when old_text has a begin marker without its end. */
+ * the markers are absent. Text outside the markers is kept byte for byte; a "<!--" inside
+ * section is written "&lt;!--", so no section carries a marker. Returns a malloc'd string, or
+ * NULL when old_text's markers for the problem are not one begin followed by one end (or no
+ * memory). */
 char *lb_splice(const char *old_text, const char *problem, const char *section);
 
 /* Write text to path through a temporary file and rename: readers see the old or the new file,
- * never half of one. 0 on success, -1 (errno set) on failure, leaving path untouched. */
+ * never half of one. A link is written through to its target, whose mode is kept. 0 on
+ * success, -1 (errno set) on failure, leaving path untouched. */
 int lb_write_atomic(const char *path, const char *text);
 
-/* The *.cu files of dir (their names), in name order, however many: *names malloc'd (free with
- * lb_free_names). Their count, or -1 (errno set) when dir cannot be read. */
+/* The *.cu regular files of dir (their names), in stage order (the leading number, then the
+ * name), however many: *names malloc'd (free with lb_free_names). Their count, or -1 (errno
+ * set) when dir cannot be read. */
 int lb_stage_files(const char *dir, char ***names);
 void lb_free_names(char **names, int n);
 

@@ -6,7 +6,10 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include <unistd.h>
+
 #include "judge.h"
+#include "lb_int.h"
 #include "leaderboard.h"
 #include "util.h"
 
@@ -35,6 +38,78 @@ Test(leaderboard, splice_appends_a_new_section)
                         "<!-- leaderboard:matmul_fp32:end -->\n");
     free(t);
     cr_expect_null(lb_splice("<!-- leaderboard:x:begin -->\nno end", "x", "y"));
+}
+
+/* A marker inside a section's text (a stage's file name, its first line, a --commit label) is
+ * defused: the next splice of another section still finds its own markers, and this one's. */
+Test(leaderboard, a_marker_in_a_section_is_defused)
+{
+    const char *old = "# T\n<!-- leaderboard:gemm_fp16:begin -->\nA\n<!-- leaderboard:gemm_fp16:end -->\n"
+                      "between\n<!-- leaderboard:sgemm:begin -->\nB\n<!-- leaderboard:sgemm:end -->\n";
+    char *t = lb_splice(old, "gemm_fp16", "| 01_x | fast <!-- leaderboard:sgemm:begin --> kernel |\n");
+    cr_assert_not_null(t);
+    cr_expect(strstr(t, "fast &lt;!-- leaderboard:sgemm:begin --> kernel"), "%s", t);
+    char *t2 = lb_splice(t, "sgemm", "NEW B\n");
+    cr_assert_not_null(t2, "the sgemm markers are still one begin and one end");
+    cr_expect(strstr(t2, "between\n<!-- leaderboard:sgemm:begin -->\nNEW B\n<!-- leaderboard:sgemm:end -->\n"),
+              "%s", t2);
+    cr_expect(strstr(t2, "<!-- leaderboard:gemm_fp16:end -->\nbetween"), "%s", t2);
+    free(t);
+    free(t2);
+}
+
+/* Markers that do not say which text is the section: nothing is written. */
+Test(leaderboard, ambiguous_markers_are_refused)
+{
+    const char *b = "<!-- leaderboard:x:begin -->", *e = "<!-- leaderboard:x:end -->";
+    char buf[512];
+    const char *shapes[][4] = {{b, "1", e, "2"}, {b, e, e, ""}, {e, "", b, e}, {e, "", "", ""},
+                               {b, b, e, ""}};
+    for (size_t i = 0; i < sizeof(shapes) / sizeof(shapes[0]); i++) {
+        snprintf(buf, sizeof(buf), "%s\n%s\n%s\n%s\n%s\n", shapes[i][0], shapes[i][1],
+                 shapes[i][2], shapes[i][3], i == 0 ? "<!-- leaderboard:x:begin -->" : "");
+        cr_expect_null(lb_splice(buf, "x", "y\n"), "case %zu: %s", i, buf);
+    }
+}
+
+/* The file on disk: one that cannot be read whole as text is left as it was (exit 3), and a
+ * link is written through to its target, which keeps its mode. */
+Test(leaderboard, the_file_is_never_lost)
+{
+    mkdir(SCRATCH, 0755);
+    char dir[] = SCRATCH "/lbfile_XXXXXX", p[600], q[600];
+    cr_assert_not_null(mkdtemp(dir));
+    /* a NUL byte: what follows it would be lost by a string splice */
+    snprintf(p, sizeof(p), "%s/nul.md", dir);
+    FILE *f = fopen(p, "wb");
+    cr_assert_not_null(f);
+    fwrite("# mine\0after the NUL\n", 1, 22, f);
+    fclose(f);
+    cr_expect_eq(lb_write_section(p, "x", strdup("S\n")), HX_BAD_FILE);
+    struct stat sb;
+    cr_expect(stat(p, &sb) == 0 && sb.st_size == 22, "left as it was");
+    /* not a regular file (a FIFO: the read must not wait either) */
+    snprintf(p, sizeof(p), "%s/fifo.md", dir);
+    cr_assert_eq(mkfifo(p, 0600), 0);
+    cr_expect_eq(lb_write_section(p, "x", strdup("S\n")), HX_BAD_FILE);
+    cr_expect(lstat(p, &sb) == 0 && S_ISFIFO(sb.st_mode));
+    /* a link: its target is rewritten, the link stays, the mode stays */
+    snprintf(p, sizeof(p), "%s/target.md", dir);
+    snprintf(q, sizeof(q), "%s/link.md", dir);
+    cr_assert(tu_write(p, "# mine\n"));
+    cr_assert_eq(chmod(p, 0640), 0);
+    cr_assert_eq(symlink("target.md", q), 0);
+    cr_expect_eq(lb_write_section(q, "x", strdup("S\n")), HX_SUCCESS);
+    cr_expect(lstat(q, &sb) == 0 && S_ISLNK(sb.st_mode), "still a link");
+    cr_expect(stat(p, &sb) == 0 && (sb.st_mode & 07777) == 0640, "mode %o", sb.st_mode & 07777);
+    char *got = tu_slurp(p);
+    cr_expect(got && strstr(got, "# mine\n") && strstr(got, "<!-- leaderboard:x:begin -->\nS\n"),
+              "%s", got ? got : "(null)");
+    free(got);
+    /* a file that does not exist yet: a new one */
+    snprintf(p, sizeof(p), "%s/new.md", dir);
+    cr_expect_eq(lb_write_section(p, "x", strdup("S\n")), HX_SUCCESS);
+    cr_expect_eq(access(p, F_OK), 0);
 }
 
 Test(leaderboard, technique_from_first_line)
@@ -102,11 +177,19 @@ Test(leaderboard, any_number_of_stages_in_name_order)
     }
     snprintf(path, sizeof(path), "%s/notes.md", dir);
     cr_assert(tu_write(path, "not a stage\n"));
+    /* `harness new` numbers past 99: 100 comes after 99 */
+    snprintf(path, sizeof(path), "%s/100_s.cu", dir);
+    cr_assert(tu_write(path, "// stage\n"));
+    /* a FIFO and a folder named *.cu are not stages (reading a FIFO's first line would wait) */
+    snprintf(path, sizeof(path), "%s/50_fifo.cu", dir);
+    cr_assert_eq(mkfifo(path, 0600), 0);
+    snprintf(path, sizeof(path), "%s/51_dir.cu", dir);
+    cr_assert_eq(mkdir(path, 0755), 0);
     char **names;
     int n = lb_stage_files(dir, &names);
-    cr_assert_eq(n, 100);
+    cr_assert_eq(n, 101);
     for (int i = 0; i < n; i++) {
-        snprintf(want, sizeof(want), "%02d_s.cu", i);
+        snprintf(want, sizeof(want), i < 100 ? "%02d_s.cu" : "%d_s.cu", i);
         cr_expect_str_eq(names[i], want);
     }
     lb_free_names(names, n);
