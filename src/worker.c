@@ -394,8 +394,8 @@ static int wk_time_slot(wk_ctx *x, int slot, bool keep, dv_flusher *fl, dv_timer
 /* The solution's calls and, with a baseline, the library's, in alternation: each round times
  * every series once, so all see the same clocks and temperature, and the rounds rotate which
  * series goes first (a call's place in the round moved identical code by up to 2%, run 187).
- * The output holds the solution's result on the unswapped inputs when the loop ends. A baseline refusal ends only its
- * samples (berr, aerr say why). Returns 0 or a CUDA error. */
+ * The output holds the solution's result on the unswapped inputs when the loop ends. A
+ * baseline refusal ends only its samples (berr, aerr say why). Returns 0 or a CUDA error. */
 static int wk_time_loop(wk_ctx *x, dv_flusher *fl, double *const *ser, int *n_sol, int *n_base,
                         int *n_alt, char *berr, size_t berrlen, char *aerr, size_t aerrlen)
 {
