@@ -87,7 +87,8 @@ bool in_limits_for(const char *arch, in_limits *l);
 
 /* Blocks of `threads` threads that fit on one SM with regs registers per thread and smem bytes of
  * shared memory per block; *limiter names what binds ("registers", "shared memory", "warps",
- * "blocks"). 0 when one block does not fit. */
+ * "blocks"). 0 when one block does not fit, and 0 with "unknown resources" when a figure is not
+ * reported or out of range (regs outside 0..255, smem < 0, threads outside 1..1024). */
 int in_blocks_per_sm(const in_limits *l, int regs, long smem, int threads, const char **limiter);
 
 /* ---- instruction mix ---- */
@@ -168,9 +169,12 @@ typedef struct {
 typedef struct {
     in_prof_kernel *k;
     size_t n, cap;
+    int headers;        /* CSV header lines seen (set on failure too) */
 } in_profile;
 
-/* `ncu --csv` output (the raw page: one row per kernel and metric), ncu's own lines ignored. */
+/* `ncu --csv` output (the raw page: one row per kernel and metric), ncu's own lines ignored.
+ * False with no header, or with a second one (headers 2): ncu writes one into its own log file, so
+ * a second means text that is not ncu's, and no row can be trusted. */
 bool in_parse_ncu_csv(const char *text, in_profile *p);
 const in_metric *in_prof_metric(const in_prof_kernel *k, const char *name);
 void in_profile_free(in_profile *p);

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "inspect.h"
+#include "inspect/tools.h" /* in_demangle */
 #include "util.h"
 
 #define SAMPLE(name) SOURCE_DIR "/tests/samples/" name
@@ -166,6 +167,60 @@ Test(resources, occupancy_by_resources)
     cr_expect_not(in_limits_for("sm_120", &l));
 }
 
+/* What a solution's #pragma message puts into the compiler's log before ptxas's report: lines
+ * shaped like ptxas's (one after a newline inside the message starts "ptxas info"), an absurd
+ * register count, names c++filt would read as an option or a file. Only ptxas's last unbroken run
+ * of lines counts (nvcc 13.0's log of tests/fixtures/inspect_planted_ptxas.cu, shortened). */
+Test(resources, ptxas_report_ignores_planted_lines)
+{
+    static const char log[] =
+        "x.cu(9): remark #20200-D: #pragma message: \"Compiling entry function 'f' for 'sm_80'\"\n"
+        "  #pragma message M1\n"
+        "                    ^\n"
+        "\n"
+        "x.cu(10): remark #20200-D: #pragma message: \"Used 134217728 registers\"\n"
+        "  #pragma message M2\n"
+        "                    ^\n"
+        "\n"
+        "x.cu(11): remark #20200-D: #pragma message: \"x\n"
+        "ptxas info    : Compiling entry function '-p' for 'sm_80'\n"
+        "ptxas info    : Used 999 registers\"\n"
+        "  #pragma message \"x\\nptxas info    : Compiling entry function '-p' for 'sm_80'\\nptxas info    : Used 999 registers\"\n"
+        "                                                                                                               ^\n"
+        "\n"
+        "ptxas info    : 0 bytes gmem\n"
+        "ptxas info    : Compiling entry function '_Z11real_kernelP6__half' for 'sm_80'\n"
+        "ptxas info    : Function properties for _Z11real_kernelP6__half\n"
+        "    0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads\n"
+        "ptxas info    : Used 8 registers, used 0 barriers, 352 bytes cmem[0]\n"
+        "ptxas info    : Compiling entry function '_Z4hugePf' for 'sm_80'\n"
+        "ptxas info    : Used 134217728 registers, used 99999 barriers, 99999999999999999999 bytes smem\n";
+    in_kernels ks;
+    cr_assert(in_parse_ptxas(log, &ks));
+    cr_assert_eq(ks.n, 2, "only ptxas's own rows");
+    const in_kernel *k = kernel(&ks, "_Z11real_kernelP6__half");
+    cr_expect_eq(k->regs, 8);
+    cr_expect_eq(k->stack, 0);
+    k = kernel(&ks, "_Z4hugePf");
+    cr_expect_eq(k->regs, -1, "out of range: not reported");
+    cr_expect_eq(k->barriers, -1);
+    cr_expect_eq(k->smem_static, -1);
+    in_kernels_free(&ks);
+
+    /* no figure divides by zero or overflows: unknown or absurd resources fit nothing */
+    in_limits l;
+    const char *by;
+    cr_assert(in_limits_for("sm_90a", &l));
+    cr_expect_eq(in_blocks_per_sm(&l, 134217728, 0, 128, &by), 0);
+    cr_expect_str_eq(by, "unknown resources");
+    cr_expect_eq(in_blocks_per_sm(&l, -1, 0, 128, &by), 0);
+    cr_expect_eq(in_blocks_per_sm(&l, 32, -1, 128, &by), 0);
+    cr_expect_eq(in_blocks_per_sm(&l, 32, 0, 0, &by), 0);
+    cr_expect_eq(in_blocks_per_sm(&l, 32, 0, -5, &by), 0);
+    cr_expect_eq(in_blocks_per_sm(&l, 255, 0, 1024, &by), 0, "255 registers x 1024 threads exceed the file");
+    cr_expect_eq(in_blocks_per_sm(&l, 64, 0, 1024, &by), 1);
+}
+
 /* ---- SASS and PTX mix ---- */
 
 Test(mix, cuobjdump_sass_sample)
@@ -291,6 +346,40 @@ Test(mix, ptx_forms)
     in_mix_free(&m);
 }
 
+/* A solution's inline asm lands in the PTX: a brace inside a comment or a string, or past a line
+ * buffer's end, must not move the depth, or the next kernel vanishes from --ptx and from the names
+ * --profile gives ncu. */
+Test(mix, ptx_braces_in_comments_strings_and_long_lines)
+{
+    static char ptx[16384];
+    char pad[6000];
+    memset(pad, ' ', sizeof(pad) - 1);
+    pad[sizeof(pad) - 1] = '\0';
+    snprintf(ptx, sizeof(ptx),
+             ".file 2 \"/tmp/{.cu\"\n"
+             ".visible .entry _Z14visible_kernelP6__half(\n\t.param .u64 p0\n)\n{\n"
+             "\t// begin inline asm\n\t/* { */\n\t// end inline asm\n"
+             "\t/* a comment over\n\t   two lines } { { */\n"
+             "\tst.global.u16 [%%rd1], %%rs1; // }\n"
+             "\t{ .reg .b32 t; mov.u32 t, 1;%s}\n"
+             "\tret;\n}\n"
+             ".visible .entry _Z17hidden_oob_kernelP6__halfi(\n\t.param .u64 p0,\n\t.param .u32 p1\n)\n"
+             ".maxntid 65536, 65536, 65536\n{\n"
+             "\tst.global.u16 [%%rd2], %%rs1;\n\tret;\n}\n",
+             pad);
+    in_mix m;
+    cr_assert(in_parse_ptx(ptx, &m));
+    cr_assert_eq(m.n, 2, "both kernels");
+    const in_mix_fn *f = fn(&m, "_Z14visible_kernelP6__half");
+    cr_expect_eq(f->count[IN_P_STG], 1);
+    cr_expect_eq(f->total, 3, "st, mov, ret: nothing of the comments");
+    f = fn(&m, "_Z17hidden_oob_kernelP6__halfi");
+    cr_expect_eq(f->count[IN_P_STG], 1);
+    cr_expect_eq(f->total, 2);
+    cr_expect_eq(f->maxntid, 2147483647, ".maxntid's product saturates, never overflows");
+    in_mix_free(&m);
+}
+
 /* ---- compute-sanitizer ---- */
 
 Test(sanitizer, memcheck_sample)
@@ -376,6 +465,55 @@ Test(profile, ncu_csv_sample)
     in_profile_free(&p);
     cr_expect_not(in_parse_ncu_csv("==PROF== Connected to process 1\n==ERROR== no kernels\n", &p));
     free(t);
+}
+
+/* ncu writes one header into its own log: a second means text that is not ncu's. */
+Test(profile, ncu_csv_refuses_a_second_header)
+{
+    static const char csv[] =
+        "\"ID\",\"Process ID\",\"Kernel Name\",\"Metric Name\",\"Metric Unit\",\"Metric Value\"\n"
+        "\"0\",\"1\",\"k\",\"gpu__time_duration.sum\",\"nsecond\",\"1\"\n"
+        "\"ID\",\"Process ID\",\"Kernel Name\",\"Metric Name\",\"Metric Unit\",\"Metric Value\"\n"
+        "\"0\",\"1\",\"k\",\"gpu__time_duration.sum\",\"nsecond\",\"5000000\"\n";
+    in_profile p;
+    cr_expect_not(in_parse_ncu_csv(csv, &p));
+    cr_expect_eq(p.headers, 2);
+    cr_expect_eq(p.n, 0);
+    cr_expect(in_parse_ncu_csv(strstr(csv + 1, "\"ID\""), &p), "one header reads");
+    cr_expect_eq(p.headers, 1);
+    in_profile_free(&p);
+}
+
+/* ---- demangling ---- */
+
+/* Names come from text a solution shapes: c++filt must read them as names (on its stdin), never as
+ * its options ("-p") or a file of options ("@FILE": it would print that file). */
+Test(demangle, names_go_on_stdin_never_argv, .timeout = 30)
+{
+    if (access("/usr/bin/c++filt", X_OK) != 0) cr_skip_test("no /usr/bin/c++filt");
+    const char *names[] = {"-p", "@/etc/hostname", "_Z3fooi", "_Z3barv", "a b"};
+    enum { N = sizeof(names) / sizeof(names[0]) };
+    char out[N][64];
+    in_dm d[N];
+    for (size_t i = 0; i < N; i++) {
+        snprintf(out[i], sizeof(out[i]), "%s", names[i]);
+        d[i] = (in_dm){names[i], out[i], sizeof(out[i])};
+    }
+    setenv("CXXFILT", "/usr/bin/c++filt", 1);
+    in_demangle(d, N);
+    cr_expect_str_eq(out[0], "-p");
+    cr_expect_str_eq(out[1], "@/etc/hostname", "not the file's text");
+    cr_expect_str_eq(out[2], "foo");
+    cr_expect_str_eq(out[3], "bar");
+    cr_expect_str_eq(out[4], "a b");
+    /* a stand-in c++filt: its arguments recorded, stdin echoed */
+    write_tool(SCRATCH "/fake-cxxfilt", "printf '%s\\n' \"$@\" > '" SCRATCH "/fake-cxxfilt.args'\ncat\n");
+    setenv("CXXFILT", SCRATCH "/fake-cxxfilt", 1);
+    in_demangle(d, N);
+    char *a = sample(SCRATCH "/fake-cxxfilt.args");
+    cr_expect_str_eq(a, "\n", "no name on its command line: %s", a);
+    free(a);
+    unsetenv("CXXFILT");
 }
 
 /* ---- harness new ---- */
@@ -532,10 +670,11 @@ Test(cli, sanitize_folds_a_finding_into_the_verdict, .timeout = 240)
     cr_expect(strstr(out, "First report:\n========= Invalid __global__ read of size 2 bytes"), "%s", out);
     cr_expect(strstr(out, "Status: error"), "%s", out);
     char *a = sample(args);
-    const char *want[] = {"--tool\nmemcheck\n", "--error-exitcode\n99\n", "--kernel-name\nkne=_Z11fx_gemm_oobPK6__halfS1_PS_iiiff\n",
-                          "--tests\nexample,functional,extra\n", "--no-timing\n", "--timeout\n600\n",
-                          "--arch\nsm_80\n", "--report-api-errors\nno\n", "oob_read.cu\nenv HARNESS_SANITIZER=memcheck\n"};
+    const char *want[] = {"--tool\nmemcheck\n", "--error-exitcode\n99\n", "--tests\nexample,functional,extra\n",
+                          "--no-timing\n", "--timeout\n600\n", "--arch\nsm_80\n", "--report-api-errors\nno\n",
+                          "\n--\n" FIXTURES "/oob_read.cu\nenv HARNESS_SANITIZER=memcheck\n"};
     for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) cr_expect(strstr(a, want[i]), "'%s' in:\n%s", want[i], a);
+    cr_expect(!strstr(a, "--kernel-name"), "no name filter: %s", a);
     free(a);
 }
 
@@ -570,25 +709,142 @@ Test(cli, sanitize_clean_and_broken_tool, .timeout = 240)
     cr_expect(strstr(out, "compute-sanitizer did not run the harness"), "%s", out);
 }
 
+/* A stand-in ncu: records its arguments; like the real one, it writes its CSV (the sample) to
+ * --log-file's file when given (else to stdout), while the profiled run's output goes to stdout.
+ * app: what that run prints (a solution can print a CSV of its own), or NULL. */
+static void fake_ncu(const char *tool, const char *args, const char *csv_sample, const char *app, int code)
+{
+    char body[4096];
+    snprintf(body, sizeof(body),
+             "printf '%%s\\n' \"$@\" > '%s'\n"
+             "log=''\n"
+             "while [ $# -gt 0 ]; do [ \"$1\" = --log-file ] && log=\"$2\"; shift; done\n"
+             "%s%s%s"
+             "if [ -n \"$log\" ]; then cat '%s' > \"$log\"; else cat '%s'; fi\n"
+             "exit %d\n",
+             args, app ? "cat <<'EOF'\n" : "", app ? app : "", app ? "EOF\n" : "", csv_sample, csv_sample, code);
+    write_tool(tool, body);
+}
+
 Test(cli, profile_prints_the_summary, .timeout = 240)
 {
     static char out[1 << 16];
-    char body[1024];
-    snprintf(body, sizeof(body), "printf '%%s\\n' \"$@\" > '%s'\ncat '%s'\nexit 0\n", SCRATCH "/fake-ncu.args", SAMPLE("ncu_raw.csv"));
-    write_tool(SCRATCH "/fake-ncu", body);
+    fake_ncu(SCRATCH "/fake-ncu", SCRATCH "/fake-ncu.args", SAMPLE("ncu_raw.csv"), NULL, 0);
     int code = RUN_ENV(out, "NCU=" SCRATCH "/fake-ncu", "--profile", "--arch", "sm_80", FX("correct"));
     cr_expect_eq(code, HX_SUCCESS, "%s", out);
     cr_expect(strstr(out, "Profile — ") && strstr(out, "duration 18.30 us") && strstr(out, "limited by registers"), "%s", out);
     char *a = sample(SCRATCH "/fake-ncu.args");
-    const char *want[] = {"--clock-control\nnone\n", "--csv\n", "--kernel-name\nregex:^(_Z7fx_gemmPK6__halfS1_PS_iiiff)$\n",
-                          "--tests\nperf\n", "--no-timing\n"};
+    const char *want[] = {"--clock-control\nnone\n", "--csv\n", "--log-file\n", ".ncu.csv\n",
+                          "--kernel-name\nregex:^(_Z7fx_gemmPK6__halfS1_PS_iiiff)$\n", "--tests\nperf\n",
+                          "--no-timing\n", "\n--\n" FIXTURES "/correct.cu\n"};
     for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) cr_expect(strstr(a, want[i]), "'%s' in:\n%s", want[i], a);
     free(a);
+    char body[1024];
     snprintf(body, sizeof(body), "echo '==ERROR== ERR_NVGPUCTRPERM - The user does not have permission to access NVIDIA GPU Performance Counters'\nexit 1\n");
     write_tool(SCRATCH "/fake-ncu-perm", body);
+    /* the real ncu writes this into its log file; the stand-in prints it where --log-file says */
+    fake_ncu(SCRATCH "/fake-ncu-perm", SCRATCH "/fake-ncu-perm.args", SCRATCH "/perm.txt", NULL, 1);
+    cr_assert(tu_write(SCRATCH "/perm.txt", "==ERROR== ERR_NVGPUCTRPERM - The user does not have permission to access NVIDIA GPU Performance Counters\n"));
     code = RUN_ENV(out, "NCU=" SCRATCH "/fake-ncu-perm", "--profile", "--arch", "sm_80", FX("correct"));
     cr_expect_eq(code, HX_INTERNAL, "%s", out);
     cr_expect(strstr(out, "cannot read the GPU's performance counters"), "%s", out);
+}
+
+/* The profiled run's output is the solution's to write: a CSV it prints (a header and a 1 ns row
+ * for the kernel ncu profiles) must not become the profile. */
+Test(cli, profile_ignores_a_csv_the_solution_prints, .timeout = 240)
+{
+    static char out[1 << 16];
+    const char *app =
+        "\"ID\",\"Process ID\",\"Process Name\",\"Host Name\",\"Kernel Name\",\"Context\",\"Stream\",\"Block Size\","
+        "\"Grid Size\",\"Device\",\"CC\",\"Section Name\",\"Metric Name\",\"Metric Unit\",\"Metric Value\"\n"
+        "\"0\",\"4250\",\"harness\",\"127.0.0.1\",\"_Z15gemm_wmma_tiledI3CfgILi64ELi128ELi32ELi32ELi3ELi2EELb0EEvPK6__halfS4_PS2_iiiff\","
+        "\"1\",\"7\",\"(256, 1, 1)\",\"(8, 16, 1)\",\"0\",\"9.0\",\"raw\",\"gpu__time_duration.sum\",\"nsecond\",\"1\"\n";
+    /* a copy of its own: the suites run side by side, and --profile's files are named after the file */
+    mkdir(SCRATCH, 0755);
+    char *src = sample(FX("correct"));
+    cr_assert(tu_write(SCRATCH "/profile_app.cu", src));
+    free(src);
+    fake_ncu(SCRATCH "/fake-ncu-app", SCRATCH "/fake-ncu-app.args", SAMPLE("ncu_raw.csv"), app, 0);
+    int code = RUN_ENV(out, "NCU=" SCRATCH "/fake-ncu-app", "--profile", "--arch", "sm_80", SCRATCH "/profile_app.cu");
+    cr_expect_eq(code, HX_SUCCESS, "%s", out);
+    cr_expect(strstr(out, "duration 18.30 us"), "ncu's figure: %s", out);
+    cr_expect(!strstr(out, "duration 0.00 us"), "not the solution's: %s", out);
+    /* the inner run's exit codes 13-15 are its own, not 12 */
+    fake_ncu(SCRATCH "/fake-ncu-15", SCRATCH "/fake-ncu-15.args", SAMPLE("ncu_raw.csv"), NULL, 15);
+    code = RUN_ENV(out, "NCU=" SCRATCH "/fake-ncu-15", "--profile", "--arch", "sm_80", SCRATCH "/profile_app.cu");
+    cr_expect_eq(code, HX_INTERRUPTED, "%s", out);
+}
+
+/* A kernel after one whose inline asm holds "/ * { * /" is checked and profiled too; a solution
+ * whose name starts with '-' is a file to the inner harness, not an option. */
+Test(cli, sanitize_and_profile_see_every_kernel, .timeout = 240)
+{
+    static char out[1 << 16];
+    mkdir(SCRATCH, 0755);
+    char *src = sample(FX("inspect_hidden_kernel"));
+    cr_assert(tu_write(SCRATCH "/-x.cu", src));
+    free(src);
+    const char *tool = SCRATCH "/fake-sanitizer-hidden", *args = SCRATCH "/fake-sanitizer-hidden.args";
+    fake_sanitizer(tool, args, SAMPLE("sanitizer_clean.txt"), 0);
+    int code = RUN_ENV(out, "cd '" SCRATCH "' && COMPUTE_SANITIZER=" SCRATCH "/fake-sanitizer-hidden", "--sanitize",
+                       "--arch", "sm_80", "--", "-x.cu");
+    cr_expect_eq(code, HX_SUCCESS, "%s", out);
+    cr_expect(strstr(out, "checking every kernel"), "%s", out);
+    char *a = sample(args);
+    cr_expect(strstr(a, "\n--\n-x.cu\n"), "'--' before the file: %s", a);
+    cr_expect(!strstr(a, "--kernel-name"), "no name filter the solution can steer: %s", a);
+    free(a);
+    /* the inner run's exit codes 13-15 are its own, not 12 */
+    fake_sanitizer(tool, args, SAMPLE("sanitizer_clean.txt"), 14);
+    code = RUN_ENV(out, "cd '" SCRATCH "' && COMPUTE_SANITIZER=" SCRATCH "/fake-sanitizer-hidden", "--sanitize",
+                   "--arch", "sm_80", "--", "-x.cu");
+    cr_expect_eq(code, HX_OUTPUT_EXCEEDED, "%s", out);
+    cr_expect(strstr(out, "ended with exit status 14"), "%s", out);
+
+    fake_ncu(SCRATCH "/fake-ncu-hidden", SCRATCH "/fake-ncu-hidden.args", SAMPLE("ncu_raw.csv"), NULL, 0);
+    code = RUN_ENV(out, "NCU=" SCRATCH "/fake-ncu-hidden", "--profile", "--arch", "sm_80", FX("inspect_hidden_kernel"));
+    cr_expect_eq(code, HX_SUCCESS, "%s", out);
+    a = sample(SCRATCH "/fake-ncu-hidden.args");
+    cr_expect(strstr(a, "--kernel-name\nregex:^(_Z14visible_kernelP6__half|_Z17hidden_oob_kernelP6__halfi)$\n"), "%s", a);
+    free(a);
+    code = RUN(out, "--ptx", "--arch", "sm_80", FX("inspect_hidden_kernel"));
+    cr_expect_eq(code, HX_SUCCESS, "%s", out);
+    cr_expect(strstr(out, "hidden_oob_kernel"), "--ptx lists it: %s", out);
+}
+
+/* Text the solution's #pragma message plants in the compiler's log is not ptxas's report: no row
+ * of it, no division by its register count (SIGFPE), no name of it handed to c++filt. */
+Test(cli, resources_ignore_planted_lines, .timeout = 240)
+{
+    static char out[1 << 16];
+    int code = RUN_ENV(out, "CUOBJDUMP=/nonexistent", "--resources", "--arch", "sm_80", FX("inspect_planted_ptxas"));
+    cr_expect_eq(code, HX_SUCCESS, "%s", out);
+    cr_expect(strstr(out, "real_kernel"), "%s", out);
+    cr_expect(!strstr(out, "  f ") && !strstr(out, "  -p ") && !strstr(out, "@/etc/hostname") && !strstr(out, "999") &&
+                  !strstr(out, "134217728"),
+              "no planted row: %s", out);
+    cr_expect(!strstr(out, "note: "), "nothing planted reached the table: %s", out);
+}
+
+/* The inspection modes refuse what the judge refuses: a source over 4 MiB (exit 3, before nvcc). */
+Test(cli, inspection_refuses_a_source_over_4_mib, .timeout = 240)
+{
+    static char out[1 << 14];
+    mkdir(SCRATCH, 0755);
+    FILE *f = fopen(SCRATCH "/inspect_big.cu", "w");
+    cr_assert_not_null(f);
+    char *src = sample(FX("correct"));
+    fputs(src, f);
+    free(src);
+    while (ftell(f) <= (4 << 20)) fputs("// padding padding padding padding padding padding padding pad\n", f);
+    fclose(f);
+    const char *modes[] = {"--resources", "--ptx", "--sass", "--sanitize", "--profile"};
+    for (size_t i = 0; i < sizeof(modes) / sizeof(modes[0]); i++) {
+        int code = RUN_ENV(out, "COMPUTE_SANITIZER=/bin/true NCU=/bin/true", modes[i], "--arch", "sm_80", SCRATCH "/inspect_big.cu");
+        cr_expect_eq(code, HX_BAD_FILE, "%s: %s", modes[i], out);
+        cr_expect(strstr(out, "over the 4 MiB a solution file may be"), "%s: %s", modes[i], out);
+    }
 }
 
 /* ---- GPU: the real tools (the lead's device run); each skips without a device ---- */

@@ -1,5 +1,6 @@
-/* dispatch.c — in_main: the checks every mode shares (no nesting under a tool, a readable .cu file,
- * the run-time tool there), the cached build a normal run would use, its PTX, then the modes.
+/* dispatch.c — in_main: the checks every mode shares (no nesting under a tool, a readable .cu file
+ * of at most the judge's 4 MiB, the run-time tool there), the cached build a normal run would use,
+ * its PTX, then the modes.
  *
  * Everything here runs beside the judge, never inside it: the static modes read what the compiler
  * made of the cached build (same source, flags, architecture and nvcc, so the same cache key), and
@@ -37,6 +38,11 @@ int in_main(const jd_options *o, const in_request *rq)
     }
     if (!S_ISREG(sb.st_mode)) {
         fprintf(stderr, "harness: %s is not a regular file\n", o->solution);
+        return HX_BAD_FILE;
+    }
+    if (sb.st_size > JD_MAX_SOURCE_BYTES) { /* the judge's limit: no mode compiles what it refuses */
+        fprintf(stderr, "harness: %s is %lld bytes, over the %d MiB a solution file may be\n", o->solution,
+                (long long)sb.st_size, JD_MAX_SOURCE_BYTES >> 20);
         return HX_BAD_FILE;
     }
     /* the run-time tools first: without one there is nothing to do */

@@ -1,10 +1,13 @@
 /* mode_profile.c — --profile: one performance case under Nsight Compute (the solution's kernels
- * only, the metrics the summary prints), then its CSV read back and printed. */
+ * only, the metrics the summary prints), then its CSV, in a log file of ncu's own, read back and
+ * printed. */
 #include "modes.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "text.h"
 #include "tools.h"
@@ -24,15 +27,18 @@ static int in_print_lines_with(FILE *to, const char *text, const char *prefix, i
 
 int in_run_profile(in_ctx *cx, const char *ncu)
 {
-    char csv[PATH_MAX + 16], self[PATH_MAX];
+    char csv[PATH_MAX + 16], runlog[PATH_MAX + 16], self[PATH_MAX];
     snprintf(csv, sizeof(csv), "%s.ncu.csv", cx->stem);
+    snprintf(runlog, sizeof(runlog), "%s.ncu.out", cx->stem);
     if (!in_self(self, sizeof(self))) {
         fprintf(stderr, "harness: --profile: cannot find the harness binary: %s\n", strerror(errno));
         return HX_INTERNAL;
     }
     in_inner in;
     in_inner_args(cx, false, &in);
-    /* the solution's kernels by mangled name, so cuBLAS's reference is not profiled */
+    /* the solution's kernels by mangled name, so that cuBLAS's reference does not fill the launch
+     * count and the summary (a profile is no verdict: a kernel the solution loads at run time from a
+     * module of its own is not in its PTX and goes unprofiled) */
     size_t nk = cx->have_ptx ? cx->ptx.n : 0, rlen = 32;
     for (size_t i = 0; i < nk; i++) rlen += strlen(cx->ptx.f[i].name) * 2 + 1;
     char *regex = malloc(rlen);
@@ -41,7 +47,7 @@ int in_run_profile(in_ctx *cx, const char *ncu)
     for (size_t i = 0; i < nk; i++) {
         if (i) regex[u++] = '|';
         for (const char *s = cx->ptx.f[i].name; *s; s++) {
-            if (*s == '$' || *s == '.') regex[u++] = '\\';
+            if (!isalnum((unsigned char)*s) && *s != '_') regex[u++] = '\\'; /* literal, whatever it is */
             regex[u++] = *s;
         }
     }
@@ -61,9 +67,11 @@ int in_run_profile(in_ctx *cx, const char *ncu)
         "regex:smsp__average_warps_issue_stalled_.*_per_issue_active\\.ratio";
     const char *argv[96];
     int argc = 0;
+    /* ncu's own output (its CSV) into a file of its own: the run's output, which the solution
+     * writes, goes elsewhere and cannot forge a row */
     const char *fixed[] = {ncu, "--clock-control", "none", "--target-processes", "all", "--csv",
-                           "--print-units", "base", "--print-kernel-base", "mangled", "--launch-count",
-                           "20", "--metrics", metrics};
+                           "--log-file", csv, "--print-units", "base", "--print-kernel-base", "mangled",
+                           "--launch-count", "20", "--metrics", metrics};
     for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++) argv[argc++] = fixed[i];
     if (nk) {
         argv[argc++] = "--kernel-name-base";
@@ -73,15 +81,23 @@ int in_run_profile(in_ctx *cx, const char *ncu)
     }
     argv[argc++] = self;
     for (int i = 0; i < in.argc; i++) argv[argc++] = in.argv[i];
+    argv[argc++] = "--"; /* a solution named "-x.cu" is a file, not an option */
     argv[argc++] = cx->o->solution;
     argv[argc] = NULL;
     const char *env[] = {IN_ENV_PROFILER, "ncu", "HARNESS_CACHE", cx->o->cache_dir, NULL};
-    int rc = in_spawn((char *const *)argv, env, csv);
+    unlink(csv);
+    int rc = in_spawn((char *const *)argv, env, runlog);
     free(regex);
 
     char *text = ld_read_text(csv, NULL);
     in_profile p;
     bool parsed = text && in_parse_ncu_csv(text, &p);
+    if (text && !parsed && p.headers > 1) {
+        printf("harness: --profile: ncu's output %s holds %d CSV headers, where ncu writes one: not read\n",
+               csv, p.headers);
+        free(text);
+        return HX_INTERNAL;
+    }
     if (text && strstr(text, "ERR_NVGPUCTRPERM")) {
         printf("harness: --profile: ncu cannot read the GPU's performance counters here (ERR_NVGPUCTRPERM: "
                "they need admin rights, or the driver option NVreg_RestrictProfilingToAdminUsers=0)\n");
@@ -93,7 +109,8 @@ int in_run_profile(in_ctx *cx, const char *ncu)
         if (rc == HX_NO_DEVICE) {
             printf("harness: --profile: no CUDA device: nothing to profile\n");
         } else {
-            printf("harness: --profile: ncu returned no kernel profile (exit status %d); its output: %s\n", rc, csv);
+            printf("harness: --profile: ncu returned no kernel profile (exit status %d); its output: %s, the "
+                   "run's: %s\n", rc, csv, runlog);
             if (text && !in_print_lines_with(stdout, text, "==ERROR==", 5))
                 in_print_lines_with(stdout, text, "==WARNING==", 5);
         }
@@ -110,10 +127,11 @@ int in_run_profile(in_ctx *cx, const char *ncu)
            cx->o->solution, cx->o->custom ? in.size : "the performance case", csv);
     in_print_profile(stdout, &p);
     if (rc != 0) {
-        printf("note: the run under ncu ended with exit status %d (its output is in %s)\n", rc, csv);
+        printf("note: the run under ncu ended with exit status %d (ncu's output is in %s, the run's in %s)\n",
+               rc, csv, runlog);
         in_print_lines_with(stdout, text, "==ERROR==", 5);
     }
     free(text);
     in_profile_free(&p);
-    return rc >= 0 && rc <= HX_INTERNAL ? rc : HX_INTERNAL;
+    return rc >= 0 && rc <= HX_INTERRUPTED ? rc : HX_INTERNAL;
 }

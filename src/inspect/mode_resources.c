@@ -29,6 +29,18 @@ int in_run_resources(in_ctx *cx)
         return HX_INTERNAL;
     }
     free(text);
+    /* ptxas compiles the PTX's entries and no other: a row naming none of them is not ptxas's */
+    size_t foreign = 0;
+    if (cx->have_ptx) {
+        size_t kept = 0;
+        for (size_t i = 0; i < ks.n; i++) {
+            bool entry = false;
+            for (size_t j = 0; j < cx->ptx.n && !entry; j++) entry = strcmp(cx->ptx.f[j].name, ks.k[i].name) == 0;
+            if (entry) ks.k[kept++] = ks.k[i];
+            else foreign++;
+        }
+        ks.n = kept;
+    }
     in_dm *d = calloc(ks.n ? ks.n : 1, sizeof(*d));
     for (size_t i = 0; d && i < ks.n; i++) {
         d[i] = (in_dm){ks.k[i].name, ks.k[i].display, sizeof(ks.k[i].display)};
@@ -50,17 +62,23 @@ int in_run_resources(in_ctx *cx)
            "spill st/ld", "bar", "bounds");
     for (size_t i = 0; i < ks.n; i++) {
         const in_kernel *k = &ks.k[i];
-        char smem[32], stack[32], spill[48], bounds[16];
+        char regs[16], bar[16], smem[32], stack[32], spill[48], bounds[16];
+        if (k->regs < 0) snprintf(regs, sizeof(regs), "-");
+        else snprintf(regs, sizeof(regs), "%d", k->regs);
+        if (k->barriers < 0) snprintf(bar, sizeof(bar), "-");
+        else snprintf(bar, sizeof(bar), "%d", k->barriers);
         in_fmt_bytes(k->smem_static, smem, sizeof(smem));
         in_fmt_bytes(k->stack, stack, sizeof(stack));
         if (k->spill_stores < 0) snprintf(spill, sizeof(spill), "-");
         else snprintf(spill, sizeof(spill), "%ld/%ld B", k->spill_stores, k->spill_loads);
         if (k->maxntid) snprintf(bounds, sizeof(bounds), "%d", k->maxntid);
         else snprintf(bounds, sizeof(bounds), "-");
-        printf("  %-*.*s %5d %12s %7s %13s %4d %7s\n", w, w, k->display, k->regs, smem, stack, spill,
-               k->barriers, bounds);
+        printf("  %-*.*s %5s %12s %7s %13s %4s %7s\n", w, w, k->display, regs, smem, stack, spill, bar, bounds);
     }
     if (!ks.n) printf("  (ptxas compiled no kernel)\n");
+    if (foreign)
+        printf("  note: %zu row%s of the compiler's log named no entry of the PTX: left out\n", foreign,
+               foreign == 1 ? "" : "s");
     printf("  bounds: the block size __launch_bounds__ allows (from the PTX's .maxntid); spills and "
            "stack are per thread\n");
 
@@ -115,7 +133,9 @@ int in_run_resources(in_ctx *cx)
             for (size_t s = 0; s < 3; s++) {
                 char cell[64];
                 const char *by = "";
-                if (k->maxntid && sizes[s] > k->maxntid) {
+                if (k->regs < 0 || k->smem_static < 0) {
+                    snprintf(cell, sizeof(cell), "n/a (not reported)");
+                } else if (k->maxntid && sizes[s] > k->maxntid) {
                     snprintf(cell, sizeof(cell), "over __launch_bounds__");
                 } else {
                     int b = in_blocks_per_sm(&l, k->regs, k->smem_static, sizes[s], &by);

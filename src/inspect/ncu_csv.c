@@ -67,6 +67,7 @@ bool in_parse_ncu_csv(const char *text, in_profile *p)
         if (nh == 0) {
             int n = in_csv_split(t, hdr, MAXF, hbuf, sizeof(hbuf));
             if (in_col(hdr, n, "Metric Name") < 0) continue;
+            p->headers = 1;
             nh = n;
             c_id = in_col(hdr, n, "ID");
             c_pid = in_col(hdr, n, "Process ID");
@@ -79,8 +80,13 @@ bool in_parse_ncu_csv(const char *text, in_profile *p)
             continue;
         }
         int n = in_csv_split(t, f, MAXF, rbuf, sizeof(rbuf));
+        if (in_col(f, n, "Metric Name") >= 0) { /* a second header: which rows are ncu's is unknown */
+            int headers = p->headers + 1;
+            in_profile_free(p);
+            p->headers = headers;
+            return false;
+        }
         if (n < nh || c_value < 0) continue;
-        if (strcmp(f[c_metric], "Metric Name") == 0) continue; /* a second process's header */
         /* IDs count launches per process: a replaced worker starts again at 0 */
         char id[32];
         snprintf(id, sizeof(id), "%s:%s", c_pid >= 0 ? f[c_pid] : "", c_id >= 0 ? f[c_id] : "0");

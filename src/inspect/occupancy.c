@@ -26,6 +26,13 @@ bool in_limits_for(const char *arch, in_limits *l)
 
 int in_blocks_per_sm(const in_limits *l, int regs, long smem, int threads, const char **limiter)
 {
+    /* a figure no kernel can have (a report's "not reported", or one out of range) fits nothing:
+     * every division below has a positive divisor */
+    if (regs < 0 || regs > 255 || smem < 0 || threads <= 0 || threads > 1024 || l->max_warps <= 0 ||
+        l->regs_per_sm <= 0 || l->smem_per_sm <= 0) {
+        *limiter = "unknown resources";
+        return 0;
+    }
     int warps = (threads + 31) / 32;
     /* registers go to warps in units of 256 (8 per thread), from four 16384-register quarters */
     int per_warp = ((regs > 0 ? regs : 1) * 32 + 255) / 256 * 256;

@@ -3,6 +3,7 @@
 #include "inspect.h"
 
 #include <ctype.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,15 +63,15 @@ static void in_ptx_stmt(const char *stmt, in_mix_fn *f)
     if (c >= 0) f->count[c]++;
 }
 
-/* The function a PTX header line declares (".visible .entry NAME(" or
- * ".func (.param .b32 r) NAME("); false when the line declares none. */
+/* The function a PTX header declares (".visible .entry NAME(" or
+ * ".func (.param .b32 r) NAME("); false when it declares none. */
 static bool in_ptx_header(const char *t, char *name, size_t len)
 {
-    const char *s = strstr(t, ".entry ");
-    if (s) {
-        s = in_skip_ws(s + strlen(".entry "));
-    } else if ((s = strstr(t, ".func ")) || (s = strstr(t, ".func\t"))) {
-        s = in_skip_ws(s + strlen(".func "));
+    const char *s = strstr(t, ".entry");
+    if (s && isspace((unsigned char)s[strlen(".entry")])) {
+        s = in_skip_ws(s + strlen(".entry"));
+    } else if ((s = strstr(t, ".func")) && isspace((unsigned char)s[strlen(".func")])) {
+        s = in_skip_ws(s + strlen(".func"));
         if (*s == '(') { /* return value */
             const char *e = strchr(s, ')');
             if (!e) return false;
@@ -79,72 +80,105 @@ static bool in_ptx_header(const char *t, char *name, size_t len)
     } else {
         return false;
     }
-    size_t n = strcspn(s, "( \t;");
+    size_t n = strcspn(s, "( \t\r\n;");
     if (!n) return false;
     snprintf(name, len, "%.*s", (int)n, s);
     return true;
 }
 
+/* The product of .maxntid's dimensions in t (digits only: PTX has no sign there), saturated so
+ * that no block size overflows an int. */
+static int in_ptx_maxntid(const char *t)
+{
+    long long prod = 1;
+    bool any = false;
+    for (const char *s = strstr(t, ".maxntid") + strlen(".maxntid"); *s && *s != ';';) {
+        if (!isdigit((unsigned char)*s)) {
+            s++;
+            continue;
+        }
+        long long v = 0;
+        for (; isdigit((unsigned char)*s); s++) v = v < INT_MAX ? v * 10 + (*s - '0') : INT_MAX;
+        prod = v == 0 ? 0 : prod > INT_MAX / v ? INT_MAX : prod * v;
+        any = true;
+    }
+    return any ? (int)(prod < INT_MAX ? prod : INT_MAX) : 0;
+}
+
+/* A copy of the PTX with its comments and the text of its strings blanked out (newlines kept):
+ * a solution's inline asm lands in the PTX, and a brace in "/ * { * /" or in a .file name must not
+ * move the braces' depth, or a kernel after it would vanish from every list the modes use.
+ * ptxas accepted this PTX (the cached build ran it), so its lexical rules hold. */
+static char *in_ptx_code(const char *text)
+{
+    char *c = strdup(text);
+    if (!c) return NULL;
+    enum { CODE, LINE, BLOCK, STRING } st = CODE;
+    for (char *s = c; *s; s++) {
+        if (st == CODE) {
+            if (s[0] == '/' && s[1] == '/') st = LINE, *s = ' ';
+            else if (s[0] == '/' && s[1] == '*') st = BLOCK, *s++ = ' ', *s = ' ';
+            else if (*s == '"') st = STRING;
+        } else if (st == LINE) {
+            if (*s == '\n') st = CODE;
+            else *s = ' ';
+        } else if (st == BLOCK) {
+            if (s[0] == '*' && s[1] == '/') st = CODE, *s++ = ' ', *s = ' ';
+            else if (*s != '\n') *s = ' ';
+        } else { /* a string ends at its quote or its line */
+            if (*s == '\\' && s[1] && s[1] != '\n') *s++ = ' ', *s = ' ';
+            else if (*s == '"') st = CODE;
+            else if (*s == '\n') st = CODE;
+            else *s = ' ';
+        }
+    }
+    return c;
+}
+
+/* Statements end at ';' or a line's end (.loc and labels have no ';'), braces open and close
+ * blocks (and operand vectors). The text is read whole, never in lines of a fixed length: a
+ * brace past a line buffer's end would be lost. */
 bool in_parse_ptx(const char *text, in_mix *out)
 {
     memset(out, 0, sizeof(*out));
-    char line[4096], stmt[1024];
+    char *code = in_ptx_code(text);
+    if (!code) return false;
     long cur = -1;
-    int depth = 0;
+    long depth = 0;
     bool header = false; /* between a function's name and its opening brace */
-    const char *p = text;
-    while (in_getline(&p, line, sizeof(line))) {
-        char *c = strstr(line, "//");
-        if (c) *c = '\0';
-        const char *t = in_skip_ws(line);
+    char *seg = code;
+    for (char *s = code;; s++) {
+        char ch = *s;
+        if (ch != '{' && ch != '}' && ch != ';' && ch != '\n' && ch != '\0') continue;
+        *s = '\0'; /* the segment [seg, s) as a string; restored below */
         char name[512];
-        if (depth == 0 && in_ptx_header(t, name, sizeof(name))) {
+        if (depth == 0 && in_ptx_header(seg, name, sizeof(name))) {
             in_mix_fn *f = in_mix_add(out, name);
             if (!f) {
+                free(code);
                 in_mix_free(out);
                 return false;
             }
             cur = f - out->f;
             header = true;
         }
-        if (header && cur >= 0 && strstr(t, ".maxntid")) {
-            int prod = 1;
-            for (const char *s = strstr(t, ".maxntid") + strlen(".maxntid"); *s && *s != ';';) {
-                char *end;
-                long v = strtol(s, &end, 10);
-                if (end == s) {
-                    s++;
-                } else {
-                    prod *= (int)v;
-                    s = end;
-                }
-            }
-            out->f[cur].maxntid = prod;
+        if (depth == 0 && header && cur >= 0 && strstr(seg, ".maxntid")) out->f[cur].maxntid = in_ptx_maxntid(seg);
+        if (depth > 0 && cur >= 0 && !header) in_ptx_stmt(seg, &out->f[cur]);
+        *s = ch;
+        seg = s + 1;
+        if (ch == '{') {
+            depth++;
+            header = false;
+        } else if (ch == '}' && depth > 0 && --depth == 0) {
+            cur = -1;
+        } else if (ch == ';' && depth == 0 && header) {
+            /* a declaration (".extern .func ... ;"), not a definition: drop it */
+            if (cur == (long)out->n - 1 && out->f[cur].total == 0) out->n--;
+            header = false;
+            cur = -1;
         }
-        /* statements end at ';', braces open and close blocks (and operand vectors) */
-        size_t sl = 0;
-        for (const char *s = t;; s++) {
-            char ch = *s;
-            if (ch == '{' || ch == '}' || ch == ';' || ch == '\0') {
-                stmt[sl] = '\0';
-                if (depth > 0 && cur >= 0 && !header) in_ptx_stmt(stmt, &out->f[cur]);
-                sl = 0;
-                if (ch == '{') {
-                    depth++;
-                    header = false;
-                } else if (ch == '}' && depth > 0 && --depth == 0) {
-                    cur = -1;
-                } else if (ch == ';' && depth == 0 && header) {
-                    /* a declaration (".extern .func ... ;"), not a definition: drop it */
-                    if (cur == (long)out->n - 1 && out->f[cur].total == 0) out->n--;
-                    header = false;
-                    cur = -1;
-                }
-                if (!ch) break;
-            } else if (sl < sizeof(stmt) - 1) {
-                stmt[sl++] = ch;
-            }
-        }
+        if (!ch) break;
     }
+    free(code);
     return true;
 }

@@ -3,6 +3,7 @@
  * c++filt. */
 #include "tools.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
@@ -15,14 +16,20 @@
 #include "loader.h"
 #include "text.h"
 
-/* Run argv (no shell) with env ("NAME", "VALUE", ..., NULL) added; out: NULL inherits stdout and
- * stderr, else both go to that file. The exit status, 128 + a signal, or -1 when it never ran. */
-int in_spawn(char *const argv[], const char *const env[], const char *out)
+/* Run argv (no shell) with env ("NAME", "VALUE", ..., NULL) added; in: NULL inherits stdin, else
+ * that file is its stdin; out: NULL inherits stdout and stderr, else both go to that file. The exit
+ * status, 128 + a signal, or -1 when it never ran. */
+int in_spawn_io(char *const argv[], const char *const env[], const char *in, const char *out)
 {
     fflush(NULL);
     pid_t pid = fork();
     if (pid < 0) return -1;
     if (pid == 0) {
+        if (in) {
+            int fd = open(in, O_RDONLY);
+            if (fd < 0 || dup2(fd, STDIN_FILENO) < 0) _exit(126);
+            close(fd);
+        }
         if (out) {
             int fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
             if (fd < 0 || dup2(fd, STDOUT_FILENO) < 0 || dup2(fd, STDERR_FILENO) < 0) _exit(126);
@@ -40,6 +47,11 @@ int in_spawn(char *const argv[], const char *const env[], const char *out)
     if (WIFEXITED(ws)) return WEXITSTATUS(ws);
     if (WIFSIGNALED(ws)) return 128 + WTERMSIG(ws);
     return -1;
+}
+
+int in_spawn(char *const argv[], const char *const env[], const char *out)
+{
+    return in_spawn_io(argv, env, NULL, out);
 }
 
 /* A CUDA tool: $ENV when set (then only there, so that a test can hide a tool), else PATH, nvcc's
@@ -134,26 +146,45 @@ static void in_shorten(const char *dem, char *out, size_t len)
     snprintf(out, len, "%.*s", (int)n, s);
 }
 
-/* Demangle through c++filt when it exists; otherwise the names stay mangled. */
+/* Whether c++filt may see name: a symbol's characters only. Anything else stays mangled (a name
+ * comes from text a solution can shape, and c++filt reads "-p" as an option, "@FILE" as a file). */
+static bool in_symbol_name(const char *name)
+{
+    if (!*name) return false;
+    for (const char *s = name; *s; s++)
+        if (!isalnum((unsigned char)*s) && *s != '_' && *s != '$' && *s != '.') return false;
+    return true;
+}
+
+/* Demangle through c++filt when it exists; otherwise the names stay mangled. The names go on its
+ * stdin, one a line (it answers each line with one), never on its command line. */
 void in_demangle(in_dm *d, size_t n)
 {
-    char filt[PATH_MAX], tmp[PATH_MAX];
-    if (!n || !in_find_tool("c++filt", "CXXFILT", filt, sizeof(filt)) || !in_tmpfile(tmp, sizeof(tmp)))
+    char filt[PATH_MAX], in[PATH_MAX], out[PATH_MAX];
+    if (!n || !in_find_tool("c++filt", "CXXFILT", filt, sizeof(filt))) return;
+    size_t *idx = calloc(n, sizeof(*idx)), m = 0;
+    if (!idx) return;
+    if (!in_tmpfile(in, sizeof(in))) {
+        free(idx);
         return;
-    for (size_t at = 0; at < n; at += 64) {
-        char *argv[66];
-        size_t m = 0;
-        argv[m++] = filt;
-        for (size_t i = at; i < n && m < 65; i++) argv[m++] = (char *)d[i].mangled;
-        argv[m] = NULL;
-        if (in_spawn(argv, NULL, tmp) != 0) break;
-        char *text = ld_read_text(tmp, NULL);
-        if (!text) break;
-        const char *p = text;
-        char line[4096];
-        for (size_t i = at; i < at + m - 1 && in_getline(&p, line, sizeof(line)); i++)
-            in_shorten(line, d[i].out, d[i].len);
-        free(text);
     }
-    unlink(tmp);
+    if (!in_tmpfile(out, sizeof(out))) {
+        unlink(in);
+        free(idx);
+        return;
+    }
+    FILE *f = fopen(in, "w");
+    for (size_t i = 0; f && i < n; i++)
+        if (in_symbol_name(d[i].mangled) && fprintf(f, "%s\n", d[i].mangled) > 0) idx[m++] = i;
+    bool written = f && fclose(f) == 0;
+    char *argv[] = {filt, NULL};
+    char *text = written && m && in_spawn_io(argv, NULL, in, out) == 0 ? ld_read_text(out, NULL) : NULL;
+    const char *p = text;
+    char line[4096];
+    for (size_t i = 0; p && i < m && in_getline(&p, line, sizeof(line)); i++)
+        in_shorten(line, d[idx[i]].out, d[idx[i]].len);
+    free(text);
+    unlink(in);
+    unlink(out);
+    free(idx);
 }

@@ -9,6 +9,8 @@
 /* Run argv (no shell) with env ("NAME", "VALUE", ..., NULL) added; out: NULL inherits stdout and
  * stderr, else both go to that file. The exit status, 128 + a signal, or -1 when it never ran. */
 int in_spawn(char *const argv[], const char *const env[], const char *out);
+/* The same with stdin from the file in (NULL: inherited). */
+int in_spawn_io(char *const argv[], const char *const env[], const char *in, const char *out);
 
 /* A CUDA tool: $ENV when set (then only there, so that a test can hide a tool), else PATH, nvcc's
  * folder, $CUDA_HOME/bin, /usr/local/cuda/bin. */
@@ -28,7 +30,8 @@ typedef struct {
     size_t len;
 } in_dm;
 
-/* Demangle through c++filt when it exists; otherwise the names stay mangled. */
+/* Demangle through c++filt when it exists (the names on its stdin, one a line; only names of a
+ * symbol's characters [A-Za-z0-9_$.]); otherwise, and for any other name, they stay mangled. */
 void in_demangle(in_dm *d, size_t n);
 
 #endif
