@@ -33,11 +33,12 @@ typedef struct {
 enum { LB_PART_SHAPES = 1, LB_PART_RANDOM = 2 };
 
 /* leaderboard.c */
-/* The stage files of a folder, in name order: *st malloc'd (NULL when none). -1: unreadable. */
+/* The stage files of a folder, in stage order (lb_stage_files): *st malloc'd (NULL when none).
+ * -1: unreadable. */
 int lb_find_stages(const char *dir, lb_stage **out);
 /* The commit a section names: the one given (a copy of the tree without .git, the GPU
- * machine's), or git's. */
-void lb_commit_label(const char *given, char *out, size_t len);
+ * machine's), or git's for the stage folder dir (run there without a shell). */
+void lb_commit_label(const char *given, const char *dir, char *out, size_t len);
 /* The line under a section's title: device, driver, runtime, date, commit. */
 void lb_run_header(const dv_info *dev, const char *commit, char *out, size_t len);
 /* path opened for the JSON, or NULL after saying why. */

@@ -1,7 +1,9 @@
 /* lb_stages.c — the stages section: every stage at the leaderboard's sizes beside cuBLAS, the
  * judge GPUs column, then the table, its charts and the JSON. */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "gpus.h"
 #include "lb_int.h"
@@ -115,7 +117,12 @@ int lb_run(const pb_problem *p, const jd_options *o_in, lb_stage *stages, int n,
     size_t u = 0;
 #define OUT(...) (u += (size_t)snprintf(sec + u, u < cap ? cap - u : 0, __VA_ARGS__))
     char commit[96], header[512], note[400];
-    lb_commit_label(commit_opt, commit, sizeof(commit));
+    char dir[PATH_MAX]; /* the stages' folder: its repository names the commit */
+    snprintf(dir, sizeof(dir), "%s", n > 0 ? stages[0].path : ".");
+    char *slash = strrchr(dir, '/');
+    if (slash) *slash = '\0';
+    else snprintf(dir, sizeof(dir), ".");
+    lb_commit_label(commit_opt, dir, commit, sizeof(commit));
     lb_run_header(&dev, commit, header, sizeof(header));
     jd_timing_note(&o.topts, note, sizeof(note));
     OUT("\n## %s — %s\n\n", p->name, p->title);

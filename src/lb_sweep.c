@@ -100,9 +100,9 @@ static int lb_random_write(const lr_table *rt, const char *out_path, FILE *j, bo
 /* The shapes section and its JSON from a finished sweep run, then the random-shapes section's
  * (rnd: n stages × lr_yardsticks runs). An exit code. */
 static int lb_sweep_write(const pb_problem *p, const jd_options *o, const lb_sweep_stage *st, int n,
-                          const lb_sweep_stage *rnd, const dv_info *dev, const char *stages_opt,
-                          const char *out_path, const char *json_path, const char *commit_opt,
-                          bool quiet, unsigned parts)
+                          const lb_sweep_stage *rnd, const dv_info *dev, const char *dir,
+                          const char *stages_opt, const char *out_path, const char *json_path,
+                          const char *commit_opt, bool quiet, unsigned parts)
 {
     pb_case shapes[PB_MAX_SHAPES];
     int n_shapes = (int)p->n_sweep;
@@ -111,7 +111,7 @@ static int lb_sweep_write(const pb_problem *p, const jd_options *o, const lb_swe
     snprintf(command, sizeof(command), "./harness leaderboard --problem %s --sweep%s%s%s", p->name,
              parts == LB_PART_SHAPES ? "=shapes" : parts == LB_PART_RANDOM ? "=random" : "",
              stages_opt ? " --stages " : "", stages_opt ? stages_opt : "");
-    lb_commit_label(commit_opt, commit, sizeof(commit));
+    lb_commit_label(commit_opt, dir, commit, sizeof(commit));
     lb_run_header(dev, commit, header, sizeof(header));
     jd_timing_note(&o->topts, note, sizeof(note));
     lb_sweep_table t = {.problem = p, .command = command, .header = header, .timing_note = note,
@@ -213,7 +213,7 @@ int lb_sweep_run(const pb_problem *p, const jd_options *o_in, const char *dir,
         rc = HX_NO_DEVICE;
     }
     if (rc == HX_SUCCESS)
-        rc = lb_sweep_write(p, &o, st, n, rnd, &dev, stages_opt, out_path, json_path, commit_opt, quiet,
+        rc = lb_sweep_write(p, &o, st, n, rnd, &dev, dir, stages_opt, out_path, json_path, commit_opt, quiet,
                             parts);
     free(found);
     free(picked);

@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -147,31 +148,70 @@ int lb_find_stages(const char *dir, lb_stage **out)
     return n;
 }
 
-static void lb_git_commit(char *out, size_t len)
+/* The first line `git ARGS` prints, run in dir (no shell: dir is the user's --dir). False when
+ * it printed nothing (no git, not a repository). */
+static bool lb_git_line(const char *dir, const char *const args[], char *buf, size_t len)
 {
-    snprintf(out, len, "unknown");
-    FILE *p = popen("git rev-parse --short=12 HEAD 2>/dev/null", "r");
-    if (!p) return;
-    char buf[64] = "";
-    if (fgets(buf, sizeof(buf), p)) {
-        buf[strcspn(buf, "\n")] = '\0';
-        if (*buf) snprintf(out, len, "%s", buf);
+    int fds[2];
+    if (len < 2 || pipe(fds) != 0) return false;
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0) {
+        close(fds[0]);
+        close(fds[1]);
+        return false;
     }
-    pclose(p);
-    p = popen("git status --porcelain -- solutions 2>/dev/null", "r");
-    if (!p) return;
-    if (fgets(buf, sizeof(buf), p)) strncat(out, " (solutions modified since)", len - strlen(out) - 1);
-    pclose(p);
+    if (pid == 0) {
+        int nul = open("/dev/null", O_RDWR);
+        if (nul >= 0) {
+            dup2(nul, STDIN_FILENO);
+            dup2(nul, STDERR_FILENO);
+        }
+        dup2(fds[1], STDOUT_FILENO);
+        close(fds[0]);
+        close(fds[1]);
+        if (chdir(dir) == 0) execvp("git", (char *const *)args);
+        _exit(127);
+    }
+    close(fds[1]);
+    FILE *f = fdopen(fds[0], "r");
+    bool got = f && fgets(buf, (int)len, f);
+    if (f) {
+        char sink[256];
+        while (fgets(sink, sizeof(sink), f)) { /* drained, so git never blocks on a full pipe */
+        }
+        fclose(f);
+    } else {
+        close(fds[0]);
+    }
+    int ws;
+    while (waitpid(pid, &ws, 0) < 0 && errno == EINTR) {
+    }
+    if (got) buf[strcspn(buf, "\n")] = '\0';
+    return got && *buf;
+}
+
+/* The commit the stage folder is at, in its own repository, and whether its files changed since. */
+static void lb_git_commit(const char *dir, char *out, size_t len)
+{
+    static const char *const head[] = {"git", "rev-parse", "--short=12", "HEAD", NULL};
+    static const char *const dirty[] = {"git", "status", "--porcelain", "--", ".", NULL};
+    char buf[64];
+    snprintf(out, len, "unknown");
+    if (!lb_git_line(dir, head, buf, sizeof(buf))) return;
+    snprintf(out, len, "%s", buf);
+    if (lb_git_line(dir, dirty, buf, sizeof(buf)))
+        strncat(out, " (stages modified since)", len - strlen(out) - 1);
 }
 
 /* The commit a section names: the one given (a copy of the tree without .git, the GPU
- * machine's), or git's. */
-void lb_commit_label(const char *given, char *out, size_t len)
+ * machine's), or git's for the stage folder dir. */
+void lb_commit_label(const char *given, const char *dir, char *out, size_t len)
 {
     if (given)
         snprintf(out, len, "%s", given);
     else
-        lb_git_commit(out, len);
+        lb_git_commit(dir, out, len);
 }
 
 /* The line under a section's title: device, driver, runtime, date, commit. */

@@ -112,6 +112,28 @@ Test(leaderboard, the_file_is_never_lost)
     cr_expect_eq(access(p, F_OK), 0);
 }
 
+/* The commit label is the stage folder's repository's, asked without a shell: a folder name
+ * that a shell would run stays a name. Outside a repository: "unknown". */
+Test(leaderboard, commit_label_is_the_stage_folders)
+{
+    mkdir(SCRATCH, 0755);
+    const char *dir = SCRATCH "/lb_git_$(touch lb_pwned)";
+    char cmd[1024], want[64] = "", got[96];
+    snprintf(cmd, sizeof(cmd), "rm -rf '%s' && mkdir '%s' && cd '%s' && git init -q . && git -c "
+             "user.email=t@t -c user.name=t commit -q --allow-empty -m x && git rev-parse "
+             "--short=12 HEAD", dir, dir, dir);
+    if (tu_run_shell(want, sizeof(want), cmd) != 0) cr_skip_test("git cannot make a repository here: %s", want);
+    want[strcspn(want, "\n")] = '\0';
+    lb_commit_label(NULL, dir, got, sizeof(got));
+    cr_expect_str_eq(got, want);
+    cr_expect_neq(access(SCRATCH "/lb_pwned", F_OK), 0, "no shell ran the folder's name");
+    cr_expect_neq(access("lb_pwned", F_OK), 0, "no shell ran the folder's name");
+    lb_commit_label(NULL, "/", got, sizeof(got));
+    cr_expect_str_eq(got, "unknown");
+    lb_commit_label("abc123", dir, got, sizeof(got));
+    cr_expect_str_eq(got, "abc123");
+}
+
 Test(leaderboard, technique_from_first_line)
 {
     char t[128];
