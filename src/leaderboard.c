@@ -21,13 +21,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
 #include "judge.h"
 #include "lb_int.h"
+#include "loader.h"
 
 void lb_technique(const char *line, char *out, size_t len)
 {
@@ -148,59 +148,20 @@ int lb_find_stages(const char *dir, lb_stage **out)
     return n;
 }
 
-/* The first line `git ARGS` prints, run in dir (no shell: dir is the user's --dir). False when
- * it printed nothing (no git, not a repository). */
-static bool lb_git_line(const char *dir, const char *const args[], char *buf, size_t len)
-{
-    int fds[2];
-    if (len < 2 || pipe(fds) != 0) return false;
-    fflush(NULL);
-    pid_t pid = fork();
-    if (pid < 0) {
-        close(fds[0]);
-        close(fds[1]);
-        return false;
-    }
-    if (pid == 0) {
-        int nul = open("/dev/null", O_RDWR);
-        if (nul >= 0) {
-            dup2(nul, STDIN_FILENO);
-            dup2(nul, STDERR_FILENO);
-        }
-        dup2(fds[1], STDOUT_FILENO);
-        close(fds[0]);
-        close(fds[1]);
-        if (chdir(dir) == 0) execvp("git", (char *const *)args);
-        _exit(127);
-    }
-    close(fds[1]);
-    FILE *f = fdopen(fds[0], "r");
-    bool got = f && fgets(buf, (int)len, f);
-    if (f) {
-        char sink[256];
-        while (fgets(sink, sizeof(sink), f)) { /* drained, so git never blocks on a full pipe */
-        }
-        fclose(f);
-    } else {
-        close(fds[0]);
-    }
-    int ws;
-    while (waitpid(pid, &ws, 0) < 0 && errno == EINTR) {
-    }
-    if (got) buf[strcspn(buf, "\n")] = '\0';
-    return got && *buf;
-}
-
-/* The commit the stage folder is at, in its own repository, and whether its files changed since. */
+/* The commit the stage folder is at, in its own repository (`git -C dir`, no shell: dir is the
+ * user's --dir), and whether its files changed since; "unknown" when git says nothing of it. */
 static void lb_git_commit(const char *dir, char *out, size_t len)
 {
-    static const char *const head[] = {"git", "rev-parse", "--short=12", "HEAD", NULL};
-    static const char *const dirty[] = {"git", "status", "--porcelain", "--", ".", NULL};
+    char *head[] = {"git", "-C", (char *)dir, "rev-parse", "--short=12", "HEAD", NULL};
+    char *dirty[] = {"git", "-C", (char *)dir, "status", "--porcelain", "--", ".", NULL};
     char buf[64];
     snprintf(out, len, "unknown");
-    if (!lb_git_line(dir, head, buf, sizeof(buf))) return;
+    /* stderr with stdout, so "not a git repository" is never printed: only exit 0 and a hash count */
+    if (ld_run_capture(head, true, buf, sizeof(buf)) != 0) return;
+    buf[strcspn(buf, "\n")] = '\0';
+    if (!buf[0] || buf[strspn(buf, "0123456789abcdef")]) return;
     snprintf(out, len, "%s", buf);
-    if (lb_git_line(dir, dirty, buf, sizeof(buf)))
+    if (ld_run_capture(dirty, false, buf, sizeof(buf)) == 0 && buf[0])
         strncat(out, " (stages modified since)", len - strlen(out) - 1);
 }
 

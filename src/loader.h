@@ -113,9 +113,9 @@ char *ld_read_text(const char *path, size_t *len);
 /* nvcc's path ($NVCC, then PATH, then $CUDA_HOME/bin, /usr/local/cuda/bin); false if none. */
 bool ld_find_nvcc(char *out, size_t len);
 
-/* Runs argv[0] (a path, no shell) with its stdout (and stderr when with_stderr) into out, the
- * first len - 1 bytes kept and the rest drained; its exit status, or -1 when it could not run
- * or was killed. */
+/* Runs argv[0] (a path, or a name looked up on PATH; no shell) with its stdout (and stderr when
+ * with_stderr) into out, the first len - 1 bytes kept and the rest drained; its exit status, or
+ * -1 when it could not run or was killed. */
 int ld_run_capture(char *const argv[], bool with_stderr, char *out, size_t len);
 
 /* "sm_90a" for compute capability 9.0, "sm_80" for 8.0, ... */

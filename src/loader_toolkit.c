@@ -68,7 +68,7 @@ int ld_run_capture(char *const argv[], bool with_stderr, char *out, size_t len)
         if (with_stderr) dup2(fds[1], STDERR_FILENO);
         close(fds[0]);
         close(fds[1]);
-        execv(argv[0], argv);
+        execvp(argv[0], argv); /* a path runs as it is; a bare name is looked up on PATH */
         _exit(127);
     }
     close(fds[1]);

@@ -218,7 +218,7 @@ static rn_outcome rn_test(rn_ctx *x, size_t i)
     const rn_item *it = &plan->items[i];
     rs_test *t = &x->run->tests[i];
     double t0 = wr_now();
-    uint64_t seed = it->c.seed * 0x9E3779B97F4A7C15ull + plan->seed;
+    uint64_t seed = wr_case_seed(plan, i);
     wr_layout l;
     if (!wr_layout_for(p, it->c.v, dv_guard_bytes(), plan->timing.max_runs, &l)) {
         t->status = RS_ERROR;
@@ -280,8 +280,9 @@ static rn_outcome rn_test(rn_ctx *x, size_t i)
         goto out;
     }
     char what[96];
+    int sb = wr_swap_buf(p);
     snprintf(what, sizeof(what), "%s's elements swapped in pairs (cached result?): ",
-             wr_swap_buf(p) >= 0 ? pb_buf(p, wr_swap_buf(p))->name : "?");
+             sb >= 0 ? pb_buf(p, sb)->name : "?");
     if (!rn_check(x, &l, t, what)) goto out;
     /* New inputs in the same buffers: a result cached across calls fails here. */
     if (!rn_inputs(x, i, &l, seed ^ 0x5eed5eed5eedull, t)) goto out;

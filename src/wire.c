@@ -50,6 +50,11 @@ bool wr_layout_for(const pb_problem *p, const double *v, size_t guard, int max_r
     return true;
 }
 
+uint64_t wr_case_seed(const rn_plan *plan, size_t i)
+{
+    return plan->items[i].c.seed * 0x9E3779B97F4A7C15ull + plan->seed;
+}
+
 int wr_swap_buf(const pb_problem *p)
 {
     for (int b = 0; b < pb_n_bufs(p); b++)

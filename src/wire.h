@@ -53,6 +53,9 @@ enum { WR_SOL_EV, WR_SOL_HOST, WR_BASE_EV, WR_BASE_HOST, WR_ALT_EV, WR_ALT_HOST,
 bool wr_layout_for(const pb_problem *p, const double *v, size_t guard, int max_runs,
                    wr_layout *l);
 
+/* The seed of item i's inputs: the case's, mixed with the plan's (--seed). */
+uint64_t wr_case_seed(const rn_plan *plan, size_t i);
+
 /* ---- swapped elements: no two timed calls see the same inputs ---- */
 
 /* Before each timed call the solution's child swaps one pair of elements of the first input

@@ -294,8 +294,7 @@ static void wk_swap_begin(wk_ctx *x)
     x->sw_buf = wr_swap_buf(p);
     x->sw_on = false;
     x->sw_j = 0;
-    x->sw_seed = (x->plan->items[x->index].c.seed * 0x9E3779B97F4A7C15ull + x->plan->seed) ^
-                 0x7157ed5a9ull;
+    x->sw_seed = wr_case_seed(x->plan, (size_t)x->index) ^ 0x7157ed5a9ull;
     if (x->sw_buf < 0) return;
     x->sw_es = pb_type_size(pb_buf(p, x->sw_buf)->type);
     x->sw_n = x->sw_es ? x->l.bytes[x->sw_buf] / x->sw_es : 0;

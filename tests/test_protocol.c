@@ -43,6 +43,14 @@ static size_t items_gemm(rn_item *it, bool timed)
     return n;
 }
 
+/* Each of the run's first n tests a success (its detail shown when not). */
+static void expect_all_passed(const rs_run *run, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        cr_expect_eq(run->tests[i].status, RS_SUCCESS, "%s: %s", run->tests[i].name,
+                     run->tests[i].detail);
+}
+
 static rs_run run_fake(const char *so, const char *vs, double timeout_s, rn_item *it, size_t n)
 {
     rn_plan plan = {.problem = pb_find("gemm_fp16"), .so_path = so, .items = it, .n_items = n,
@@ -61,9 +69,7 @@ Test(protocol, correct_passes_and_is_timed_beside_the_baseline)
     rn_item it[16];
     size_t n = items_gemm(it, true);
     rs_run run = run_fake(FAKE_CORRECT, NULL, 10, it, n);
-    for (size_t i = 0; i < n; i++)
-        cr_expect_eq(run.tests[i].status, RS_SUCCESS, "%s: %s", run.tests[i].name,
-                     run.tests[i].detail);
+    expect_all_passed(&run, n);
     const rs_timing *t = &run.tests[n - 1].timing;
     /* at least 3: max_time (0.05 s) may end the loop before min_runs on a loaded or sanitized
      * build (worker.c: "slow solutions: fewer runs") */
@@ -165,9 +171,7 @@ Test(protocol, a_result_cached_by_content_is_computed_on_every_timed_call)
     rn_item it[16];
     size_t n = items_gemm(it, true);
     rs_run run = run_fake(FAKE_CONTENT_CACHE, NULL, 10, it, n);
-    for (size_t i = 0; i < n; i++)
-        cr_expect_eq(run.tests[i].status, RS_SUCCESS, "%s: %s", run.tests[i].name,
-                     run.tests[i].detail);
+    expect_all_passed(&run, n);
     const rs_timing *t = &run.tests[n - 1].timing;
     cr_expect(t->done && t->n_runs >= 3, "timed: %d runs", t->n_runs);
     cr_expect(t->min_ms >= 2.5, "every timed call computed: fastest %.3f ms, median %.3f ms",
@@ -318,9 +322,7 @@ Test(protocol, int8_through_the_three_processes)
                                                 .max_time_s = 0.05}};
     rs_run run;
     cr_assert_eq(rn_run(&plan, &run), RN_OK, "%s", run.detail);
-    for (size_t i = 0; i < n; i++)
-        cr_expect_eq(run.tests[i].status, RS_SUCCESS, "%s: %s", run.tests[i].name,
-                     run.tests[i].detail);
+    expect_all_passed(&run, n);
     cr_expect_geq(n, 10);
     rn_free(&run);
     /* the gemm_fp16 fake as int8: the call shape differs, its output is garbage */
@@ -613,9 +615,7 @@ Test(process, stopping_the_harness_is_refused, .timeout = 60)
     rn_item it[3];
     size_t n = items_three(it);
     rs_run run = run_plan(FAKE_STOP_PARENT, 10, it, n, NULL);
-    for (size_t i = 0; i < n; i++)
-        cr_expect_eq(run.tests[i].status, RS_SUCCESS, "%s: %s", run.tests[i].name,
-                     run.tests[i].detail);
+    expect_all_passed(&run, n);
     rn_free(&run);
 }
 
@@ -626,9 +626,7 @@ Test(process, the_harness_memory_is_out_of_reach, .timeout = 60)
     rn_item it[3];
     size_t n = items_three(it);
     rs_run run = run_plan(FAKE_PARENT_MEM, 10, it, n, NULL);
-    for (size_t i = 0; i < n; i++)
-        cr_expect_eq(run.tests[i].status, RS_SUCCESS, "%s: %s", run.tests[i].name,
-                     run.tests[i].detail);
+    expect_all_passed(&run, n);
     if (geteuid() == 0) {
         cr_expect(run.sandbox_dropped, "as root the solution runs unprivileged: %s", run.sandbox);
     } else {
@@ -646,9 +644,7 @@ Test(process, the_filter_refuses_signals_outside_the_process, .timeout = 60)
     size_t n = items_three(it);
     rs_run run = run_plan(FAKE_KILL_ALL, 10, it, n, NULL);
     cr_expect(run.sandbox_filtered, "%s", run.sandbox);
-    for (size_t i = 0; i < n; i++)
-        cr_expect_eq(run.tests[i].status, RS_SUCCESS, "%s: %s", run.tests[i].name,
-                     run.tests[i].detail);
+    expect_all_passed(&run, n);
     if (geteuid() == 0) cr_expect_str_empty(run.sandbox, "everything holds: %s", run.sandbox);
     rn_free(&run);
 }
@@ -678,9 +674,7 @@ Test(process, printed_output_is_kept)
     rn_item it[3];
     size_t n = items_three(it);
     rs_run run = run_plan(FAKE_PRINTS, 10, it, n, NULL);
-    for (size_t i = 0; i < n; i++)
-        cr_expect_eq(run.tests[i].status, RS_SUCCESS, "%s: %s", run.tests[i].name,
-                     run.tests[i].detail);
+    expect_all_passed(&run, n);
     cr_expect(strncmp(run.output, "solve 2x2x3 uid ", 16) == 0, "%s", run.output);
     cr_expect_gt(run.output_bytes, 3 * strlen("solve 2x2x3 uid 0 gid 0\n"), "%zu", run.output_bytes);
     if (geteuid() == 0)
