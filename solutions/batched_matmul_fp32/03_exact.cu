@@ -1,0 +1,1056 @@
+// 03_exact — every sum exact where the GPU has fast FP64 tensor cores: 02's dispatch, its tiles on DMMA (m16n8k8 on sm_90+, m8n8k4 on sm_80) fed by a 4-stage cp.async ring of fp32 k-tiles, its row and thin paths summing in fp64
+//
+// Changed from 02: the numbers, not the dispatch. At atol = rtol = 1e-5 with U(−10, 10) fills an
+//   fp32 sum lands outside both references wherever a long sum cancels: 02 fails 5–12 of 64
+//   random shapes a seed, and no fp32 order passes them all (lab/probes/fp32_order_sweep.c: in
+//   k order 35–43 shapes off the exact sum, Kahan 31–34; only Dot2 passes). A product of two
+//   fp32 values is exact in fp64, and an fp64 sum of ≤ 1024 of them (|products| ≤ 100) is
+//   within ~1e-8 of the exact sum: C is the exact sum rounded once to fp32, give or take an ulp.
+// Tiles (bmm_dmma, the kernel of lab/experiments/dmma2_matmul_fp32.cu): 128×128 on 8 warps of
+//   64×32 (64 doubles a thread) or 64×64 on 4 warps of 32×32; 16-deep k-tiles of fp32 in a
+//   4-stage cp.async ring (16-byte copies where rows are 16-byte aligned, else 4-byte ones,
+//   zero-filled past the edges), widened to fp64 at the fragment load. sm_90+: m16n8k8, the
+//   instruction's k pairs (t, t + 4) read as the tile's (2t, 2t + 1), so A's two come in one
+//   8-byte load; A rows 24 floats apart and B's 16-byte chunks XOR-swizzled by row pair keep
+//   the fragment loads conflict-free. sm_80: m8n8k4, two a 16×8 fragment. New here: a warp
+//   skips its fragments wholly past M or N (M = 8 in a 64-row tile: 1 of 4 row fragments).
+// Tile shape: 02's makespan model and its efficiencies (128×128: 0.75 when the tiles are at
+//   most one an SM, else 1; 64×64: 0.8) over the two: up to one full wave of 128×128 tiles it
+//   picks 64×64, as the prototype's rule did where it was measured; past it, it avoids a mostly
+//   empty last wave (67×8×176×168: 134 tiles of 128×128 for 132 SMs, or 201 of 64×64).
+// bmm_rows (N ≤ 32, K ≥ 128, few outputs) and bmm_thin (K ≤ 8): 02's, with fp64 sums (fp32
+//   inputs widened: exact products, one rounding at the store). Both are memory- or latency-
+//   bound, so fp64 FMAs (half the fp32 rate on A100/H100/H200) cost little, and they keep the
+//   tiles off the prototype's worst shapes (75×147×1×296: 6.5× cuBLAS's time on the tiles).
+// Paths by judge GPU: A100, H100, H200 (compute capability 8.0, 9.x, asked at run time): exact
+//   on every path. T4 (no DMMA, FP64 at 1/32), B200 (DMMA at half its FP32 rate) and any other
+//   GPU: 02's fp32 kernels unchanged, cuBLAS's order: fast, but not exact (02's misses stay).
+// Prediction (before measuring): every random shape passes on A100/H100/H200. The
+//   prototype alone took 0.88–0.97× cuBLAS's time on the H200 (geometric mean, seeds 1 and 2,
+//   m8n8k4, which m16n8k8 cuts to 0.89×); with 02's row and thin paths and the fragment skip
+//   ~0.75× (02: 0.57–0.61×, fp32), worst shape ≤ 2× (few tiles, long K); 128×1024³ ~1.15×
+//   cuBLAS's time (02's fp32 tiles: 1.05×; DMMA runs at the FP32 SIMT rate, not above it).
+// Measured: not yet measured on a GPU.
+// Tiles: DMMA big BM=128 BN=128 BK=16 (2×4 warps of 64×32, 256 threads, 80 KB dynamic shared), small BM=64 BN=64 BK=16 (2×2 warps of 32×32, 128 threads, 40 KB); 4 cp.async stages; grid (column tiles, row tiles, BATCH)
+//   fp32 (T4 and others): 02's big/mid/small; bmm_rows: 256 threads, R rows × N columns, 64-deep chunks; bmm_thin: 128 threads, 4 columns × up to 8 rows a thread
+// Targets: sm_75 sm_80 sm_90a sm_100a
+// Judge GPUs: T4 A100 H100 H200 B200
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+
+// ---------------------------------------------------------------- copy primitives
+// sm_80+: cp.async (LDGSTS) into a STAGES-deep ring. Older targets (sm_75) do not have it: the
+// kernel fetches into registers and stores to shared memory itself (BMM_ASYNC == 0 below).
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
+#define BMM_ASYNC 0
+#else
+#define BMM_ASYNC 1
+#endif
+
+__device__ __forceinline__ unsigned smem_u32(const void* p) {
+    return static_cast<unsigned>(__cvta_generic_to_shared(p));
+}
+
+#if BMM_ASYNC
+// 4 bytes, no predicate
+__device__ __forceinline__ void cp4(float* dst, const float* src) {
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(smem_u32(dst)), "l"(src));
+}
+// 4 bytes; !ok: writes 0 and reads nothing (src must still be a valid address: callers pass one)
+__device__ __forceinline__ void cp4_zfill(float* dst, const float* src, bool ok) {
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(smem_u32(dst)), "l"(src),
+                 "r"(ok ? 4 : 0));
+}
+// 16 bytes, no predicate (L2 only: the data is used once per block)
+__device__ __forceinline__ void cp16(float* dst, const float* src) {
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(smem_u32(dst)), "l"(src));
+}
+__device__ __forceinline__ void cp16_zfill(float* dst, const float* src, bool ok) {
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(smem_u32(dst)), "l"(src),
+                 "r"(ok ? 16 : 0));
+}
+__device__ __forceinline__ void cp_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
+template <int PENDING>
+__device__ __forceinline__ void cp_wait() {  // at most PENDING most recent groups still in flight
+    asm volatile("cp.async.wait_group %0;\n" ::"n"(PENDING) : "memory");
+}
+#endif
+
+// ---------------------------------------------------------------- tile configurations
+template <int BM_, int BN_, int BK_, int WARPS_M_, int WARPS_N_, int STAGES_>
+struct Cfg {
+    static constexpr int BM = BM_, BN = BN_, BK = BK_, STAGES = STAGES_;
+    static constexpr int WARPS_M = WARPS_M_, WARPS_N = WARPS_N_;
+    static constexpr int NT = WARPS_M * WARPS_N * 32;
+    static constexpr int LM = 8, LN = 4;  // lanes along M (fastest-varying lane index) and N
+    static constexpr int WM = BM / WARPS_M, WN = BN / WARPS_N;
+    static constexpr int TM = WM / LM, TN = WN / LN;  // per-thread tile
+    static constexpr int APAD = 4;                    // As row = BM+4 floats (see the loader)
+    static constexpr int A_ITERS = BM * BK / NT;      // 4-byte copies of A per thread per k-tile
+    static constexpr int A_STEP = NT / BK;            // rows between a thread's A copies
+    static constexpr int BV_ITERS = BK * BN / 4 / NT; // 16-byte copies of B (aligned path)
+    static constexpr int BV_STEP = NT / (BN / 4);     // k-rows between them
+    static constexpr int BS_ITERS = BK * BN / NT;     // 4-byte copies of B (unaligned path)
+    static constexpr int BS_STEP = NT / BN;
+
+    static_assert(BM % WARPS_M == 0 && BN % WARPS_N == 0, "warps tile the block");
+    static_assert(WM % (4 * LM) == 0 && WN % (4 * LN) == 0, "thread tiles are 4×4 sub-tiles");
+    static_assert(BM % 32 == 0, "(BM+APAD) % 32 == 4: k-rows of As start 4 banks apart");
+    static_assert(NT % BK == 0 && (BM * BK) % NT == 0, "A copies: fixed k column per thread");
+    static_assert(NT % (BN / 4) == 0 && (BK * BN / 4) % NT == 0, "B float4 copies: fixed columns");
+    static_assert(NT % BN == 0 && (BK * BN) % NT == 0, "B scalar copies: fixed column");
+    static_assert(BK == 8, "8 lanes copy one 32-byte k-row segment of A: conflict-free with APAD");
+    static_assert(BK % 2 == 0, "fragment registers ping-pong over k");
+    static_assert(STAGES >= 2, "pipeline needs a buffer to fill while one is read");
+    static_assert((STAGES * BK * (BM + APAD) + STAGES * BK * BN) * 4 <= 48 * 1024,
+                  "static shared memory limit");
+};
+using BigCfg = Cfg<128, 128, 8, 2, 2, 4>;  // 128 threads, 8×16 per thread
+using SmallCfg = Cfg<64, 64, 8, 2, 2, 4>;  // 128 threads, 4×8 per thread
+using MidCfg = Cfg<128, 64, 8, 2, 2, 4>;   // 128 threads, 8×8 per thread
+constexpr int kGroupM = 8;  // block-rows per raster group (L2 reuse)
+template <bool V>
+struct BoolTag {  // compile-time flag passed to a generic lambda
+    static constexpr bool value = V;
+};
+
+// ---------------------------------------------------------------- fp32 tiles (02's kernel)
+// Run only where FP64 is slow (the T4 and GPUs other than the judge's A100/H100/H200/B200):
+// cuBLAS's fp32 order, unchanged from 02, cp.async path included (an sm_86 or sm_89 GPU runs it).
+// One block = one BM×BN tile of C[blockIdx.z]. VEC: N % 4 == 0 and B, C 16-byte aligned (then
+// every batch's B[b] and C[b] are too); A is copied 4 bytes at a time and needs nothing.
+template <class CF, bool VEC>
+__global__ void __launch_bounds__(CF::NT, 2)
+    bmm_tuned(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C,
+              int M, int N, int K, float alpha, float beta, int grid_m, int grid_n) {
+    constexpr int BM = CF::BM, BN = CF::BN, BK = CF::BK;
+#if BMM_ASYNC
+    constexpr int S = CF::STAGES;  // cp.async ring
+#else
+    constexpr int S = 2;  // register-staged double buffer
+#endif
+    constexpr int TM = CF::TM, TN = CF::TN, LM = CF::LM, LN = CF::LN;
+    __shared__ __align__(16) float As[S][BK][BM + CF::APAD];  // transposed: As[s][k][m]
+    __shared__ __align__(16) float Bs[S][BK][BN];
+
+    // This block's batch b: A[b] is rows b·M.. of A (BATCH·M × K), B[b] rows b·K.. of B
+    // (BATCH·K × N), C[b] rows b·M.. of C (BATCH·M × N). The batch is folded into the row
+    // index of every address (not into the pointers), so A, B and C stay kernel parameters as
+    // in sgemm 09 and the 128×128 main loop compiles to 09's instruction sequence (see header).
+    // All predicates below use the in-batch coordinates (m0, n0, kbase against M, N, K).
+    const int bz = blockIdx.z;
+    const int arow = bz * M;  // first row of A[b] and C[b]; ≤ 127·1024, no int overflow
+    const int brow = bz * K;  // first row of B[b]
+
+    // grouped raster inside the batch: kGroupM block-rows are walked column by column
+    const int pid = blockIdx.x;
+    const int width = kGroupM * grid_n;
+    const int first_m = pid / width * kGroupM;
+    const int gsz = min(grid_m - first_m, kGroupM);
+    const int bm = first_m + pid % width % gsz;
+    const int bn = pid % width / gsz;
+    const int m0 = bm * BM, n0 = bn * BN;
+    const bool edge = m0 + BM > M || n0 + BN > N;  // block-uniform
+
+    const int tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
+    const int row0 = warp / CF::WARPS_N * CF::WM + lane % LM * 4;  // + g*4*LM + r
+    const int col0 = warp % CF::WARPS_N * CF::WN + lane / LM * 4;  // + h*4*LN + c
+
+    // loader coordinates (fixed per thread; rows/k-rows advance by *_STEP per copy)
+    const int a_k = tid % BK, a_m = tid / BK;
+    const int bv_k = tid / (BN / 4), bv_n = tid % (BN / 4) * 4;
+    const int bs_k = tid / BN, bs_n = tid % BN;
+    const float* a_src = A + (size_t)(arow + m0 + a_m) * K + a_k;
+    const size_t a_step = (size_t)CF::A_STEP * K;
+
+    const int KT = (K + BK - 1) / BK;  // k-tiles; the last may be partial
+    const int KT_full = K / BK;
+
+#if BMM_ASYNC
+    // Copy k-tile kt into stage s. PRED: zero-fill rows ≥ M, columns ≥ N and k ≥ K, and point
+    // masked copies at A/B themselves (batch 0's first element) so nothing outside is read.
+    auto load_tile = [&](int kt, int s, auto pred_tag) {
+        constexpr bool PRED = decltype(pred_tag)::value;
+        const int kbase = kt * BK;
+#pragma unroll
+        for (int i = 0; i < CF::A_ITERS; ++i) {
+            float* dst = &As[s][a_k][a_m + i * CF::A_STEP];
+            const float* src = a_src + i * a_step + kbase;
+            if (PRED) {
+                const bool ok = m0 + a_m + i * CF::A_STEP < M && kbase + a_k < K;
+                cp4_zfill(dst, ok ? src : A, ok);
+            } else {
+                cp4(dst, src);
+            }
+        }
+        if (VEC) {
+#pragma unroll
+            for (int i = 0; i < CF::BV_ITERS; ++i) {
+                const int kk = bv_k + i * CF::BV_STEP;
+                float* dst = &Bs[s][kk][bv_n];
+                const float* src = B + (size_t)(brow + kbase + kk) * N + n0 + bv_n;
+                if (PRED) {
+                    const bool ok = n0 + bv_n < N && kbase + kk < K;  // N%4==0: all 4 or none
+                    cp16_zfill(dst, ok ? src : B, ok);
+                } else {
+                    cp16(dst, src);
+                }
+            }
+        } else {
+#pragma unroll
+            for (int i = 0; i < CF::BS_ITERS; ++i) {
+                const int kk = bs_k + i * CF::BS_STEP;
+                float* dst = &Bs[s][kk][bs_n];
+                const float* src = B + (size_t)(brow + kbase + kk) * N + n0 + bs_n;
+                if (PRED) {
+                    const bool ok = n0 + bs_n < N && kbase + kk < K;
+                    cp4_zfill(dst, ok ? src : B, ok);
+                } else {
+                    cp4(dst, src);
+                }
+            }
+        }
+    };
+    auto issue = [&](int kt) {  // uniform branch: predicated copies only at edges and the K tail
+        if (kt >= KT) return;
+        const int s = kt % S;
+        if (!edge && kt < KT_full)
+            load_tile(kt, s, BoolTag<false>{});
+        else
+            load_tile(kt, s, BoolTag<true>{});
+    };
+#else
+    // sm_75: k-tile kt is fetched into registers (fetch), then written to a stage (stage_store).
+    // The same predicates as the cp.async path; masked elements are 0 and are never read.
+    float ra[CF::A_ITERS];     // A elements of one k-tile
+    float4 rbv[CF::BV_ITERS];  // B, VEC path (the array the other path leaves unused is dropped)
+    float rbs[CF::BS_ITERS];   // B, scalar path
+    auto fetch_tile = [&](int kt, auto pred_tag) {
+        constexpr bool PRED = decltype(pred_tag)::value;
+        const int kbase = kt * BK;
+#pragma unroll
+        for (int i = 0; i < CF::A_ITERS; ++i) {
+            const float* src = a_src + i * a_step + kbase;
+            if (PRED) {
+                const bool ok = m0 + a_m + i * CF::A_STEP < M && kbase + a_k < K;
+                ra[i] = ok ? *src : 0.0f;
+            } else {
+                ra[i] = *src;
+            }
+        }
+        if (VEC) {
+#pragma unroll
+            for (int i = 0; i < CF::BV_ITERS; ++i) {
+                const int kk = bv_k + i * CF::BV_STEP;
+                const float* src = B + (size_t)(brow + kbase + kk) * N + n0 + bv_n;
+                if (PRED) {
+                    const bool ok = n0 + bv_n < N && kbase + kk < K;  // N%4==0: all 4 or none
+                    rbv[i] = ok ? *reinterpret_cast<const float4*>(src)
+                                : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+                } else {
+                    rbv[i] = *reinterpret_cast<const float4*>(src);
+                }
+            }
+        } else {
+#pragma unroll
+            for (int i = 0; i < CF::BS_ITERS; ++i) {
+                const int kk = bs_k + i * CF::BS_STEP;
+                const float* src = B + (size_t)(brow + kbase + kk) * N + n0 + bs_n;
+                if (PRED) {
+                    const bool ok = n0 + bs_n < N && kbase + kk < K;
+                    rbs[i] = ok ? *src : 0.0f;
+                } else {
+                    rbs[i] = *src;
+                }
+            }
+        }
+    };
+    auto fetch = [&](int kt) {  // uniform branch, as issue() on the cp.async path
+        if (!edge && kt < KT_full)
+            fetch_tile(kt, BoolTag<false>{});
+        else
+            fetch_tile(kt, BoolTag<true>{});
+    };
+    auto stage_store = [&](int s) {
+#pragma unroll
+        for (int i = 0; i < CF::A_ITERS; ++i) As[s][a_k][a_m + i * CF::A_STEP] = ra[i];
+        if (VEC) {
+#pragma unroll
+            for (int i = 0; i < CF::BV_ITERS; ++i)
+                *reinterpret_cast<float4*>(&Bs[s][bv_k + i * CF::BV_STEP][bv_n]) = rbv[i];
+        } else {
+#pragma unroll
+            for (int i = 0; i < CF::BS_ITERS; ++i) Bs[s][bs_k + i * CF::BS_STEP][bs_n] = rbs[i];
+        }
+    };
+#endif
+
+    float4 a[2][TM / 4], b[2][TN / 4];  // two fragment sets: k and k+1
+    auto load_frag = [&](int slot, int s, int k) {
+#pragma unroll
+        for (int g = 0; g < TM / 4; ++g)
+            a[slot][g] = *reinterpret_cast<const float4*>(&As[s][k][row0 + g * 4 * LM]);
+#pragma unroll
+        for (int h = 0; h < TN / 4; ++h)
+            b[slot][h] = *reinterpret_cast<const float4*>(&Bs[s][k][col0 + h * 4 * LN]);
+    };
+    float acc[TM][TN] = {};
+    auto fma_step = [&](int slot) {  // one k: acc[i][j] = fma(A[i][k], B[k][j], acc[i][j])
+#pragma unroll
+        for (int i = 0; i < TM; ++i) {
+            const float4 av = a[slot][i / 4];
+            const float ai = (i % 4 == 0) ? av.x : (i % 4 == 1) ? av.y : (i % 4 == 2) ? av.z : av.w;
+#pragma unroll
+            for (int h = 0; h < TN / 4; ++h) {
+                acc[i][h * 4 + 0] = fmaf(ai, b[slot][h].x, acc[i][h * 4 + 0]);
+                acc[i][h * 4 + 1] = fmaf(ai, b[slot][h].y, acc[i][h * 4 + 1]);
+                acc[i][h * 4 + 2] = fmaf(ai, b[slot][h].z, acc[i][h * 4 + 2]);
+                acc[i][h * 4 + 3] = fmaf(ai, b[slot][h].w, acc[i][h * 4 + 3]);
+            }
+        }
+    };
+
+#if BMM_ASYNC
+    // Prologue: k-tiles 0..S-2 in flight (one commit group each, empty past the end).
+#pragma unroll
+    for (int s = 0; s < S - 1; ++s) {
+        issue(s);
+        cp_commit();
+    }
+    cp_wait<S - 2>();  // k-tile 0 has landed
+    __syncthreads();
+    load_frag(0, 0, 0);
+
+    int s_cur = 0;  // stage of k-tile t
+    for (int t = 0; t < KT; ++t) {
+        const int s_next = (s_cur + 1 == S) ? 0 : s_cur + 1;
+#pragma unroll
+        for (int k = 0; k < BK; ++k) {
+            if (k == BK - 1) {
+                // Groups committed so far: k-tiles 0..t+S-1. Allowing S-2 pending means k-tile
+                // t+1 has landed; the barrier also tells every thread that all reads of k-tile
+                // t-1's stage (overwritten at k == 0 of the next tile) are done.
+                cp_wait<S - 2>();
+                __syncthreads();
+            }
+            if (k < BK - 1)
+                load_frag((k + 1) & 1, s_cur, k + 1);
+            else
+                load_frag(0, s_next, 0);  // next k-tile (stale but harmless after the last one)
+            if (k == 0) {
+                // Refill the stage of k-tile t-1: every thread passed the barrier of tile t-1
+                // after its last read of that stage.
+                issue(t + S - 1);
+                cp_commit();
+            }
+            fma_step(k & 1);
+        }
+        s_cur = s_next;
+    }
+#else
+    // Prologue: k-tile 0 through registers into stage 0.
+    fetch(0);  // KT ≥ 1 (K ≥ 1); with K == 0 this is a fully masked (all-zero) tile
+    stage_store(0);
+    __syncthreads();
+    load_frag(0, 0, 0);
+
+    int s_cur = 0;  // stage of k-tile t
+    for (int t = 0; t < KT; ++t) {
+        const int s_next = s_cur ^ 1;
+        const bool more = t + 1 < KT;  // block-uniform
+#pragma unroll
+        for (int k = 0; k < BK; ++k) {
+            if (k == BK - 1) {
+                // Stage s_next held k-tile t-1, last read before the barrier that closed tile
+                // t-1; this barrier publishes k-tile t+1 and closes this tile's reads.
+                if (more) stage_store(s_next);
+                __syncthreads();
+            }
+            if (k < BK - 1)
+                load_frag((k + 1) & 1, s_cur, k + 1);
+            else
+                load_frag(0, s_next, 0);  // next k-tile (stale but harmless after the last one)
+            if (k == 0 && more) fetch(t + 1);  // in flight during this tile's FMAs
+            fma_step(k & 1);
+        }
+        s_cur = s_next;
+    }
+#endif
+
+    // Epilogue (09's, called with alpha = 1, beta = 0: out = 1·acc, exact; C is never read
+    // because beta == 0). A store-only epilogue gives the same results but changes ptxas's
+    // schedule of the main loop (see the header), so 09's form stays.
+    const bool read_c = beta != 0.0f;
+#pragma unroll
+    for (int i = 0; i < TM; ++i) {
+        const int row = m0 + row0 + i / 4 * 4 * LM + i % 4;
+        if (edge && row >= M) continue;
+        float* crow = C + (size_t)(arow + row) * N;
+#pragma unroll
+        for (int h = 0; h < TN / 4; ++h) {
+            const int col = n0 + col0 + h * 4 * LN;
+            float4 o = make_float4(alpha * acc[i][h * 4 + 0], alpha * acc[i][h * 4 + 1],
+                                   alpha * acc[i][h * 4 + 2], alpha * acc[i][h * 4 + 3]);
+            if (VEC) {
+                if (edge && col >= N) continue;  // N % 4 == 0: col < N means col+3 < N
+                float4* p = reinterpret_cast<float4*>(crow + col);
+                if (read_c) {
+                    const float4 old = *p;
+                    o.x += beta * old.x; o.y += beta * old.y; o.z += beta * old.z; o.w += beta * old.w;
+                }
+                *p = o;
+            } else {
+                const float e[4] = {o.x, o.y, o.z, o.w};
+#pragma unroll
+                for (int c = 0; c < 4; ++c) {
+                    if (edge && col + c >= N) break;
+                    float* p = crow + col + c;
+                    *p = read_c ? e[c] + beta * *p : e[c];
+                }
+            }
+        }
+    }
+}
+
+// ---------------------------------------------------------------- exact tiles (FP64 tensor cores)
+// Only launched where compute capability is 8.0 or 9.x (fast_fp64() below): there DMMA runs at
+// the FP32 SIMT rate. Built for an older target (sm_75) the body is a plain
+// fp64 loop, exact and slow, which nothing launches there.
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+// D = A·B + D on one 8×8 fp64 fragment: a = A[g][t], b = B[t][g], c = D[g][2t], D[g][2t + 1]
+__device__ __forceinline__ void dmma(double& c0, double& c1, double a, double b) {
+    asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0,%1}, {%2}, {%3}, {%0,%1};\n"
+                 : "+d"(c0), "+d"(c1)
+                 : "d"(a), "d"(b));
+}
+#endif
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+// D = A·B + D on a 16×8 fragment over k8 (sm_90+): a = A[g][t], A[g + 8][t], A[g][t + 4],
+// A[g + 8][t + 4]; b = B[t][g], B[t + 4][g]; c = D[g][2t, 2t + 1], D[g + 8][2t, 2t + 1]
+__device__ __forceinline__ void dmma16(double (&c)[4], const double (&a)[4], const double (&b)[2]) {
+    asm volatile("mma.sync.aligned.m16n8k8.row.col.f64.f64.f64.f64 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
+                 : "+d"(c[0]), "+d"(c[1]), "+d"(c[2]), "+d"(c[3])
+                 : "d"(a[0]), "d"(a[1]), "d"(a[2]), "d"(a[3]), "d"(b[0]), "d"(b[1]));
+}
+#endif
+
+template <int BM_, int BN_, int WARPS_M_, int WARPS_N_>
+struct Tile {
+    static constexpr int BM = BM_, BN = BN_, BK = 16, STAGES = 4;
+    static constexpr int WARPS_M = WARPS_M_, WARPS_N = WARPS_N_, NT = WARPS_M * WARPS_N * 32;
+    static constexpr int WM = BM / WARPS_M, WN = BN / WARPS_N;  // a warp's tile
+    static constexpr int FM = WM / 16, FN = WN / 8;             // its 16×8 fragments
+    static constexpr int LDA = BK + 8, LDB = BN;                // floats a shared row
+    static constexpr int A_FLOATS = BM * LDA, B_FLOATS = BK * LDB;
+    static constexpr int STAGE_FLOATS = A_FLOATS + B_FLOATS;
+    static constexpr size_t SMEM = sizeof(float) * STAGE_FLOATS * STAGES;
+    static_assert(LDA % 32 == 24, "A's 8-byte fragment loads conflict-free: rows g at banks 24g");
+    static_assert(BN % 32 == 0, "B's chunk swizzle stays inside a row");
+    static_assert(A_FLOATS % 4 == 0 && STAGE_FLOATS % 4 == 0, "16-byte aligned stage parts");
+    static_assert(WM % 16 == 0 && WN % 8 == 0, "warps hold whole 16×8 fragments");
+    // B[r][n] in shared memory: 16-byte chunks of a row XOR-ed by 2·(r / 2 % 4), so that the
+    // fragment loads of rows 2t and 2t + 1 (t = 0..3) land on four different 8-bank groups
+    static __device__ __forceinline__ int bidx(int r, int n) {
+        return r * LDB + ((((n >> 2) ^ (((r >> 1) & 3) << 1))) << 2) + (n & 3);
+    }
+};
+using DBig = Tile<128, 128, 2, 4>;  // warps of 64×32, 256 threads
+using DSmall = Tile<64, 64, 2, 2>;  // warps of 32×32, 128 threads
+#ifndef BMM_DMMA_SKIP
+#define BMM_DMMA_SKIP 1  // 0: every warp runs all its fragments (the prototype's loop alone)
+#endif
+
+// One block = one BM×BN tile of C[blockIdx.z]; blockIdx.x walks N, blockIdx.y M.
+// A_VEC / B_VEC: that matrix's rows are 16-byte aligned (K % 4 == 0, N % 4 == 0, and the pointer;
+// then every batch's A[b], B[b] is too).
+template <class T, bool A_VEC, bool B_VEC>
+__global__ void __launch_bounds__(T::NT)
+    bmm_dmma(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C,
+             int M, int N, int K) {
+    const size_t bz = blockIdx.z;
+    A += bz * M * K;  // A[b], B[b], C[b]
+    B += bz * K * N;
+    C += bz * M * N;
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    extern __shared__ __align__(16) float smem[];
+    const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+    const int g = lane >> 2, t = lane & 3;
+    const int wm = (warp / T::WARPS_N) * T::WM, wn = (warp % T::WARPS_N) * T::WN;
+    const int m0 = blockIdx.y * T::BM, n0 = blockIdx.x * T::BN;
+    const int tiles = (K + T::BK - 1) / T::BK;
+    // This warp's fragments that hold any output (warp-uniform): edge tiles of a small M or N
+    // skip the rest (their accumulators stay 0 and are never stored).
+    const int fm = min(T::FM, max(0, (M - m0 - wm + 15) / 16));
+    const int fn = min(T::FN, max(0, (N - n0 - wn + 7) / 8));
+    const bool whole = !BMM_DMMA_SKIP || (fm == T::FM && fn == T::FN);
+
+    auto load = [&](int kt, int stage) {  // one k-tile of A and B into a stage, zeros outside
+        float* as = smem + stage * T::STAGE_FLOATS;
+        float* bs = as + T::A_FLOATS;
+        const int k0 = kt * T::BK;
+        if (A_VEC) {
+            constexpr int CH = T::BM * T::BK / 4;
+            for (int c = tid; c < CH; c += T::NT) {
+                const int r = c / (T::BK / 4), q = (c % (T::BK / 4)) * 4;
+                const bool ok = m0 + r < M && k0 + q < K;  // K % 4 == 0: a chunk is all in or out
+                cp16_zfill(as + r * T::LDA + q, ok ? A + (size_t)(m0 + r) * K + k0 + q : A, ok);
+            }
+        } else {
+            for (int c = tid; c < T::BM * T::BK; c += T::NT) {
+                const int r = c / T::BK, q = c % T::BK;
+                const bool ok = m0 + r < M && k0 + q < K;
+                cp4_zfill(as + r * T::LDA + q, ok ? A + (size_t)(m0 + r) * K + k0 + q : A, ok);
+            }
+        }
+        if (B_VEC) {
+            constexpr int CH = T::BK * T::BN / 4;
+            for (int c = tid; c < CH; c += T::NT) {
+                const int r = c / (T::BN / 4), q = (c % (T::BN / 4)) * 4;
+                const bool ok = k0 + r < K && n0 + q < N;  // N % 4 == 0
+                cp16_zfill(bs + T::bidx(r, q), ok ? B + (size_t)(k0 + r) * N + n0 + q : B, ok);
+            }
+        } else {
+            for (int c = tid; c < T::BK * T::BN; c += T::NT) {
+                const int r = c / T::BN, q = c % T::BN;
+                const bool ok = k0 + r < K && n0 + q < N;
+                cp4_zfill(bs + T::bidx(r, q), ok ? B + (size_t)(k0 + r) * N + n0 + q : B, ok);
+            }
+        }
+    };
+
+    double acc[T::FM][T::FN][4];  // D[16i + g][8j + 2t + e] at e, D[16i + 8 + g][…] at 2 + e
+#pragma unroll
+    for (int i = 0; i < T::FM; ++i)
+#pragma unroll
+        for (int j = 0; j < T::FN; ++j) acc[i][j][0] = acc[i][j][1] = acc[i][j][2] = acc[i][j][3] = 0.0;
+
+    // One k-tile's products. PART: only fragments i < fm, j < fn (edge tiles); the whole-tile
+    // version is the prototype's loop as it was measured.
+    auto mma_tile = [&](const float* as, const float* bs, auto part_tag) {
+        constexpr bool PART = decltype(part_tag)::value;
+#if __CUDA_ARCH__ >= 900
+        // m16n8k8: the instruction's k = t and t + 4 are this tile's k = 2t and 2t + 1 (any
+        // pairing of A's and B's k is the same sum), so A's two come in one 8-byte load
+#pragma unroll
+        for (int kk = 0; kk < T::BK; kk += 8) {
+            double fa[T::FM][4], fb[T::FN][2];
+#pragma unroll
+            for (int i = 0; i < T::FM; ++i) {
+                if (PART && i >= fm) continue;
+                const float2 lo = *reinterpret_cast<const float2*>(as + (wm + 16 * i + g) * T::LDA + kk + 2 * t);
+                const float2 hi = *reinterpret_cast<const float2*>(as + (wm + 16 * i + 8 + g) * T::LDA + kk + 2 * t);
+                fa[i][0] = lo.x, fa[i][1] = hi.x, fa[i][2] = lo.y, fa[i][3] = hi.y;
+            }
+#pragma unroll
+            for (int j = 0; j < T::FN; ++j) {
+                if (PART && j >= fn) continue;
+                fb[j][0] = bs[T::bidx(kk + 2 * t, wn + 8 * j + g)];
+                fb[j][1] = bs[T::bidx(kk + 2 * t + 1, wn + 8 * j + g)];
+            }
+#pragma unroll
+            for (int i = 0; i < T::FM; ++i)
+#pragma unroll
+                for (int j = 0; j < T::FN; ++j) {
+                    if (PART && (i >= fm || j >= fn)) continue;
+                    dmma16(acc[i][j], fa[i], fb[j]);
+                }
+        }
+#else
+        // sm_80: m8n8k4, two a 16×8 fragment
+#pragma unroll
+        for (int kk = 0; kk < T::BK; kk += 4) {
+            double fa[T::FM][2], fb[T::FN];
+#pragma unroll
+            for (int i = 0; i < T::FM; ++i) {
+                if (PART && i >= fm) continue;
+                fa[i][0] = as[(wm + 16 * i + g) * T::LDA + kk + t];  // A[g][t]
+                fa[i][1] = as[(wm + 16 * i + 8 + g) * T::LDA + kk + t];
+            }
+#pragma unroll
+            for (int j = 0; j < T::FN; ++j) {
+                if (PART && j >= fn) continue;
+                fb[j] = bs[T::bidx(kk + t, wn + 8 * j + g)];  // B[t][g]
+            }
+#pragma unroll
+            for (int i = 0; i < T::FM; ++i)
+#pragma unroll
+                for (int j = 0; j < T::FN; ++j) {
+                    if (PART && (i >= fm || j >= fn)) continue;
+                    dmma(acc[i][j][0], acc[i][j][1], fa[i][0], fb[j]);
+                    dmma(acc[i][j][2], acc[i][j][3], fa[i][1], fb[j]);
+                }
+        }
+#endif
+    };
+
+#pragma unroll
+    for (int s = 0; s < T::STAGES - 1; ++s) {  // prologue: empty groups past the last tile keep the count
+        if (s < tiles) load(s, s);
+        cp_commit();
+    }
+    for (int kt = 0; kt < tiles; ++kt) {
+        cp_wait<T::STAGES - 2>();  // tile kt has landed (this thread's copies) ...
+        __syncthreads();           // ... everyone's; and the stage refilled below is no longer read
+        const int next = kt + T::STAGES - 1;
+        if (next < tiles) load(next, next % T::STAGES);
+        cp_commit();
+        const float* as = smem + (kt % T::STAGES) * T::STAGE_FLOATS;
+        const float* bs = as + T::A_FLOATS;
+        if (whole)
+            mma_tile(as, bs, BoolTag<false>{});
+        else
+            mma_tile(as, bs, BoolTag<true>{});
+    }
+    cp_wait<0>();
+    // D fragment: row g, columns 2t and 2t + 1; one rounding to fp32
+    const bool pair_ok = N % 2 == 0 && reinterpret_cast<size_t>(C) % 8 == 0;
+#pragma unroll
+    for (int i = 0; i < T::FM; ++i)
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+            const int m = m0 + wm + 16 * i + 8 * h + g;
+            if (m >= M) continue;
+#pragma unroll
+            for (int j = 0; j < T::FN; ++j) {
+                const int n = n0 + wn + j * 8 + 2 * t;
+                if (n >= N) continue;
+                const float v0 = static_cast<float>(acc[i][j][2 * h]);
+                const float v1 = static_cast<float>(acc[i][j][2 * h + 1]);
+                float* dst = C + (size_t)m * N + n;
+                if (pair_ok && n + 1 < N) {
+                    *reinterpret_cast<float2*>(dst) = make_float2(v0, v1);
+                } else {
+                    dst[0] = v0;
+                    if (n + 1 < N) dst[1] = v1;
+                }
+            }
+        }
+#else
+    // older targets (never launched there): a thread an output of the block's tile, the same
+    // exact sum by scalar fp64 FMAs
+    for (int e = threadIdx.x; e < T::BM * T::BN; e += T::NT) {
+        const int m = blockIdx.y * T::BM + e / T::BN, n = blockIdx.x * T::BN + e % T::BN;
+        if (m >= M || n >= N) continue;
+        double s = 0.0;
+        for (int k = 0; k < K; ++k) s = fma((double)A[(size_t)m * K + k], (double)B[(size_t)k * N + n], s);
+        C[(size_t)m * N + n] = static_cast<float>(s);
+    }
+#endif
+}
+
+// ---------------------------------------------------------------- few outputs, long K
+// C[b] of at most 32 columns and a long K: the tile kernel runs each batch's 64×64 tile through
+// K/8 serial k-tiles for a few dozen useful outputs (51×7×8×655: 82 k-tiles for 56 of 4096).
+// bmm_rows gives each output one thread and (in fp32) keeps the tile kernel's summation order
+// exactly (one fmaf per k, k = 0, 1, …, K−1, from 0): at atol = rtol = 1e-5 with U(−10, 10)
+// fills, any other fp32 order (K split into slices, lanes over k) misses both references where
+// a long sum cancels, while this one is cuBLAS's SIMT order. What runs
+// in parallel is the loading: all 256 threads stream 64-deep chunks of the block's rows of A[b]
+// and of B[b] (contiguous: every column) through a shared-memory ring, and each thread's chain
+// of dependent FMAs reads only shared memory (~4 cycles a k, not a k-tile's ~40 cycles a k).
+// A block: batch blockIdx.y, rows R·blockIdx.x … of C[b] (R·N ≤ 256, R ≤ 32), every column.
+// Acc: double where FP64 is fast (the exact sum: exact products, one rounding at the store; the
+// order no longer matters), float elsewhere (02's fp32 order, bit for bit).
+#ifndef BMM_ROWS_OUTPUTS_PER_SM
+#define BMM_ROWS_OUTPUTS_PER_SM 512  // bmm_rows while BATCH·M·N is at most this many outputs an SM ...
+#endif
+#ifndef BMM_ROWS_NARROW_OUTPUTS_PER_SM
+#define BMM_ROWS_NARROW_OUTPUTS_PER_SM 1024  // ... or this many with N ≤ BMM_ROWS_NARROW_N, where a 64×64
+#endif                                       // tile is mostly empty columns
+#ifndef BMM_ROWS_NARROW_N
+#define BMM_ROWS_NARROW_N 10
+#endif
+constexpr int kRowThreads = 256, kRowMaxCols = 32, kRowMaxRows = 32, kRowKC = 64;
+constexpr int kRowMinK = 128;  // shorter K: the tile kernel's few k-tiles are near the launch floor
+constexpr int kRowLdA = kRowKC + 4;  // A rows in a stage: 16-byte aligned, 4 banks apart
+constexpr int row_rows(int n) {      // rows a block takes at N = n
+    return kRowMaxRows < kRowThreads / n ? kRowMaxRows : kRowThreads / n;
+}
+constexpr int row_stage_floats() {   // one stage: R rows of A, then kRowKC rows of B (all N)
+    int most = 0;
+    for (int n = 1; n <= kRowMaxCols; ++n) {
+        const int f = row_rows(n) * kRowLdA + kRowKC * n;
+        most = f > most ? f : most;
+    }
+    return most;
+}
+constexpr int kRowStage = row_stage_floats();  // 2688 floats (N = 8: 32 rows)
+static_assert(kRowStage % 4 == 0 && kRowLdA % 4 == 0, "16-byte aligned stages and rows");
+static_assert(4 * kRowStage * 4 <= 48 * 1024, "four stages in static shared memory");
+
+// fp32 inputs, Acc sum: fmaf in fp32, or an exact product added in fp64
+__device__ __forceinline__ float mac(float a, float b, float acc) { return fmaf(a, b, acc); }
+__device__ __forceinline__ double mac(float a, float b, double acc) {
+    return fma(static_cast<double>(a), static_cast<double>(b), acc);
+}
+
+// bmm_rows's copies: cp.async on sm_80+; on sm_75 a plain load and store, which keeps the ring
+// correct (the waits are no-ops, the barriers still order everything)
+__device__ __forceinline__ void row_cp4(float* dst, const float* src) {
+#if BMM_ASYNC
+    cp4(dst, src);
+#else
+    *dst = *src;
+#endif
+}
+__device__ __forceinline__ void row_cp16(float* dst, const float* src) {
+#if BMM_ASYNC
+    cp16(dst, src);
+#else
+    *reinterpret_cast<float4*>(dst) = *reinterpret_cast<const float4*>(src);
+#endif
+}
+__device__ __forceinline__ void row_commit() {
+#if BMM_ASYNC
+    cp_commit();
+#endif
+}
+template <int PENDING>
+__device__ __forceinline__ void row_wait() {
+#if BMM_ASYNC
+    cp_wait<PENDING>();
+#endif
+}
+
+// VEC: N % 4 == 0 and B 16-byte aligned (then every chunk of B[b], (b·K + k0)·N floats in, is)
+template <class Acc, bool VEC>
+__global__ void __launch_bounds__(kRowThreads)
+    bmm_rows(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C,
+             int M, int N, int K, int R) {
+#if BMM_ASYNC
+    constexpr int S = 4;  // three chunks (192 k) in flight while one is summed
+#else
+    constexpr int S = 2;  // synchronous copies: a second stage is all that helps
+#endif
+    __shared__ __align__(16) float stage[S][kRowStage];
+    const int b = blockIdx.y, m0 = blockIdx.x * R;
+    const int rows = min(R, M - m0);
+    const int tid = threadIdx.x;
+    const float* a_blk = A + ((size_t)b * M + m0) * K;  // row m0 of A[b]
+    const float* b_blk = B + (size_t)b * K * N;         // B[b]
+    const int b_off = R * kRowLdA;                      // B's part of a stage (a multiple of 4)
+    const int KT = (K + kRowKC - 1) / kRowKC;           // chunks; the last may be partial
+
+    auto issue = [&](int c) {  // chunk c into stage c % S (nothing past the end)
+        if (c >= KT) return;
+        float* st = stage[c % S];
+        const int k0 = c * kRowKC, kc = min(kRowKC, K - k0);
+        // A: 4-byte copies (A's rows have any alignment), consecutive threads along one row
+        for (int i = tid; i < rows * kRowKC; i += kRowThreads) {
+            const int r = i / kRowKC, kk = i % kRowKC;
+            if (kk < kc) row_cp4(st + r * kRowLdA + kk, a_blk + (size_t)r * K + k0 + kk);
+        }
+        // B: rows k0 … k0+kc−1 of B[b] with every column are kc·N contiguous floats
+        const float* src = b_blk + (size_t)k0 * N;
+        float* dst = st + b_off;
+        const int nb = kc * N;
+        if (VEC) {
+            for (int i = tid * 4; i < nb; i += kRowThreads * 4) row_cp16(dst + i, src + i);
+        } else {
+            for (int i = tid; i < nb; i += kRowThreads) row_cp4(dst + i, src + i);
+        }
+    };
+
+    // prologue: chunks 0 … S−2 in flight, one commit group each (empty past the end)
+#pragma unroll
+    for (int s = 0; s < S - 1; ++s) {
+        issue(s);
+        row_commit();
+    }
+    const bool active = tid < rows * N;  // thread tid: output (m0 + tid / N, tid % N)
+    const int ml = active ? tid / N : 0, n = active ? tid % N : 0;
+    Acc acc = 0;
+    for (int c = 0; c < KT; ++c) {
+        // Committed so far: chunks 0 … c+S−2; S−2 pending allowed means chunk c has landed. The
+        // barrier publishes it and tells every thread that chunk c−1's stage, refilled below,
+        // is no longer read.
+        row_wait<S - 2>();
+        __syncthreads();
+        issue(c + S - 1);
+        row_commit();
+        if (active) {
+            const float* st = stage[c % S];
+            const float* arow = st + ml * kRowLdA;
+            const float* bcol = st + b_off + n;
+            const int kc = min(kRowKC, K - c * kRowKC);
+            if (kc == kRowKC) {  // block-uniform
+#pragma unroll
+                for (int kk = 0; kk < kRowKC; kk += 4) {
+                    const float4 a4 = *reinterpret_cast<const float4*>(arow + kk);
+                    acc = mac(a4.x, bcol[(kk + 0) * N], acc);
+                    acc = mac(a4.y, bcol[(kk + 1) * N], acc);
+                    acc = mac(a4.z, bcol[(kk + 2) * N], acc);
+                    acc = mac(a4.w, bcol[(kk + 3) * N], acc);
+                }
+            } else {
+                for (int kk = 0; kk < kc; ++kk) acc = mac(arow[kk], bcol[kk * N], acc);
+            }
+        }
+    }
+    // the block's outputs are rows m0 … m0+rows−1 of C[b], whole rows: contiguous from row m0
+    if (active) C[((size_t)b * M + m0) * N + tid] = static_cast<float>(acc);
+}
+
+// ---------------------------------------------------------------- thin inner dimension
+// K ≤ 8: C is the whole cost (96×648×587×4 writes 146 MB and reads 1.5 MB), and a 128×128 tile's
+// 8-deep k-steps wrote it at a fraction of the bandwidth (1.76× cuBLAS's time). matmul_fp32 02's
+// mm_thin with a batch index (grid.z): a thread keeps B[b]'s K×4 values for its 4 columns in
+// registers and walks `per` rows of A[b] (warp-uniform loads, 16 bytes at a time where A's rows
+// allow), writing each row's 4 outputs with a streaming store (C is not read again). The sum is
+// still k = 0, 1, …, K−1, one mac a step (Acc as in bmm_rows). Threads: tx along columns (4
+// each), 128/tx along rows.
+// VEC: N % 4 == 0 and B, C 16-byte aligned; otherwise column j of a thread's 4 is tx apart, so
+// each scalar store of a warp is still one contiguous run.
+constexpr int kThinThreads = 128, kThinRows = 8, kThinMaxK = 8;
+template <class Acc, int D, bool VEC>
+__global__ void __launch_bounds__(kThinThreads)
+    bmm_thin(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C, int M,
+             int K, int N, int tx, int per, bool a16) {
+    const size_t b = blockIdx.z;
+    A += b * M * K;
+    B += b * K * N;
+    C += b * M * N;
+    const int ty = kThinThreads / tx, lc = threadIdx.x % tx, lr = threadIdx.x / tx;
+    const int cbase = blockIdx.x * tx * 4;
+    int col[4];
+    bool ok[4];
+#pragma unroll
+    for (int j = 0; j < 4; ++j) {
+        col[j] = VEC ? cbase + lc * 4 + j : cbase + lc + j * tx;
+        ok[j] = col[j] < N;
+    }
+    if (!ok[0]) return;  // VEC: N % 4 == 0, so all four or none
+    float bv[D][4];
+#pragma unroll
+    for (int d = 0; d < D; ++d) {
+        if (d < K) {
+            const float* src = B + (size_t)d * N;
+            if (VEC) {
+                const float4 v = __ldg(reinterpret_cast<const float4*>(src + col[0]));
+                bv[d][0] = v.x; bv[d][1] = v.y; bv[d][2] = v.z; bv[d][3] = v.w;
+            } else {
+#pragma unroll
+                for (int j = 0; j < 4; ++j) bv[d][j] = ok[j] ? __ldg(src + col[j]) : 0.0f;
+            }
+        } else {
+#pragma unroll
+            for (int j = 0; j < 4; ++j) bv[d][j] = 0.0f;
+        }
+    }
+    // a16: K % 4 == 0 and A 16-byte aligned, so every row of every A[b] is too
+    const int r_first = blockIdx.y * ty * per + lr;
+#pragma unroll 2
+    for (int i = 0; i < per; ++i) {
+        const int r = r_first + i * ty;
+        if (r >= M) break;
+        const float* a = A + (size_t)r * K;
+        float av[D];
+        if (a16) {
+#pragma unroll
+            for (int d = 0; d < D; d += 4) {
+                if (d < K) {
+                    const float4 v = __ldg(reinterpret_cast<const float4*>(a + d));
+                    av[d] = v.x; if (d + 1 < D) av[d + 1] = v.y;
+                    if (d + 2 < D) av[d + 2] = v.z; if (d + 3 < D) av[d + 3] = v.w;
+                }
+            }
+        } else {
+#pragma unroll
+            for (int d = 0; d < D; ++d)
+                if (d < K) av[d] = __ldg(a + d);
+        }
+        Acc o[4] = {0, 0, 0, 0};
+#pragma unroll
+        for (int d = 0; d < D; ++d) {
+            if (d < K) {
+#pragma unroll
+                for (int j = 0; j < 4; ++j) o[j] = mac(av[d], bv[d][j], o[j]);
+            }
+        }
+        float* out = C + (size_t)r * N;
+        if (VEC) {
+            __stcs(reinterpret_cast<float4*>(out + col[0]),
+                   make_float4(static_cast<float>(o[0]), static_cast<float>(o[1]),
+                               static_cast<float>(o[2]), static_cast<float>(o[3])));
+        } else {
+#pragma unroll
+            for (int j = 0; j < 4; ++j)
+                if (ok[j]) __stcs(out + col[j], static_cast<float>(o[j]));
+        }
+    }
+}
+
+// ---------------------------------------------------------------- host side
+static int sm_count() {
+    static int count = 0;  // one device per process in practice; the query is cheap anyway
+    if (count == 0) {
+        int dev = 0;
+        cudaGetDevice(&dev);
+        if (cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess ||
+            count <= 0)
+            count = 1;
+    }
+    return count;
+}
+
+// FP64 tensor cores at the FP32 SIMT rate: A100 (8.0), H100/H200 (9.0). Not the T4 (7.5: no
+// DMMA, FP64 at 1/32), B200 (10.0: DMMA at half its FP32 rate) nor 8.6/8.9/12.x (FP64 at 1/64):
+// 02's fp32 paths there. Nor this file built as sm_75 PTX and run by the driver on a newer GPU:
+// its bmm_dmma has no DMMA (the kernel's PTX version says which).
+static bool fast_fp64() {
+    static int fast = -1;  // cached like sm_count
+    if (fast < 0) {
+        int dev = 0, major = 0, minor = 0;
+        cudaFuncAttributes fa;
+        fast = cudaGetDevice(&dev) == cudaSuccess &&
+               cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) == cudaSuccess &&
+               cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev) == cudaSuccess &&
+               ((major == 8 && minor == 0) || major == 9) &&
+               cudaFuncGetAttributes(&fa, bmm_dmma<DSmall, false, false>) == cudaSuccess &&
+               fa.ptxVersion >= 80;
+        (void)cudaGetLastError();
+    }
+    return fast != 0;
+}
+
+template <class CF>
+static void launch(const float* A, const float* B, float* C, int BATCH, int M, int N, int K,
+                   bool vec) {
+    const int gm = (M + CF::BM - 1) / CF::BM, gn = (N + CF::BN - 1) / CF::BN;
+    const dim3 grid((unsigned)gm * (unsigned)gn, 1, (unsigned)BATCH);  // BATCH ≤ 128 < 65536
+    if (vec)
+        bmm_tuned<CF, true><<<grid, CF::NT>>>(A, B, C, M, N, K, 1.0f, 0.0f, gm, gn);
+    else
+        bmm_tuned<CF, false><<<grid, CF::NT>>>(A, B, C, M, N, K, 1.0f, 0.0f, gm, gn);
+}
+
+// Makespan model: the busiest SM runs ceil(tiles / SMs) tiles of all batches together; a tile
+// costs its area divided by the shape's relative efficiency (64×64: ~20% more work per output,
+// more LDS and global traffic per FMA and 4×8 thread tiles; a 128×128 block alone on its SM:
+// 4 warps, one per scheduler, that stall at every barrier and fragment wait; 128×64: kMidEff).
+// 128×64 forced on shapes of several waves took 1.05–1.06× the 128×128 tile's time (run 192).
+constexpr double kMidEff = 0.94;
+static double makespan(long long tiles, int bm, int bn, double eff, int sms) {
+    return (double)((tiles + sms - 1) / sms) * bm * bn / eff;
+}
+
+// K ≤ kThinMaxK: bmm_thin with the smallest register depth D that holds K; 8 rows a thread (a
+// block writes more of C than it reads of B), halved while that leaves under 2 blocks an SM.
+template <class Acc, int D>
+static void launch_thin(const float* A, const float* B, float* C, int BATCH, int M, int N, int K,
+                        bool vec, int sms) {
+    const int groups = (N + 3) / 4;
+    int tx = 1;
+    while (tx < groups && tx < kThinThreads) tx *= 2;
+    const int ty = kThinThreads / tx;
+    const long long gx = (groups + tx - 1) / tx;
+    int per = kThinRows;
+    auto blocks = [&](int p) { return gx * ((M + (long long)ty * p - 1) / ((long long)ty * p)) * BATCH; };
+    while (per > 1 && blocks(per) < 2LL * sms) per /= 2;
+    const bool a16 = K % 4 == 0 && ((size_t)A & 15) == 0;
+    const dim3 grid((unsigned)gx, (unsigned)((M + ty * per - 1) / (ty * per)), (unsigned)BATCH);
+    if (vec)
+        bmm_thin<Acc, D, true><<<grid, kThinThreads>>>(A, B, C, M, K, N, tx, per, a16);
+    else
+        bmm_thin<Acc, D, false><<<grid, kThinThreads>>>(A, B, C, M, K, N, tx, per, a16);
+}
+template <class Acc>
+static void launch_thin_any(const float* A, const float* B, float* C, int BATCH, int M, int N,
+                            int K, bool vec, int sms) {
+    if (K <= 2) launch_thin<Acc, 2>(A, B, C, BATCH, M, N, K, vec, sms);
+    else if (K <= 4) launch_thin<Acc, 4>(A, B, C, BATCH, M, N, K, vec, sms);
+    else launch_thin<Acc, 8>(A, B, C, BATCH, M, N, K, vec, sms);
+}
+
+template <class Acc>
+static void launch_rows(const float* A, const float* B, float* C, int BATCH, int M, int N, int K,
+                        int R) {
+    const dim3 grid((unsigned)((M + R - 1) / R), (unsigned)BATCH);
+    if (N % 4 == 0 && ((size_t)B & 15) == 0)
+        bmm_rows<Acc, true><<<grid, kRowThreads>>>(A, B, C, M, N, K, R);
+    else
+        bmm_rows<Acc, false><<<grid, kRowThreads>>>(A, B, C, M, N, K, R);
+}
+
+template <class T, bool AV, bool BV>
+static void launch_dmma(const float* A, const float* B, float* C, int BATCH, int M, int N, int K) {
+    const auto kern = bmm_dmma<T, AV, BV>;
+    // 128×128 tiles take 80 KB of shared memory, past the 48 KB default: allowed once per
+    // process (one device, as sm_count); without it nothing can run, so nothing is launched
+    static const bool ready =
+        T::SMEM <= 48 * 1024 ||
+        cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)T::SMEM) ==
+            cudaSuccess;
+    if (!ready) return;
+    const dim3 grid((unsigned)((N + T::BN - 1) / T::BN), (unsigned)((M + T::BM - 1) / T::BM),
+                    (unsigned)BATCH);
+    kern<<<grid, T::NT, T::SMEM>>>(A, B, C, M, N, K);
+}
+template <class T>
+static void launch_dmma_any(const float* A, const float* B, float* C, int BATCH, int M, int N,
+                            int K) {
+    const bool av = K % 4 == 0 && ((size_t)A & 15) == 0;
+    const bool bv = N % 4 == 0 && ((size_t)B & 15) == 0;
+    if (av && bv) launch_dmma<T, true, true>(A, B, C, BATCH, M, N, K);
+    else if (av) launch_dmma<T, true, false>(A, B, C, BATCH, M, N, K);
+    else if (bv) launch_dmma<T, false, true>(A, B, C, BATCH, M, N, K);
+    else launch_dmma<T, false, false>(A, B, C, BATCH, M, N, K);
+}
+
+// A, B, C are device pointers
+extern "C" void solve(const float* A, const float* B, float* C, int BATCH, int M, int N, int K) {
+    if (BATCH <= 0 || M <= 0 || N <= 0) return;
+    if (K < 0) K = 0;  // not in the constraints (K ≥ 1); K == 0 would write C = 0
+    const bool vec = N % 4 == 0 && (((size_t)B | (size_t)C) & 15) == 0;
+    const int sms = sm_count();
+    const bool exact = fast_fp64();  // fp64 sums on every path, DMMA tiles
+    if (K <= kThinMaxK) {  // C is the whole cost: written at the bandwidth (K == 0 writes zeros)
+        if (exact) launch_thin_any<double>(A, B, C, BATCH, M, N, K, vec, sms);
+        else launch_thin_any<float>(A, B, C, BATCH, M, N, K, vec, sms);
+        return;
+    }
+    // bmm_rows for at most 32 columns and K ≥ 128, while its outputs fill at most two 256-thread
+    // blocks an SM (by issue count the busiest SM then spends ~16 cycles a k, the 64×64 tile's
+    // loop ~40), four with N ≤ 10 (measured: 74×136×10×256 0.74× the tiles' time, 40×400×7×128
+    // 0.67×, every such shape to 1024 outputs an SM 0.54–0.88×; 128×128×10×200, 1241 an SM, 1.11×;
+    // from 12 columns on 1.04–1.14×), and B's re-reads (once per block of a batch) stay within
+    // 2^22 floats from L2, the bound matmul_fp32 02's mm_dot was measured inside. (Measured
+    // against 02's fp32 tiles and fp32 sums; kept as they are for fp64 sums and DMMA tiles.)
+    // Everything else: the tiles.
+    const double row_outputs = N <= BMM_ROWS_NARROW_N ? BMM_ROWS_NARROW_OUTPUTS_PER_SM : BMM_ROWS_OUTPUTS_PER_SM;
+    if (N <= kRowMaxCols && K >= kRowMinK && (double)BATCH * M * N <= row_outputs * sms) {
+        const int R = std::min(M, row_rows(N));
+        const long long blocks = (long long)BATCH * ((M + R - 1) / R);
+        if ((double)blocks * K * N <= 4194304.0) {
+            if (exact) launch_rows<double>(A, B, C, BATCH, M, N, K, R);
+            else launch_rows<float>(A, B, C, BATCH, M, N, K, R);
+            return;
+        }
+    }
+    const long long big_tiles = (long long)BATCH * ((M + 127) / 128) * ((N + 127) / 128);
+    const long long small_tiles = (long long)BATCH * ((M + 63) / 64) * ((N + 63) / 64);
+    const double big_eff = big_tiles <= sms ? 0.75 : 1.0;
+    const double t_big = makespan(big_tiles, 128, 128, big_eff, sms);
+    const double t_small = makespan(small_tiles, 64, 64, 0.8, sms);
+    if (exact) {
+        // DMMA tiles, 128×128 or 64×64 by the same model and efficiencies: up to one full wave of
+        // 128×128 tiles (0.75 there) it always picks 64×64, the prototype's rule where it was
+        // measured; past one wave it avoids a mostly empty last wave of big tiles. A 128×64 DMMA
+        // tile would need its own efficiency measured first.
+        if (t_big <= t_small)
+            launch_dmma_any<DBig>(A, B, C, BATCH, M, N, K);
+        else
+            launch_dmma_any<DSmall>(A, B, C, BATCH, M, N, K);
+        return;
+    }
+    const long long mid_tiles = (long long)BATCH * ((M + 127) / 128) * ((N + 63) / 64);
+    const double t_mid = makespan(mid_tiles, 128, 64, kMidEff, sms);
+    if (t_mid < t_big && t_mid < t_small)
+        launch<MidCfg>(A, B, C, BATCH, M, N, K, vec);
+    else if (t_big <= t_small)
+        launch<BigCfg>(A, B, C, BATCH, M, N, K, vec);
+    else
+        launch<SmallCfg>(A, B, C, BATCH, M, N, K, vec);
+}
