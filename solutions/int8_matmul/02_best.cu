@@ -19,8 +19,8 @@
 //   rintf, + zero_point_C, clamp; the int8 tile is staged in smem (conflict-free 2-byte writes)
 //   and leaves in 16-byte coalesced stores, so C costs 1 byte per element instead of the 4-byte
 //   int32 round trip plus a second kernel. (4) Edges: every cp.async is predicated and
-//   zero-fills (rows ≥ M, columns ≥ N, chunks ≥ Kp); K % 16 ≠ 0 or a misaligned A goes through
-//   a zero-padded copy of A made by prep_a; C is written byte by byte when N % 16 ≠ 0. (5) Up
+//   zero-fills (rows ≥ M, columns ≥ N, chunks ≥ Kp); with K % 8 == 0 A is read in place (8-byte
+//   halves if K % 16 ≠ 0), else from prep_a's zero-padded copy; C byte by byte if N % 16 ≠ 0. (5) Up
 //   to 2^22 multiply-adds: one CUDA-core launch (a thread an element; a warp for few elements
 //   with K > 64), not the pre-passes' and GEMM's 2–4 launches of ~2–3 µs each.
 // Prediction (before measuring): ~0.23 ms at M=8192, N=4096, K=2048 on an H200 (≈600 TOP/s),
@@ -31,13 +31,13 @@
 //   ~2.1 clk an m16n8k32 takes per SM at that rate), so the tensor pipe, not shared memory,
 //   bounds it; 09 held ~80% of the fp16 mma.sync rate with this loop → ~0.18 ms of main loop
 //   for 1024 tiles of 128×256 (7.76 waves, 97%); + ~5% epilogue (≈3k cycles a tile of
-//   I2F/3×FMUL/FRND/FADD/clamp, not overlapped: one block per SM), + prep_b ≈ 5–6 µs (8 MB
-//   read + 8 MB written) and a launch, → 0.20–0.26 ms (C: 32 MB, ≈7 µs of HBM writes).
+//   I2F/3×FMUL/FRND/FADD/clamp, not overlapped), + prep_b ≈ 5–6 µs and a launch → 0.20–0.26 ms.
 // Measured (H200, harness, cublasGemmEx int8→int32 + a requantize pass beside it): 8192×4096×2048
 //   0.1882 ms vs 1.1990 (0.1825 vs 1.2082 in the leaderboard): faster than the 0.23 ms prediction
 //   and under the issue's 0.25 ms aim. --gpu all: T4 path (compute_75 PTX on the H200) 0.4447 ms,
 //   A100 path 0.1845, SASS 0.1818, every test passing on each; memcheck clean. Small problems
-//   (random shapes, 3 seeds): 0.63–0.72× the tensor path's time, 0.40× at 8×96×8.
+//   (random shapes, 3 seeds): 0.63–0.72× the tensor path's time, 0.40× at 8×96×8. A in place at
+//   K % 16 = 8 (predicted: prep_a's 2.8 µs saved): 570×2280×184 0.84× the copy's time, 1000²×8 0.80×.
 // Tiles: sm_80+ (4 stages, BK 64 bytes, by 09's wave-count model): 128×256, 8 warps of 64×64 (96
 //   KB, reused by the C tile); 128×128, warps of 64×32; 128×64, warps of 32×32, 2 blocks/SM. sm_75:
 //   128×128, 128×64, 2 register-staged stages. prep_b: 64×64 byte tiles; prep_a: a warp a row.
@@ -126,6 +126,11 @@ __device__ __forceinline__ unsigned smem_addr(const void* p) {
 __device__ __forceinline__ void cp_async_16(unsigned dst, const void* src, bool pred) {
     asm volatile("cp.async.cg.shared.global.L2::128B [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src),
                  "r"(pred ? 16 : 0)
+                 : "memory");
+}
+// 8-byte copy (A read in place when K % 16 == 8: rows 8-byte aligned only); src-size 0 zero-fills.
+__device__ __forceinline__ void cp_async_8(unsigned dst, const void* src, bool pred) {
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;\n" ::"r"(dst), "l"(src), "r"(pred ? 8 : 0)
                  : "memory");
 }
 __device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
@@ -310,15 +315,15 @@ __global__ void __launch_bounds__(256) i8_direct(const int8_t* __restrict__ A, c
 
 // ------------------------------------------------------------------ the GEMM
 
-// C = requant(A·Btᵀ + rowcorr[m] + colcorr[n]). A: M×Kp (row stride Kp), Bt: N×Kp, both
-// 16-byte aligned with Kp % 16 == 0 and zeros (or nothing read) past the real K, so one
-// predicate per 16-byte chunk is exact. rowcorr / colcorr may be null (zero point 0).
+// C = requant(A·Btᵀ + rowcorr[m] + colcorr[n]). Bt: N×Kp, 16-byte aligned, Kp % 16 == 0,
+// zeros past the real K, so one predicate per 16-byte chunk is exact. A: M rows lda bytes apart,
+// lda = Kp like Bt's, or with a8 lda = K % 8 == 0 (8-byte halves, each predicated on k < K). rowcorr / colcorr may be null (zero point 0).
 // c_vec: N % 16 == 0 and C 16-byte aligned (16-byte stores of C).
 template <class CF>
 __global__ void __launch_bounds__(CF::THREADS, CF::MIN_BLOCKS)
 i8_gemm(const int8_t* __restrict__ A, const int8_t* __restrict__ Bt, int8_t* __restrict__ C,
         const int* __restrict__ rowcorr, const int* __restrict__ colcorr, int M, int N, int Kp,
-        float scale_A, float scale_B, float scale_C, int zero_point_C, bool c_vec) {
+        int lda, bool a8, float scale_A, float scale_B, float scale_C, int zero_point_C, bool c_vec) {
     extern __shared__ __align__(128) unsigned char smem[];
     constexpr int BM = CF::BM, BN = CF::BN, BK = CF::BK, STAGES = CF::STAGES;
     constexpr int MT = CF::MT, NT = CF::NT, KK = CF::KK;
@@ -347,7 +352,9 @@ i8_gemm(const int8_t* __restrict__ A, const int8_t* __restrict__ Bt, int8_t* __r
     for (int i = 0; i < CF::A_LOADS; ++i) a_row_ok |= (m0 + r0 + i * CF::ROW_STEP < M) ? 1u << i : 0u;
 #pragma unroll
     for (int i = 0; i < CF::B_LOADS; ++i) b_row_ok |= (n0 + r0 + i * CF::ROW_STEP < N) ? 1u << i : 0u;
-    const int8_t* a_src = A + (size_t)(m0 + r0) * Kp + cc * kChunk;  // dereferenced only in range
+    // A's rows are lda bytes apart: Kp (16-byte rows: A itself or prep_a's padded copy), or K
+    // with a8 (K % 8 == 0, A 8-byte aligned: two 8-byte copies a chunk, k ≥ K zero-filled)
+    const int8_t* a_src = A + (size_t)(m0 + r0) * lda + cc * kChunk;  // dereferenced only in range
     const int8_t* b_src = Bt + (size_t)(n0 + r0) * Kp + cc * kChunk;
 
 #if I8_ASYNC
@@ -357,9 +364,18 @@ i8_gemm(const int8_t* __restrict__ A, const int8_t* __restrict__ Bt, int8_t* __r
         const bool k_ok = k0 + cc * kChunk < Kp;
 #pragma unroll
         for (int i = 0; i < CF::A_LOADS; ++i) {
-            const bool ok = k_ok && ((a_row_ok >> i) & 1u);
-            const int8_t* src = a_src + (size_t)i * CF::ROW_STEP * Kp + k0;
-            cp_async_16(st + a_sts + i * CF::ROW_STEP * BK, ok ? src : A, ok);
+            const bool row = (a_row_ok >> i) & 1u;
+            const int8_t* src = a_src + (size_t)i * CF::ROW_STEP * lda + k0;
+            const unsigned dst = st + a_sts + i * CF::ROW_STEP * BK;
+            if (a8) {  // block-uniform
+                const int k = k0 + cc * kChunk;
+                const bool lo = row && k < lda, hi = row && k + 8 < lda;
+                cp_async_8(dst, lo ? src : A, lo);
+                cp_async_8(dst + 8, hi ? src + 8 : A, hi);
+            } else {
+                const bool ok = k_ok && row;
+                cp_async_16(dst, ok ? src : A, ok);
+            }
         }
 #pragma unroll
         for (int i = 0; i < CF::B_LOADS; ++i) {
@@ -376,9 +392,16 @@ i8_gemm(const int8_t* __restrict__ A, const int8_t* __restrict__ Bt, int8_t* __r
         const bool k_ok = k0 + cc * kChunk < Kp;
 #pragma unroll
         for (int i = 0; i < CF::A_LOADS; ++i) {
-            const bool ok = k_ok && ((a_row_ok >> i) & 1u);
-            stage_a[i] = ok ? __ldg(reinterpret_cast<const uint4*>(a_src + (size_t)i * CF::ROW_STEP * Kp + k0))
-                            : make_uint4(0u, 0u, 0u, 0u);
+            const bool row = (a_row_ok >> i) & 1u;
+            const int8_t* src = a_src + (size_t)i * CF::ROW_STEP * lda + k0;
+            if (a8) {  // block-uniform: two 8-byte loads, k ≥ K zero
+                const int k = k0 + cc * kChunk;
+                const uint2 lo = row && k < lda ? __ldg(reinterpret_cast<const uint2*>(src)) : make_uint2(0u, 0u);
+                const uint2 hi = row && k + 8 < lda ? __ldg(reinterpret_cast<const uint2*>(src + 8)) : make_uint2(0u, 0u);
+                stage_a[i] = make_uint4(lo.x, lo.y, hi.x, hi.y);
+            } else {
+                stage_a[i] = k_ok && row ? __ldg(reinterpret_cast<const uint4*>(src)) : make_uint4(0u, 0u, 0u, 0u);
+            }
         }
 #pragma unroll
         for (int i = 0; i < CF::B_LOADS; ++i) {
@@ -562,14 +585,15 @@ i8_gemm(const int8_t* __restrict__ A, const int8_t* __restrict__ Bt, int8_t* __r
 
 template <class CF>
 void launch(const int8_t* A, const int8_t* Bt, int8_t* C, const int* rowcorr, const int* colcorr, int M,
-            int N, int Kp, float scale_A, float scale_B, float scale_C, int zero_point_C, bool c_vec) {
+            int N, int Kp, int lda, bool a8, float scale_A, float scale_B, float scale_C, int zero_point_C,
+            bool c_vec) {
     // Opt in to > 48 KB of dynamic shared memory once per process (a host-side attribute).
     static const cudaError_t attr =
         cudaFuncSetAttribute(i8_gemm<CF>, cudaFuncAttributeMaxDynamicSharedMemorySize, CF::SMEM);
     (void)attr;
     const int tiles = ((M + CF::BM - 1) / CF::BM) * ((N + CF::BN - 1) / CF::BN);
-    i8_gemm<CF><<<tiles, CF::THREADS, CF::SMEM>>>(A, Bt, C, rowcorr, colcorr, M, N, Kp, scale_A, scale_B,
-                                                  scale_C, zero_point_C, c_vec);
+    i8_gemm<CF><<<tiles, CF::THREADS, CF::SMEM>>>(A, Bt, C, rowcorr, colcorr, M, N, Kp, lda, a8, scale_A,
+                                                  scale_B, scale_C, zero_point_C, c_vec);
 }
 
 // Relative time of a configuration (09's model): the busiest SM runs ceil(tiles / SMs) tiles of
@@ -641,17 +665,21 @@ extern "C" void solve(const int8_t* A, const int8_t* B, int8_t* C, int M, int N,
 
     const int Kp = (K + 15) & ~15;
     const bool a_direct = K % 16 == 0 && (reinterpret_cast<uintptr_t>(A) & 15) == 0;
+    // K % 8 == 0: A read in place by 8-byte copies, not through prep_a's padded copy (a pass and
+    // a launch: 1.2× cuBLAS's time at 570×2280×184 with it)
+    const bool a8 = !a_direct && K % 8 == 0 && (reinterpret_cast<uintptr_t>(A) & 7) == 0;
+    const bool a_copy = !a_direct && !a8;
     const bool need_row = zero_point_B != 0;  // −zb·rowsumA + K·za·zb
     const bool need_col = zero_point_A != 0;  // −za·colsumB
 
     const size_t bt_bytes = align256((size_t)N * Kp);
-    const size_t ap_bytes = a_direct ? 0 : align256((size_t)M * Kp);
+    const size_t ap_bytes = a_copy ? align256((size_t)M * Kp) : 0;
     const size_t rc_bytes = need_row ? align256((size_t)M * sizeof(int)) : 0;
     const size_t cc_bytes = need_col ? align256((size_t)N * sizeof(int)) : 0;
     unsigned char* ws = static_cast<unsigned char*>(workspace(bt_bytes + ap_bytes + rc_bytes + cc_bytes + 256));
     if (ws == nullptr) return;
     int8_t* Bt = reinterpret_cast<int8_t*>(ws);
-    int8_t* Ap = a_direct ? nullptr : reinterpret_cast<int8_t*>(ws + bt_bytes);
+    int8_t* Ap = a_copy ? reinterpret_cast<int8_t*>(ws + bt_bytes) : nullptr;
     int* rowcorr = need_row ? reinterpret_cast<int*>(ws + bt_bytes + ap_bytes) : nullptr;
     int* colcorr = need_col ? reinterpret_cast<int*>(ws + bt_bytes + ap_bytes + rc_bytes) : nullptr;
 
@@ -660,9 +688,10 @@ extern "C" void solve(const int8_t* A, const int8_t* B, int8_t* C, int M, int N,
         const bool b_vec = N % 4 == 0 && (reinterpret_cast<uintptr_t>(B) & 3) == 0;
         prep_b<<<dim3((N + 63) / 64, (Kp + 63) / 64), 256>>>(B, Bt, colcorr, K, N, Kp, zero_point_A, b_vec);
     }
-    if (!a_direct || need_row)
+    if (a_copy || need_row)
         prep_a<<<(M + 7) / 8, 256>>>(A, Ap, rowcorr, M, K, Kp, zero_point_A, zero_point_B, a_direct);
-    const int8_t* Ause = a_direct ? A : Ap;
+    const int8_t* Ause = a_copy ? Ap : A;
+    const int lda = a_copy ? Kp : K;
 
     const bool c_vec = N % 16 == 0 && (reinterpret_cast<uintptr_t>(C) & 15) == 0;
     if (dev.major >= 8) {
@@ -670,17 +699,22 @@ extern "C" void solve(const int8_t* A, const int8_t* B, int8_t* C, int M, int N,
         const double cm = cost<CfgM>(M, N, dev.sms, 0.8);
         const double cs = cost<CfgS>(M, N, dev.sms, 0.65);
         if (cl <= cm && cl <= cs)
-            launch<CfgL>(Ause, Bt, C, rowcorr, colcorr, M, N, Kp, scale_A, scale_B, scale_C, zero_point_C, c_vec);
+            launch<CfgL>(Ause, Bt, C, rowcorr, colcorr, M, N, Kp, lda, a8, scale_A, scale_B, scale_C, zero_point_C,
+                        c_vec);
         else if (cm <= cs)
-            launch<CfgM>(Ause, Bt, C, rowcorr, colcorr, M, N, Kp, scale_A, scale_B, scale_C, zero_point_C, c_vec);
+            launch<CfgM>(Ause, Bt, C, rowcorr, colcorr, M, N, Kp, lda, a8, scale_A, scale_B, scale_C, zero_point_C,
+                        c_vec);
         else
-            launch<CfgS>(Ause, Bt, C, rowcorr, colcorr, M, N, Kp, scale_A, scale_B, scale_C, zero_point_C, c_vec);
+            launch<CfgS>(Ause, Bt, C, rowcorr, colcorr, M, N, Kp, lda, a8, scale_A, scale_B, scale_C, zero_point_C,
+                        c_vec);
     } else {
         const double cm = cost<CfgTM>(M, N, dev.sms, 1.0);
         const double cs = cost<CfgTS>(M, N, dev.sms, 0.8);
         if (cm <= cs)
-            launch<CfgTM>(Ause, Bt, C, rowcorr, colcorr, M, N, Kp, scale_A, scale_B, scale_C, zero_point_C, c_vec);
+            launch<CfgTM>(Ause, Bt, C, rowcorr, colcorr, M, N, Kp, lda, a8, scale_A, scale_B, scale_C, zero_point_C,
+                        c_vec);
         else
-            launch<CfgTS>(Ause, Bt, C, rowcorr, colcorr, M, N, Kp, scale_A, scale_B, scale_C, zero_point_C, c_vec);
+            launch<CfgTS>(Ause, Bt, C, rowcorr, colcorr, M, N, Kp, lda, a8, scale_A, scale_B, scale_C, zero_point_C,
+                        c_vec);
     }
 }
