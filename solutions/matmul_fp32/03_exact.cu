@@ -19,7 +19,7 @@
 //   m8n8k4 alone reached 26 TF/s on the H200 (78% of 64 FMA/clk an SM, A100's per-SM rate):
 //   Hopper's full DMMA rate needs the m16n8 shapes (m16n8k8: 43 TF/s, the DMMA pipe 67% busy).
 // Paths by judge GPU: A100, H100, H200 exact; T4 (no DMMA, FP64 at 1/32) and B200 (DMMA at half
-//   its FP32 rate) run 02's fp32 kernels unchanged, cuBLAS's order where 02 keeps it. The file
+//   its FP32 rate) keep 02's fp32 kernels unchanged, cuBLAS's order where 02 keeps it. The file
 //   built as sm_75 PTX and run by the driver on a newer GPU has no DMMA: fp32 there too
 //   (mm_exact_ok asks the kernel's PTX version).
 // Prediction (before measuring): every random shape passes on A100/H100/H200; the tiles 1.1–1.2×
