@@ -798,9 +798,13 @@ static void launch(const float* A, const float* B, float* C, int M, int N, int K
 template <class T, bool AV, bool BV, bool SPLIT>
 static void launch_exact_as(const float* A, const float* B, float* C, int rows, int depth, int cols,
                             int splits, int k_per, double* ws, int* counters) {
-    auto kern = mm_exact<T, AV, BV, SPLIT>;
-    if (cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)T::SMEM) != cudaSuccess)
-        return;  // the launch below then fails, and says why
+    const auto kern = mm_exact<T, AV, BV, SPLIT>;
+    // past 48 KB of shared memory a kernel must ask, once per process (one device, as sm_count);
+    // if it cannot, the launch below fails and says why
+    static const bool asked =
+        T::SMEM <= 48 * 1024 ||
+        cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)T::SMEM) == cudaSuccess;
+    (void)asked;
     const dim3 grid((unsigned)((cols + T::BN - 1) / T::BN), (unsigned)((rows + T::BM - 1) / T::BM),
                     (unsigned)splits);
     kern<<<grid, T::NT, T::SMEM>>>(A, B, C, rows, depth, cols, k_per, ws, counters);
