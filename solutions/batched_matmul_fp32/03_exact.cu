@@ -30,7 +30,13 @@
 //   m8n8k4, which m16n8k8 cuts to 0.89×); with 02's row and thin paths and the fragment skip
 //   ~0.75× (02: 0.57–0.61×, fp32), worst shape ≤ 2× (few tiles, long K); 128×1024³ ~1.15×
 //   cuBLAS's time (02's fp32 tiles: 1.05×; DMMA runs at the FP32 SIMT rate, not above it).
-// Measured: not yet measured on a GPU.
+// Measured (H200, harness, cuBLAS and cuBLASLt timed beside it): every test passes on SASS and
+//   on the A100 and T4 paths (as PTX), memcheck clean. Random sweeps, seeds 1–3: 64/64 shapes
+//   pass each (02: 59, 56, 52); geometric mean 0.60–0.77× cuBLAS's time over two runs. Against 02
+//   in one process: 128×1024³ 7.02 ms, 1.23× 02's; 32×256³ 1.14×; bmm_rows in fp64 1.44×
+//   (51×7×8×655), bmm_thin 1.50× (96×648×587×4): not the "little" predicted (119 registers
+//   against 69). Worst shapes 2.6–4.1× cuBLAS's time (98×2×88×1018, 40×8×57×794, 18×2×232×552):
+//   M ≤ 8 with N past bmm_rows' 32 columns, 64-row DMMA tiles an eighth full over a long K.
 // Tiles: DMMA big BM=128 BN=128 BK=16 (2×4 warps of 64×32, 256 threads, 80 KB dynamic shared), small BM=64 BN=64 BK=16 (2×2 warps of 32×32, 128 threads, 40 KB); 4 cp.async stages; grid (column tiles, row tiles, BATCH)
 //   fp32 (T4 and others): 02's big/mid/small; bmm_rows: 256 threads, R rows × N columns, 64-deep chunks; bmm_thin: 128 threads, 4 columns × up to 8 rows a thread
 // Targets: sm_75 sm_80 sm_90a sm_100a
