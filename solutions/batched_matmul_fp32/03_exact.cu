@@ -123,7 +123,7 @@ struct BoolTag {  // compile-time flag passed to a generic lambda
 };
 
 // ---------------------------------------------------------------- fp32 tiles (02's kernel)
-// Run only where FP64 is slow (the T4 and GPUs other than the judge's A100/H100/H200/B200):
+// Run where DMMA is not at the FP32 rate (the T4, the B200, GPUs other than A100/H100/H200):
 // cuBLAS's fp32 order, unchanged from 02, cp.async path included (an sm_86 or sm_89 GPU runs it).
 // One block = one BM×BN tile of C[blockIdx.z]. VEC: N % 4 == 0 and B, C 16-byte aligned (then
 // every batch's B[b] and C[b] are too); A is copied 4 bytes at a time and needs nothing.
