@@ -32,9 +32,9 @@
 //   cuBLASLt's). Against 02 in one process: 8192×6144×4096 9.75 ms, 1.15× 02's (DMMA pipe 67%
 //   busy at 4096³), 1024³ 0.93×, the thin and dot paths 1.02×, split 160×7416×30 0.88×,
 //   4192×184×3987 1.33×. The prediction held for the mean, not for every shape: 15–21 shapes a
-//   seed take 1.02–2.96× cuBLAS's time (80×7506×8, 160×7416×30, 80×2104×218 worst): a C of a few
-//   tiles over a moderate depth, where cuBLAS splits K 3–132 ways and this file, on 02's dispatch
-//   (made for fp32 tiles), runs one short wave of 64×64 tiles.
+//   seed take 1.02–2.96× cuBLAS's time (80×7506×8, 160×7416×30, 80×2104×218 worst): mostly a C
+//   of a few tiles over a long depth, where cuBLAS splits K 3–132 ways and this file takes 02's
+//   split rule and its last piece's sum, both made for fp32 tiles.
 // Tiles: exact 128×128×16 (2×4 warps of 64×32), 128×64×16 and 64×64×16 (2×2 warps), 4 cp.async
 //   stages, dynamic shared memory; fp32 (02's): BigCfg/MidCfg/SmallCfg, BK=8, 128 threads
 // Targets: sm_75 sm_80 sm_90a sm_100a
