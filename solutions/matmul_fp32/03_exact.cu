@@ -905,7 +905,7 @@ static bool solve_dot(const float* A, const float* B, float* C, int rows, int de
     Acc* ws = nullptr;
     int* counters = nullptr;
     if (s > 1) {
-        // counters first, at a fixed place (see solve's split): one a row, reset by its last block
+        // counters first, at a fixed place (see solve_split): one a row, reset by its last block
         static SplitSpace space = {nullptr, 0};
         constexpr size_t kCounterBytes = kDotMaxRows * sizeof(int);
         const size_t planes = (size_t)s * rows * cols * sizeof(Acc);
