@@ -96,7 +96,7 @@ void cl_usage(FILE *out)
         "      --version        the harness's version\n"
         "\n"
         "inspection (separate modes; no verdict or timing of a normal run changes; no --json;\n"
-        "--sanitize and --profile each alone):\n"
+        "--sanitize and --profile each alone, with the sandbox off: for code you trust):\n"
         "      --resources      registers, shared memory, stack, spills per kernel (ptxas -v) and\n"
         "                       the occupancy they allow at 128/256/384 threads\n"
         "      --ptx, --sass    the PTX / SASS instruction mix (FFMA, HMMA, LDS widths, LDGSTS...);\n"
