@@ -8,7 +8,8 @@
 #        tensor-core stages), gpu-suites (build and run the GPU suites), fixtures (run the GPU
 #        suites already built), leaderboard-family (a leaderboard section per family problem),
 #        leaderboard=PROBLEM (that problem's section alone), leaderboard-random (the random-shapes
-#        section of every problem but gemm_fp16, whose leaderboard-shapes step writes it),
+#        section of every problem but gemm_fp16, whose leaderboard-shapes step writes it;
+#        leaderboard-random=PROBLEM: that problem's alone),
 #        family (every family problem's 01_naive, all tests and timing
 #        beside its library), forge-before (the forging fixture against the harness as of
 #        51f80b6, the last design with the check inside the solution's process), speed,
@@ -126,8 +127,11 @@ for step in "$@"; do
         p=${step#leaderboard=}
         run "lb_$p" 400 ./harness leaderboard --problem "$p" --timeout 10 --json "$OUT/logs/lb_$p.json" ${COMMIT:+--commit "$COMMIT"}
         cp leaderboard.md "$OUT/leaderboard.md" ;;
-    leaderboard-random) # 64 random shapes (seed 1) per problem, each stage beside its yardsticks
-        for p in sgemm matmul_fp32 batched_matmul_fp32 batched_matmul_fp16 int8_matmul int4_matmul; do
+    leaderboard-random|leaderboard-random=*) # 64 random shapes (seed 1) per problem (or the one
+        # named), each stage beside its yardsticks
+        ps="sgemm matmul_fp32 batched_matmul_fp32 batched_matmul_fp16 int8_matmul int4_matmul"
+        [ "$step" != leaderboard-random ] && ps=${step#leaderboard-random=}
+        for p in $ps; do
             run "lb_random_$p" 300 ./harness leaderboard --problem "$p" --sweep=random --max-time 0.1 --min-runs 10 \
                 --json "$OUT/logs/lb_random_$p.json" ${COMMIT:+--commit "$COMMIT"}
         done
