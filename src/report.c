@@ -111,9 +111,15 @@ static void rp_vs_line(FILE *out, const rp_report *r, const rs_test *t)
                                      "first allocations land changes its time)" : "");
 }
 
-/* --vs in JSON: the two orders of the files' first calls (null when only one was timed) */
-void rp_vs_orders_json(FILE *out, const rs_timing *tm)
+/* --vs in JSON: the ratio's interval and verdict (null when not timed), then the two orders of
+ * the files' first calls (null when only one was timed) */
+void rp_vs_verdict_json(FILE *out, const rs_timing *tm)
 {
+    rp_json_ms(out, "interval_lo", tm->vs_interval, tm->vs_lo);
+    rp_json_ms(out, "interval_hi", tm->vs_interval, tm->vs_hi);
+    fputs(",\"verdict\":", out);
+    if (tm->vs_interval) rp_json_string(out, rp_vs_word(tm->vs_verdict));
+    else fputs("null", out);
     fputs(",\"orders\":", out);
     if (tm->vs_orders != 2) {
         fputs("null", out);
@@ -377,12 +383,7 @@ static void rp_json_test(FILE *out, const rp_report *r, const rs_test *t)
             rp_json_ms(out, "median_ms", tm->base_done, tm->base_median_ms);
             rp_json_ms(out, "ratio", tm->base_done && tm->base_median_ms > 0,
                        tm->base_median_ms > 0 ? tm->median_ms / tm->base_median_ms : 0);
-            rp_json_ms(out, "interval_lo", tm->vs_interval, tm->vs_lo);
-            rp_json_ms(out, "interval_hi", tm->vs_interval, tm->vs_hi);
-            fputs(",\"verdict\":", out);
-            if (tm->vs_interval) rp_json_string(out, rp_vs_word(tm->vs_verdict));
-            else fputs("null", out);
-            rp_vs_orders_json(out, tm);
+            rp_vs_verdict_json(out, tm);
             fputc('}', out);
         } else if (tm->base_done) {
             fprintf(out,

@@ -13,7 +13,7 @@
 void rp_json_ms(FILE *out, const char *key, bool have, double v);
 void rp_json_values(FILE *out, const pb_problem *p, const double *v, bool sizes_only);
 const char *rp_vs_word(int verdict);
-void rp_vs_orders_json(FILE *out, const rs_timing *tm);
+void rp_vs_verdict_json(FILE *out, const rs_timing *tm);
 void rp_device_line(FILE *out, const dv_info *d);
 void rp_json_device(FILE *out, const rs_run *run);
 void rp_json_process(FILE *out, const rs_run *run);

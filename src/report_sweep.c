@@ -198,12 +198,7 @@ void rp_sweep_json(FILE *out, const rp_report *r)
         if (tm->vs) {
             fprintf(out, ",\"vs_status\":\"%s\",\"vs_detail\":", rs_status_name(t->vs_status));
             rp_json_string(out, t->vs_detail);
-            rp_json_ms(out, "interval_lo", tm->vs_interval, tm->vs_lo);
-            rp_json_ms(out, "interval_hi", tm->vs_interval, tm->vs_hi);
-            fputs(",\"verdict\":", out);
-            if (tm->vs_interval) rp_json_string(out, rp_vs_word(tm->vs_verdict));
-            else fputs("null", out);
-            rp_vs_orders_json(out, tm);
+            rp_vs_verdict_json(out, tm);
         }
         rp_json_ms(out, lt ? "cublaslt_tflops" : "cublas_tflops", tm->base_done,
                    tm->base_done ? rp_tflops(r, t, tm->base_median_ms) : 0);
