@@ -47,6 +47,9 @@ void lb_size_label(const pb_problem *p, const pb_case *c, char *out, size_t len)
 /* The same for a bare shape: "17×129×33", or "1000³" for a cube of three sizes. */
 void lb_shape_label(const pb_problem *p, pb_size s, char *out, size_t len);
 double lb_tflops(const pb_problem *p, const pb_case *c, double ms);
+/* The options every stage of a leaderboard run starts from: the command line's, quiet, for
+ * problem p, with the judge's cache (its path written into cache, which must outlive them). */
+jd_options lb_stage_options(const jd_options *in, const pb_problem *p, char *cache, size_t len);
 /* "M":1024,"N":1024,"K":1024: a case's sizes as JSON members */
 void lb_json_sizes(FILE *j, const pb_problem *p, const pb_case *c);
 

@@ -33,12 +33,8 @@ int lb_run(const pb_problem *p, const jd_options *o_in, lb_stage *stages, int n,
            const pb_case *sizes, int n_sizes, const char *out_path, const char *json_path,
            const char *commit_opt, bool quiet)
 {
-    jd_options o = *o_in;
     char cache[PATH_MAX];
-    jd_cache_dir(cache, sizeof(cache));
-    o.cache_dir = cache;
-    o.problem = p->name;
-    o.quiet = true;
+    jd_options o = lb_stage_options(o_in, p, cache, sizeof(cache));
     o.topts.baseline = true;
     o.override_perf = sizes;
     o.n_override_perf = (size_t)n_sizes;

@@ -167,12 +167,8 @@ int lb_sweep_run(const pb_problem *p, const jd_options *o_in, const char *dir,
     lb_sweep_stage *rnd = calloc((size_t)(n > 0 ? n : 1) * LR_YARDS, sizeof(lb_sweep_stage));
     if (rc == HX_SUCCESS && !rnd) rc = HX_INTERNAL;
 
-    jd_options o = *o_in;
     char cache[PATH_MAX];
-    jd_cache_dir(cache, sizeof(cache));
-    o.cache_dir = cache;
-    o.problem = p->name;
-    o.quiet = true;
+    jd_options o = lb_stage_options(o_in, p, cache, sizeof(cache));
     o.sweep = true;
     o.progress = !quiet && isatty(STDERR_FILENO);
     dv_info dev = {0};

@@ -214,6 +214,16 @@ void lb_shape_label(const pb_problem *p, pb_size s, char *out, size_t len)
         u += (size_t)snprintf(out + u, len - u, "%s%d", i ? "×" : "", s.v[i]);
 }
 
+jd_options lb_stage_options(const jd_options *in, const pb_problem *p, char *cache, size_t len)
+{
+    jd_options o = *in;
+    jd_cache_dir(cache, len);
+    o.cache_dir = cache;
+    o.problem = p->name;
+    o.quiet = true;
+    return o;
+}
+
 double lb_tflops(const pb_problem *p, const pb_case *c, double ms)
 {
     return pb_flops(p, c->v) / (ms * 1e-3) * 1e-12;
