@@ -14,7 +14,8 @@
 #        beside its library), forge-before (the forging fixture against the harness as of
 #        51f80b6, the last design with the check inside the solution's process), speed,
 #        lb-cost (the gemm_fp16 leaderboard's wall time, 51f80b6 against HEAD), batch=FILE
-#        (a file of harness commands: lab/runs/ holds those of past runs)
+#        (a file of harness commands: lab/runs/ holds those of past runs), sh=CMD (one command
+#        between steps, e.g. a batch's Setup line; several batch= steps then stack patches)
 # The Criterion build needs libcriterion: tools/carry_criterion.sh puts it in .deps (carried);
 # its libraries are on LD_LIBRARY_PATH for the test steps only (they could shadow the image's).
 set -uo pipefail
@@ -65,14 +66,21 @@ for step in "$@"; do
              # Each run's FILE is kept as lab/runs/batch_runNN.txt, its results in lab/NOTES.md.
              # The judge is built first if no step built it (run 87: the harness's first-use build
              # ate both lines' time)
+        # Its logs are named after FILE (batch_run217.txt: logs/batch_run217_N.log), so several
+        # batch= steps in one call keep every log.
         [ -x build/harness ] || run build 300 make -j16
         n=0
+        stem=$(basename "${step#batch=}" .txt)
         while IFS= read -r line; do
             case "$line" in ''|'#'*) continue ;; esac
             n=$((n + 1))
-            run "batch_$n" "${LINE_LIMIT:-150}" bash -c "$line"
-            { echo "   \$ $line"; grep -E "Runtime:|cuBLAS:|Status:|✗|Judge tests:|^wall|[Vv]erdict|faster|slower|difference|__|[Dd]uration|[Tt]ensor|[Ss]tall|[Tt]hroughput" "$OUT/logs/batch_$n.log" | sed 's/^/     /' | head -16; } | tee -a "$S"
+            run "${stem}_$n" "${LINE_LIMIT:-150}" bash -c "$line"
+            { echo "   \$ $line"; grep -E "Runtime:|cuBLAS:|Status:|✗|Judge tests:|^wall|[Vv]erdict|faster|slower|difference|__|[Dd]uration|[Tt]ensor|[Ss]tall|[Tt]hroughput" "$OUT/logs/${stem}_$n.log" | sed 's/^/     /' | head -16; } | tee -a "$S"
         done < "${step#batch=}" ;;
+    sh=*) # sh=CMD: one shell command between steps (a batch's Setup line: copy HEAD's stage to
+          # .cmp/, apply the run's patch), logged as sh_N
+        nsh=$(( ${nsh:-0} + 1 ))
+        run "sh_$nsh" 120 bash -c "${step#sh=}" || say "   sh_$nsh failed: ${step#sh=}" ;;
     build) run build 300 make -j16 || { cat "$OUT/logs/build.log" | tail -40; } ;;
     full01) run full01 120 ./harness --baseline solutions/01_naive.cu ;;
     seed) run seed001 120 ./harness --baseline .seed/seed001_wmma_tiling.cu ;;
