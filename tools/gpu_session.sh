@@ -78,9 +78,11 @@ for step in "$@"; do
             { echo "   \$ $line"; grep -E "Runtime:|cuBLAS:|Status:|✗|Judge tests:|^wall|[Vv]erdict|faster|slower|difference|__|[Dd]uration|[Tt]ensor|[Ss]tall|[Tt]hroughput" "$OUT/logs/${stem}_$n.log" | sed 's/^/     /' | head -16; } | tee -a "$S"
         done < "${step#batch=}" ;;
     sh=*) # sh=CMD: one shell command between steps (a batch's Setup line: copy HEAD's stage to
-          # .cmp/, apply the run's patch), logged as sh_N
+          # .cmp/, apply the run's patch), logged as sh_N. If it fails, the steps after it would
+          # measure the wrong code: the call stops there (the logs are still packed)
         nsh=$(( ${nsh:-0} + 1 ))
-        run "sh_$nsh" 120 bash -c "${step#sh=}" || say "   sh_$nsh failed: ${step#sh=}" ;;
+        mkdir -p .cmp
+        run "sh_$nsh" 120 bash -c "${step#sh=}" || { say "   sh_$nsh failed, the steps after it not run: ${step#sh=}"; break; } ;;
     build) run build 300 make -j16 || { cat "$OUT/logs/build.log" | tail -40; } ;;
     full01) run full01 120 ./harness --baseline solutions/01_naive.cu ;;
     seed) run seed001 120 ./harness --baseline .seed/seed001_wmma_tiling.cu ;;
