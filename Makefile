@@ -44,7 +44,7 @@ test:
 # runtime needs to map its memory beside ASan's shadow where a device exists.
 ASAN_BUILD ?= build-asan
 SAN_FLAGS = -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
-ASAN_SUITES = test_problems test_check test_fp16 test_sig test_build test_stats test_cli test_leaderboard \
+ASAN_SUITES = test_problems test_check test_fp16 test_sig test_build test_stats test_cli test_leaderboard test_lb_check \
 	test_sweep test_gpus test_inspect test_deps test_family test_fuzz test_protocol
 test-asan:
 	@bash tools/ensure_test_deps.sh

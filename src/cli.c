@@ -23,6 +23,7 @@ void cl_usage(FILE *out)
         "       harness --vs OTHER.cu [options] SOLUTION.cu\n"
         "       harness leaderboard [--problem P] [--sizes 1024,4096] [--json FILE]\n"
         "       harness leaderboard --sweep [--problem P] [--stages 09,10,11,12]\n"
+        "       harness leaderboard --check [--problem P]\n"
         "       harness new NAME [--problem P] [--dir DIR]\n"
         "\n"
         "Compiles SOLUTION.cu (at most 4 MiB) with nvcc, loads its extern \"C\" solve(), runs the\n"

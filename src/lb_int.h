@@ -63,9 +63,20 @@ int lb_run(const pb_problem *p, const jd_options *o_in, lb_stage *stages, int n,
            const pb_case *sizes, int n_sizes, const char *out_path, const char *json_path,
            const char *commit_opt, bool quiet);
 
+/* lb_check.c: --check: whether each section of path (only problem only's, when not NULL)
+ * describes its stages as they are now (git, and the host compiler's preprocessor for changes in
+ * comments only); a table on stdout, JSON into json_path. 0 every section current, 1 one is not,
+ * 3 path unreadable or its markers ambiguous, 12 no git. */
+int lb_check(const char *path, const char *only, const char *json_path);
+
 /* lb_shapes.c: how many shapes a stage passed, and the geometric mean of its ratios (0: none). */
 int lb_sweep_totals(const lb_sweep_stage *s, int n_shapes, double *geomean);
 
+/* lb_sweep.c: the stages a sweep runs, in name order: those list names (each prefix must name
+ * one), or the problem's default (those of it that exist; list NULL). An exit code (quiet: no
+ * line on stderr); picked[] indexes found[]. */
+int lb_sweep_pick(const pb_problem *p, const lb_stage *found, int n_found, const char *list,
+                  int *picked, int *n_picked, bool quiet);
 /* lb_sweep.c: --sweep, from lb_main: the parts (LB_PART_*) it runs and writes. An exit code. */
 int lb_sweep_run(const pb_problem *p, const jd_options *o_in, const char *dir,
                  const char *stages_opt, const char *out_path, const char *json_path,

@@ -22,10 +22,8 @@ static bool lb_stage_picked(const char *stem, const char *list, bool *matched, i
     return picked;
 }
 
-/* The stages the sweep runs, in name order: those LIST names (each must name one), or the
- * problem's default (those of it that exist). An exit code; picked[] indexes found[]. */
-static int lb_sweep_pick(const pb_problem *p, const lb_stage *found, int n_found,
-                         const char *list, int *picked, int *n_picked)
+int lb_sweep_pick(const pb_problem *p, const lb_stage *found, int n_found, const char *list,
+                  int *picked, int *n_picked, bool quiet)
 {
     *n_picked = 0;
     if (!list && !p->sweep_stages) { /* the last four: the fastest */
@@ -44,14 +42,15 @@ static int lb_sweep_pick(const pb_problem *p, const lb_stage *found, int n_found
     for (const char *w = list; given && *w; wi++) {
         size_t n = strcspn(w, ",");
         if (!n || wi >= n_words || !matched[wi]) {
-            fprintf(stderr, "harness leaderboard: --stages: no stage file starts with '%.*s'\n", (int)n, w);
+            if (!quiet)
+                fprintf(stderr, "harness leaderboard: --stages: no stage file starts with '%.*s'\n", (int)n, w);
             free(matched);
             return HX_USAGE;
         }
         w += n + (w[n] == ',');
     }
     free(matched);
-    if (!*n_picked) fprintf(stderr, "harness leaderboard: no stage starts with any of %s\n", list);
+    if (!*n_picked && !quiet) fprintf(stderr, "harness leaderboard: no stage starts with any of %s\n", list);
     return *n_picked ? HX_SUCCESS : HX_USAGE;
 }
 
@@ -161,7 +160,7 @@ int lb_sweep_run(const pb_problem *p, const jd_options *o_in, const char *dir,
         fprintf(stderr, "harness leaderboard: %s has no sweep shapes\n", p->name);
         rc = HX_USAGE;
     }
-    if (rc == HX_SUCCESS) rc = lb_sweep_pick(p, found, n_found, stages_opt, picked, &n);
+    if (rc == HX_SUCCESS) rc = lb_sweep_pick(p, found, n_found, stages_opt, picked, &n, false);
     /* the random shapes' runs: n stages × the yardsticks */
     int n_yards = lr_yardsticks(p);
     lb_sweep_stage *rnd = calloc((size_t)(n > 0 ? n : 1) * LR_YARDS, sizeof(lb_sweep_stage));

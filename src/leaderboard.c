@@ -256,7 +256,11 @@ static void lb_usage(FILE *out)
           "P's random-shapes section (leaderboard:P-random; --json FILE: a second line).\n"
           "--sweep=shapes or --sweep=random: that section only.\n"
           "--max-time SEC, --min-runs N: timing per size or shape (default 1 s, 0.5 s with --sweep;\n"
-          "30 runs).\n",
+          "30 runs).\n"
+          "       harness leaderboard --check [--problem P] [--out FILE] [--json FILE]\n"
+          "Runs nothing: says which sections of FILE (every problem's, or P's) still describe the\n"
+          "stages as they are, from the commit each names (git; a change in comments only keeps a\n"
+          "section current) and the stages it should list. Exit 0 all current, 1 one is not.\n",
           out);
 }
 
@@ -291,13 +295,14 @@ int lb_main(int argc, char **argv)
                *json_path = NULL, *sizes_opt = NULL, *commit_opt = NULL;
     jd_options o;
     jd_default_options(&o);
-    bool quiet = false, sweep = false, max_time_given = false;
+    bool quiet = false, sweep = false, max_time_given = false, check = false, problem_given = false;
+    int run_opts = 0; /* options that only a run takes (not --check) */
     unsigned parts = 0;
     const char *stages_opt = NULL;
     double d;
     uint64_t u;
     enum { L_SWEEP = 512, L_STAGES, L_MAXTIME, L_MINRUNS }; /* the shapes section's */
-    enum { L_SIZES = 256, L_DIR, L_OUT, L_JSON, L_FLUSH, L_TIMEOUT, L_COMMIT };
+    enum { L_SIZES = 256, L_DIR, L_OUT, L_JSON, L_FLUSH, L_TIMEOUT, L_COMMIT, L_CHECK };
     static const struct option longs[] = {
         {"problem", required_argument, 0, 'p'}, {"sizes", required_argument, 0, L_SIZES},
         {"dir", required_argument, 0, L_DIR},   {"out", required_argument, 0, L_OUT},
@@ -306,13 +311,19 @@ int lb_main(int argc, char **argv)
         {"commit", required_argument, 0, L_COMMIT},
         {"sweep", optional_argument, 0, L_SWEEP}, {"stages", required_argument, 0, L_STAGES},
         {"max-time", required_argument, 0, L_MAXTIME}, {"min-runs", required_argument, 0, L_MINRUNS},
-        {"help", no_argument, 0, 'h'},          {0, 0, 0, 0}};
+        {"check", no_argument, 0, L_CHECK},     {"help", no_argument, 0, 'h'},
+        {0, 0, 0, 0}};
     int c;
     optind = 1;
     opterr = 0;
     while ((c = getopt_long(argc, argv, "p:qh", longs, NULL)) != -1) {
+        run_opts += c != 'p' && c != L_OUT && c != L_JSON && c != L_CHECK && c != 'q' && c != 'h';
         switch (c) {
-        case 'p': problem_name = optarg; break;
+        case 'p':
+            problem_name = optarg;
+            problem_given = true;
+            break;
+        case L_CHECK: check = true; break;
         case L_SIZES: sizes_opt = optarg; break;
         case L_DIR: dir_opt = optarg; break;
         case L_OUT: out_path = optarg; break;
@@ -372,6 +383,12 @@ int lb_main(int argc, char **argv)
         fprintf(stderr, "harness leaderboard: unknown problem '%s'\n", problem_name);
         return HX_USAGE;
     }
+    if (check && run_opts) {
+        fprintf(stderr, "harness leaderboard: --check reads the file and runs nothing: only --problem, --out and "
+                        "--json go with it\n");
+        return HX_USAGE;
+    }
+    if (check) return lb_check(out_path, problem_given ? p->name : NULL, json_path);
     if (sweep ? sizes_opt != NULL : stages_opt != NULL) {
         fprintf(stderr, sweep ? "harness leaderboard: --sweep times the problem's sweep shapes: not with --sizes\n"
                               : "harness leaderboard: --stages goes with --sweep (the main section has every stage)\n");
