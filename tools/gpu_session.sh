@@ -9,7 +9,7 @@
 #        suites already built), leaderboard-family (a leaderboard section per family problem),
 #        leaderboard=PROBLEM (that problem's section alone), leaderboard-random (the random-shapes
 #        section of every problem but gemm_fp16, whose leaderboard-shapes step writes it;
-#        leaderboard-random=PROBLEM: that problem's alone),
+#        leaderboard-random=PROBLEM[:STAGES]: that problem's alone, of those stages),
 #        family (every family problem's 01_naive, all tests and timing
 #        beside its library), forge-before (the forging fixture against the harness as of
 #        51f80b6, the last design with the check inside the solution's process), speed,
@@ -60,6 +60,12 @@ build_old() {
 }
 say "== $(date -u +%FT%TZ) $(nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv,noheader 2>&1)"
 for step in "$@"; do
+    # A leaderboard section is labelled with $COMMIT: once an sh= step has patched the tree, no
+    # section may be written from it (its code would not be the commit's)
+    case $step in leaderboard*)
+        if [ -n "${nsh:-}" ]; then say "$(printf '%-28s refused: an sh= step patched the tree' "$step")"; continue; fi
+        [ -n "${COMMIT:-}" ] || say "   note: no COMMIT=: $step's section is labelled 'unknown' (this copy has no .git)" ;;
+    esac
     case $step in
     batch=*) # batch=FILE: every non-comment line of FILE is one command (LINE_LIMIT seconds each,
              # default 150: `--gpu all` of a large file needs more); the summary quotes each.
@@ -138,12 +144,14 @@ for step in "$@"; do
         run "lb_$p" 400 ./harness leaderboard --problem "$p" --timeout 10 --json "$OUT/logs/lb_$p.json" ${COMMIT:+--commit "$COMMIT"}
         cp leaderboard.md "$OUT/leaderboard.md" ;;
     leaderboard-random|leaderboard-random=*) # 64 random shapes (seed 1) per problem (or the one
-        # named), each stage beside its yardsticks
+        # named: leaderboard-random=PROBLEM[:STAGES], STAGES a --stages list), each stage beside
+        # its yardsticks
         ps="sgemm matmul_fp32 batched_matmul_fp32 batched_matmul_fp16 int8_matmul int4_matmul"
         [ "$step" != leaderboard-random ] && ps=${step#leaderboard-random=}
         for p in $ps; do
+            st=; case $p in *:*) st=${p#*:}; p=${p%%:*} ;; esac
             run "lb_random_$p" 300 ./harness leaderboard --problem "$p" --sweep=random --max-time 0.1 --min-runs 10 \
-                --json "$OUT/logs/lb_random_$p.json" ${COMMIT:+--commit "$COMMIT"}
+                ${st:+--stages "$st"} --json "$OUT/logs/lb_random_$p.json" ${COMMIT:+--commit "$COMMIT"}
         done
         cp leaderboard.md "$OUT/leaderboard.md" ;;
     family)

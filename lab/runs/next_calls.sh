@@ -40,5 +40,19 @@ case "${1:-}" in
     BUDGET=570 LINE_LIMIT=200 $G build \
         "sh=cp solutions/12_best.cu .cmp/b12_head.cu && git apply $X/run220_ring_rows_epilogue.patch" batch=$R/batch_run220.txt \
         "sh=cp solutions/int8_matmul/02_best.cu .cmp/i8_head.cu && git apply $X/run226_i8_pdl.patch" batch=$R/batch_run226.txt ;;
-*)  echo "usage: lab/runs/next_calls.sh 1|2|3|4k16|4once|5|6" >&2; exit 2 ;;
+7|8|9) # the leaderboard: the sections `./harness leaderboard --check` calls stale, from the tree
+    # as committed (no sh= step: gpu_session.sh refuses a leaderboard step after one), labelled
+    # with COMMIT (this copy has no .git). Copy each call's $OUT/leaderboard.md into the tree
+    # before the next call, so the next one adds its sections to it.
+    [ -n "${COMMIT:-}" ] || { echo "next_calls.sh $1: COMMIT=<the committed HEAD, short hash> first" >&2; exit 2; }
+    export COMMIT
+    case $1 in
+    7) BUDGET=570 $G build leaderboard-fp16 leaderboard=matmul_fp32 leaderboard=batched_matmul_fp32 \
+           leaderboard=batched_matmul_fp16 ;;
+    8) BUDGET=570 $G build leaderboard=int8_matmul leaderboard=int4_matmul leaderboard-random=matmul_fp32:02,03 \
+           leaderboard-random=batched_matmul_fp32:02,03 leaderboard-random=int8_matmul:02 \
+           leaderboard-random=int4_matmul:02,03 ;;
+    9) BUDGET=500 $G build leaderboard-shapes ;;
+    esac ;;
+*)  echo "usage: lab/runs/next_calls.sh 1|2|3|4k16|4once|5|6|7|8|9" >&2; exit 2 ;;
 esac
