@@ -8,7 +8,8 @@
  *
  * The code is in src/inspect/: one file per parser or printer (resources.c, occupancy.c, mix.c,
  * sass.c, ptx.c, sanitizer.c, ncu_csv.c, ncu_print.c, over text.c), then the modes that run tools
- * (dispatch.c's in_main, compile.c, inner.c, mode_*.c, over tools.c) and new.c. Their private
+ * (dispatch.c's in_main, compile.c, inner.c, mode_*.c, over tools.c; json.c: --json for the
+ * static modes) and new.c. Their private
  * headers (text.h, mix.h, tools.h, modes.h) are for that folder alone.
  */
 #ifndef INSPECT_H
@@ -33,6 +34,7 @@ enum { IN_RESOURCES = 1, IN_PTX = 2, IN_SASS = 4, IN_SANITIZE = 8, IN_PROFILE = 
 typedef struct {
     unsigned modes;
     const char *san_tool; /* memcheck (default), racecheck, synccheck, initcheck */
+    bool json;            /* --json: one object on stdout (--resources, --ptx, --sass only) */
 } in_request;
 
 /* Whether t names a compute-sanitizer tool. */

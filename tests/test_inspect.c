@@ -41,16 +41,24 @@ static const in_mix_fn *fn(const in_mix *m, const char *name)
     return NULL;
 }
 
-/* Run the harness with environment assignments (a shell prefix such as "NCU=/x ") before it. */
-static int run_env(char *out, size_t len, const char *env, const char *const *args)
+/* Run the harness with environment assignments (a shell prefix such as "NCU=/x ") before it, its
+ * first arguments (a shell word or "") and its output's redirection after them. */
+static int run_with(char *out, size_t len, const char *env, const char *first, const char *const *args,
+                    const char *redirect)
 {
     char cmd[8192];
     mkdir(SCRATCH, 0755);
-    size_t u = (size_t)snprintf(cmd, sizeof(cmd), "%s HARNESS_CACHE='%s/cache' '%s'", env, SCRATCH, HARNESS_BIN);
+    size_t u = (size_t)snprintf(cmd, sizeof(cmd), "%s HARNESS_CACHE='%s/cache' '%s'%s", env, SCRATCH, HARNESS_BIN,
+                                first);
     for (int i = 0; args[i] && u < sizeof(cmd); i++)
         u += (size_t)snprintf(cmd + u, sizeof(cmd) - u, " '%s'", args[i]);
-    snprintf(cmd + u, sizeof(cmd) - u, " 2>&1");
+    snprintf(cmd + u, sizeof(cmd) - u, "%s", redirect);
     return tu_run_shell(out, len, cmd);
+}
+
+static int run_env(char *out, size_t len, const char *env, const char *const *args)
+{
+    return run_with(out, len, env, "", args, " 2>&1");
 }
 
 #define RUN_ENV(out, env, ...) run_env(out, sizeof(out), env, (const char *const[]){__VA_ARGS__, NULL})
@@ -627,6 +635,69 @@ Test(cli, ptx_and_sass_without_cuobjdump, .timeout = 240)
     cr_expect(strstr(out, "PTX — "), "the PTX mix instead: %s", out);
 }
 
+/* The static modes' --json: stdout is one object and nothing else, whatever the exit (stderr keeps
+ * the progress and the failure's line). */
+static int run_json(char *out, size_t len, const char *env, const char *const *args)
+{
+    int code = run_with(out, len, env, " --json", args, " 2>/dev/null");
+    size_t n = strlen(out);
+    cr_expect(n > 2 && out[0] == '{' && !strcmp(out + n - 2, "}\n") && !memchr(out, '\n', n - 1),
+              "one object on one line: %s", out);
+    return code;
+}
+#define RUN_JSON(out, env, ...) run_json(out, sizeof(out), env, (const char *const[]){__VA_ARGS__, NULL})
+
+Test(cli, static_modes_as_json, .timeout = 240)
+{
+    static char out[1 << 16];
+    int code = RUN_JSON(out, "CUOBJDUMP=/nonexistent NVDISASM=/nonexistent", "--resources", "--ptx", "--sass",
+                        "--arch", "sm_80", FX("correct"));
+    cr_expect_eq(code, HX_SUCCESS, "%s", out);
+    static const char *const want[] = {
+        "{\"solution\":\"", "\"arch\":\"sm_80\"", "\"resources\":{\"log\":\"", "\"cuobjdump\":\"missing\"",
+        "\"limits\":{\"arch\":\"sm_80\",\"registers\":65536", "\"display\":\"fx_gemm\"", "\"registers\":",
+        "\"spill_stores\":0", "\"occupancy\":[{\"threads\":128,\"blocks\":", "\"limited_by\":\"",
+        "\"ptx\":{\"file\":\"", "\"target\":\"compute_80\"", "\"fma.f32\":", "\"sass\":null",
+        "cuobjdump not found: $CUOBJDUMP=/nonexistent is not an executable", "\"exit_code\":0,\"error\":null}"};
+    for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) cr_expect(strstr(out, want[i]), "%s in %s", want[i], out);
+    cr_expect(!strstr(out, "Resources — ") && !strstr(out, "PTX — "), "no text on stdout: %s", out);
+    /* --sass alone, without a tool: the PTX mix in its place, as the text gives it */
+    code = RUN_JSON(out, "CUOBJDUMP=/nonexistent NVDISASM=/nonexistent", "--sass", "--arch", "sm_80", FX("correct"));
+    cr_expect_eq(code, HX_SUCCESS, "%s", out);
+    cr_expect(strstr(out, "\"sass\":null,\"ptx\":{"), "%s", out);
+}
+
+Test(cli, static_modes_fail_as_json, .timeout = 240)
+{
+    static char out[1 << 16];
+    cr_expect_eq(RUN_JSON(out, "", "--resources", SOURCE_DIR "/README.md"), HX_BAD_FILE, "%s", out);
+    cr_expect(strstr(out, "\"exit_code\":3,\"error\":\"") && strstr(out, "not a .cu file"), "%s", out);
+    cr_expect_eq(RUN_JSON(out, "", "--ptx", "--arch", "sm_80", FX("compile_error")), HX_COMPILE, "%s", out);
+    cr_expect(strstr(out, "\"exit_code\":5,\"error\":\""), "%s", out);
+    cr_expect_eq(RUN_JSON(out, "", "--sanitize", FX("correct")), HX_USAGE, "%s", out);
+    cr_expect(strstr(out, "\"exit_code\":2"), "%s", out);
+}
+
+/* harness new --json: one object on stdout on every exit, the path or the failure's line in it. */
+Test(new_stage, command_line_json)
+{
+    static char out[1 << 14];
+    char dir[512], cmd[2048];
+    fresh_dir(dir, sizeof(dir), "cli_json");
+    snprintf(cmd, sizeof(cmd), "'%s' new first --json --dir '%s' 2>/dev/null", HARNESS_BIN, dir);
+    cr_expect_eq(tu_run_shell(out, sizeof(out), cmd), HX_SUCCESS, "%s", out);
+    char want[1024];
+    snprintf(want, sizeof(want), "{\"path\":\"%s/01_first.cu\",\"problem\":\"gemm_fp16\",\"exit_code\":0,\"error\":null}\n", dir);
+    cr_expect_str_eq(out, want);
+    cr_expect_eq(tu_run_shell(out, sizeof(out), cmd), HX_USAGE, "%s", out);
+    static const char refused[] = "{\"path\":null,\"problem\":\"gemm_fp16\",\"exit_code\":2,\"error\":\"";
+    cr_expect(!strncmp(out, refused, sizeof(refused) - 1) &&
+              strstr(out, "already holds a stage named 'first'"), "%s", out);
+    snprintf(cmd, sizeof(cmd), "'%s' new --bogus --json 2>/dev/null", HARNESS_BIN);
+    cr_expect_eq(tu_run_shell(out, sizeof(out), cmd), HX_USAGE, "%s", out);
+    cr_expect(strstr(out, "\"exit_code\":2,\"error\":\"--bogus: unknown option"), "even a bad option: %s", out);
+}
+
 Test(cli, missing_tools_and_bad_combinations)
 {
     static char out[1 << 14];
@@ -637,7 +708,9 @@ Test(cli, missing_tools_and_bad_combinations)
     cr_expect_eq(RUN(out, "--sanitize=leakcheck", FX("correct")), HX_USAGE, "%s", out);
     cr_expect_eq(RUN(out, "--sanitize", "--profile", FX("correct")), HX_USAGE, "%s", out);
     cr_expect_eq(RUN(out, "--sanitize", "--resources", FX("correct")), HX_USAGE, "%s", out);
-    cr_expect_eq(RUN(out, "--resources", "--json", FX("correct")), HX_USAGE, "%s", out);
+    cr_expect_eq(RUN(out, "--sanitize", "--json", FX("correct")), HX_USAGE, "%s", out);
+    cr_expect(strstr(out, "no --json"), "%s", out);
+    cr_expect_eq(RUN(out, "--profile", "--json", FX("correct")), HX_USAGE, "%s", out);
     cr_expect_eq(RUN(out, "--resources", SOURCE_DIR "/README.md"), HX_BAD_FILE, "%s", out);
     cr_expect_eq(RUN_ENV(out, "HARNESS_SANITIZER=memcheck", "--sanitize", FX("correct")), HX_USAGE, "%s", out);
     cr_expect(strstr(out, "already running under a tool"), "no recursion: %s", out);

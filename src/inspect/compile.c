@@ -30,7 +30,10 @@ bool in_nvcc(in_ctx *cx, const char *mode, const char *const *what, const char *
     char gencode[96];
     ld_gencode(cx->arch, gencode, sizeof(gencode));
     char *flags = strdup(cx->o->nvcc_flags ? cx->o->nvcc_flags : "");
-    if (!flags) return false;
+    if (!flags) {
+        in_fail(cx, HX_INTERNAL, "out of memory");
+        return false;
+    }
     const char *argv[96];
     int argc = 0;
     argv[argc++] = cx->nvcc;
@@ -46,12 +49,12 @@ bool in_nvcc(in_ctx *cx, const char *mode, const char *const *what, const char *
     int rc = in_spawn((char *const *)argv, NULL, tmplog);
     free(flags);
     if (rc != 0) {
-        fprintf(stderr, "harness: %s: nvcc failed (exit status %d); its output is in %s\n", mode, rc, tmplog);
+        in_fail(cx, HX_INTERNAL, "%s: nvcc failed (exit status %d); its output is in %s", mode, rc, tmplog);
         unlink(tmp);
         return false;
     }
     if (rename(tmp, dest) != 0 || rename(tmplog, log) != 0) {
-        fprintf(stderr, "harness: %s: cannot write %s: %s\n", mode, dest, strerror(errno));
+        in_fail(cx, HX_INTERNAL, "%s: cannot write %s: %s", mode, dest, strerror(errno));
         return false;
     }
     return true;

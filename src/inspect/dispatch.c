@@ -9,42 +9,65 @@
 #include "modes.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "report.h"
 #include "runner.h"
 #include "tools.h"
 
-int in_main(const jd_options *o, const in_request *rq)
+int in_fail(in_ctx *cx, int code, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(cx->error, sizeof(cx->error), fmt, ap);
+    va_end(ap);
+    for (char *p = cx->error; *p; p++) /* one line, whatever a path held */
+        if (*p == '\n' || *p == '\r') *p = ' ';
+    fprintf(stderr, "harness: %s\n", cx->error);
+    return code;
+}
+
+void in_missing(in_ctx *cx, const char *mode, const char *name, const char *env, const char *consequence)
+{
+    if (!cx->rq->json) {
+        in_tool_missing(stdout, mode, name, env, consequence);
+        return;
+    }
+    char *line = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&line, &len);
+    if (!m) return;
+    in_tool_missing(m, mode, name, env, consequence);
+    if (fclose(m) == 0 && line) {
+        line[strcspn(line, "\n")] = '\0';
+        const char *l = strncmp(line, "harness: ", 9) == 0 ? line + 9 : line; /* the note is the harness's */
+        in_json_note(cx, "%s", l);
+    }
+    free(line);
+}
+
+/* The checks and the build every mode shares, then the modes; the exit code. */
+static int in_run(in_ctx *cx, const jd_options *o, const in_request *rq)
 {
     bool dynamic = rq->modes & (IN_SANITIZE | IN_PROFILE);
     const char *under = getenv(IN_ENV_SANITIZER) ? IN_ENV_SANITIZER : getenv(IN_ENV_PROFILER) ? IN_ENV_PROFILER : NULL;
-    if (dynamic && under) {
-        fprintf(stderr, "harness: already running under a tool ($%s is set): no --sanitize or --profile inside it\n",
-                under);
-        return HX_USAGE;
-    }
+    if (dynamic && under)
+        return in_fail(cx, HX_USAGE, "already running under a tool ($%s is set): no --sanitize or --profile inside it",
+                       under);
     size_t len = strlen(o->solution);
     struct stat sb;
-    if (len < 4 || strcmp(o->solution + len - 3, ".cu") != 0) {
-        fprintf(stderr, "harness: %s: not a .cu file\n", o->solution);
-        return HX_BAD_FILE;
-    }
-    if (stat(o->solution, &sb) != 0 || access(o->solution, R_OK) != 0) {
-        fprintf(stderr, "harness: cannot open %s: %s\n", o->solution, strerror(errno));
-        return HX_BAD_FILE;
-    }
-    if (!S_ISREG(sb.st_mode)) {
-        fprintf(stderr, "harness: %s is not a regular file\n", o->solution);
-        return HX_BAD_FILE;
-    }
-    if (sb.st_size > JD_MAX_SOURCE_BYTES) { /* the judge's limit: no mode compiles what it refuses */
-        fprintf(stderr, "harness: %s is %lld bytes, over the %d MiB a solution file may be\n", o->solution,
-                (long long)sb.st_size, JD_MAX_SOURCE_BYTES >> 20);
-        return HX_BAD_FILE;
-    }
+    if (len < 4 || strcmp(o->solution + len - 3, ".cu") != 0)
+        return in_fail(cx, HX_BAD_FILE, "%s: not a .cu file", o->solution);
+    if (stat(o->solution, &sb) != 0 || access(o->solution, R_OK) != 0)
+        return in_fail(cx, HX_BAD_FILE, "cannot open %s: %s", o->solution, strerror(errno));
+    if (!S_ISREG(sb.st_mode)) return in_fail(cx, HX_BAD_FILE, "%s is not a regular file", o->solution);
+    if (sb.st_size > JD_MAX_SOURCE_BYTES) /* the judge's limit: no mode compiles what it refuses */
+        return in_fail(cx, HX_BAD_FILE, "%s is %lld bytes, over the %d MiB a solution file may be", o->solution,
+                       (long long)sb.st_size, JD_MAX_SOURCE_BYTES >> 20);
     /* the run-time tools first: without one there is nothing to do */
     char tool[PATH_MAX] = "";
     if ((rq->modes & IN_SANITIZE) && !in_find_tool("compute-sanitizer", "COMPUTE_SANITIZER", tool, sizeof(tool))) {
@@ -56,46 +79,59 @@ int in_main(const jd_options *o, const in_request *rq)
         return HX_INTERNAL;
     }
 
-    in_ctx cx;
-    memset(&cx, 0, sizeof(cx));
-    cx.o = o;
-    cx.rq = rq;
     /* the architecture a normal run picks, so that the cached object is the same one */
     if (o->arch) {
-        snprintf(cx.arch, sizeof(cx.arch), "%s", o->arch);
+        snprintf(cx->arch, sizeof(cx->arch), "%s", o->arch);
     } else {
         dv_info info;
-        if (rn_probe(&info, 60.0)) ld_arch_for(info.cc_major, info.cc_minor, cx.arch, sizeof(cx.arch));
-        else snprintf(cx.arch, sizeof(cx.arch), "sm_90a");
+        if (rn_probe(&info, 60.0)) ld_arch_for(info.cc_major, info.cc_minor, cx->arch, sizeof(cx->arch));
+        else snprintf(cx->arch, sizeof(cx->arch), "sm_90a");
     }
-    ld_options lo = {.arch = cx.arch, .extra_flags = o->nvcc_flags, .cache_dir = o->cache_dir,
+    ld_options lo = {.arch = cx->arch, .extra_flags = o->nvcc_flags, .cache_dir = o->cache_dir,
                      .rebuild = o->rebuild, .quiet = o->quiet};
-    ld_status ls = ld_build_solution(&lo, o->solution, &cx.build);
+    ld_status ls = ld_build_solution(&lo, o->solution, &cx->build);
     if (ls == LD_COMPILE_ERROR) {
-        ld_print_log(&cx.build, stderr);
-        fprintf(stderr, "harness: %s: %s\n", o->solution, cx.build.error);
-        return HX_COMPILE;
+        ld_print_log(&cx->build, stderr);
+        return in_fail(cx, HX_COMPILE, "%s: %s", o->solution, cx->build.error);
     }
-    if (ls != LD_OK) {
-        fprintf(stderr, "harness: %s\n", cx.build.error);
-        return HX_INTERNAL;
-    }
-    snprintf(cx.nvcc, sizeof(cx.nvcc), "%s", cx.build.nvcc);
-    snprintf(cx.stem, sizeof(cx.stem), "%.*s", (int)(strlen(cx.build.so_path) - 3), cx.build.so_path);
+    if (ls != LD_OK) return in_fail(cx, HX_INTERNAL, "%s", cx->build.error);
+    snprintf(cx->nvcc, sizeof(cx->nvcc), "%s", cx->build.nvcc);
+    snprintf(cx->stem, sizeof(cx->stem), "%.*s", (int)(strlen(cx->build.so_path) - 3), cx->build.so_path);
 
-    if (!in_load_ptx(&cx) && (rq->modes & IN_PTX)) return HX_INTERNAL;
+    if (!in_load_ptx(cx) && (rq->modes & IN_PTX))
+        return cx->error[0] ? HX_INTERNAL : in_fail(cx, HX_INTERNAL, "--ptx: cannot read the PTX %s.ptx", cx->stem);
     int code = HX_SUCCESS;
-    if (rq->modes & IN_RESOURCES) code = in_run_resources(&cx);
+    if (rq->modes & IN_RESOURCES) code = in_run_resources(cx);
     if ((rq->modes & IN_PTX) && code == HX_SUCCESS) {
         char ptx[PATH_MAX + 16];
-        snprintf(ptx, sizeof(ptx), "%s.ptx", cx.stem);
-        printf("PTX — %s for compute_%s (%s; static counts: instructions in the code)\n", o->solution,
-               cx.arch + 3, ptx);
-        in_print_mix(stdout, &cx.ptx, false);
+        snprintf(ptx, sizeof(ptx), "%s.ptx", cx->stem);
+        if (rq->json) {
+            in_json_ptx(cx);
+        } else {
+            printf("PTX — %s for compute_%s (%s; static counts: instructions in the code)\n", o->solution,
+                   cx->arch + 3, ptx);
+            in_print_mix(stdout, &cx->ptx, false);
+        }
     }
-    if ((rq->modes & IN_SASS) && code == HX_SUCCESS) code = in_run_sass(&cx);
-    if (rq->modes & IN_SANITIZE) code = in_run_sanitize(&cx, tool);
-    if (rq->modes & IN_PROFILE) code = in_run_profile(&cx, tool);
-    in_mix_free(&cx.ptx);
+    if ((rq->modes & IN_SASS) && code == HX_SUCCESS) code = in_run_sass(cx);
+    if (rq->modes & IN_SANITIZE) code = in_run_sanitize(cx, tool);
+    if (rq->modes & IN_PROFILE) code = in_run_profile(cx, tool);
+    return code;
+}
+
+int in_main(const jd_options *o, const in_request *rq)
+{
+    in_ctx *cx = calloc(1, sizeof(*cx));
+    if (!cx) {
+        fprintf(stderr, "harness: out of memory\n");
+        if (rq->json) rp_json_error(stdout, o->solution, HX_INTERNAL, "out of memory");
+        return HX_INTERNAL;
+    }
+    cx->o = o;
+    cx->rq = rq;
+    int code = rq->json && !in_json_open(cx) ? in_fail(cx, HX_INTERNAL, "out of memory") : in_run(cx, o, rq);
+    if (rq->json) code = in_json_finish(cx, code);
+    in_mix_free(&cx->ptx);
+    free(cx);
     return code;
 }

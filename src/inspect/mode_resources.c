@@ -6,12 +6,79 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "report.h"
 #include "tools.h"
 
 static void in_fmt_bytes(long b, char *out, size_t len)
 {
     if (b < 0) snprintf(out, len, "-");
     else snprintf(out, len, "%ld B", b);
+}
+
+/* What occupancy by resources says of kernel k at threads per block: 2 with the blocks and what
+ * binds, 1 over its __launch_bounds__, 0 not reported. */
+static int in_occupancy(const in_limits *l, const in_kernel *k, int threads, int *blocks, const char **by)
+{
+    *by = "";
+    *blocks = 0;
+    if (k->regs < 0 || k->smem_static < 0) return 0;
+    if (k->maxntid && threads > k->maxntid) return 1;
+    *blocks = in_blocks_per_sm(l, k->regs, k->smem_static, threads, by);
+    return 2;
+}
+
+static const int in_occ_threads[] = {128, 256, 384};
+
+/* A field in bytes (or a count) as JSON: null when not reported. */
+static void in_json_long(FILE *j, const char *key, long v)
+{
+    if (v < 0) fprintf(j, ",\"%s\":null", key);
+    else fprintf(j, ",\"%s\":%ld", key, v);
+}
+
+static void in_resources_json(in_ctx *cx, const in_kernels *ks, size_t foreign, const char *log,
+                              const char *cuobj_state, const in_limits *l)
+{
+    FILE *j = cx->jm;
+    fputs("\"resources\":{\"log\":", j);
+    rp_json_string(j, log);
+    fprintf(j, ",\"left_out\":%zu,\"cuobjdump\":\"%s\",\"limits\":", foreign, cuobj_state);
+    if (l)
+        fprintf(j, "{\"arch\":\"%s\",\"registers\":%d,\"shared_memory\":%ld,\"warps\":%d,\"blocks\":%d}", l->arch,
+                l->regs_per_sm, l->smem_per_sm, l->max_warps, l->max_blocks);
+    else
+        fputs("null", j);
+    fputs(",\"kernels\":[", j);
+    for (size_t i = 0; i < ks->n; i++) {
+        const in_kernel *k = &ks->k[i];
+        in_json_named(j, i == 0, k->name, k->display);
+        in_json_long(j, "registers", k->regs);
+        in_json_long(j, "barriers", k->barriers);
+        in_json_long(j, "smem_static", k->smem_static);
+        in_json_long(j, "stack", k->stack);
+        in_json_long(j, "spill_stores", k->spill_stores);
+        in_json_long(j, "spill_loads", k->spill_loads);
+        in_json_long(j, "max_threads", k->maxntid ? k->maxntid : -1);
+        fputs(",\"occupancy\":", j);
+        if (!l) {
+            fputs("null}", j);
+            continue;
+        }
+        fputc('[', j);
+        for (size_t s = 0; s < 3; s++) {
+            int b;
+            const char *by;
+            int kind = in_occupancy(l, k, in_occ_threads[s], &b, &by);
+            fprintf(j, "%s{\"threads\":%d,", s ? "," : "", in_occ_threads[s]);
+            if (kind == 2)
+                fprintf(j, "\"blocks\":%d,\"warps_share\":%.4f,\"limited_by\":\"%s\"}", b,
+                        (double)b * ((in_occ_threads[s] + 31) / 32) / l->max_warps, by);
+            else
+                fprintf(j, "\"blocks\":null,\"why\":\"%s\"}", kind ? "over __launch_bounds__" : "not reported");
+        }
+        fputs("]}", j);
+    }
+    fputs("]},", j);
 }
 
 int in_run_resources(in_ctx *cx)
@@ -25,8 +92,7 @@ int in_run_resources(in_ctx *cx)
     in_kernels ks;
     if (!text || !in_parse_ptxas(text, &ks)) {
         free(text);
-        fprintf(stderr, "harness: --resources: cannot read ptxas's report %s\n", log);
-        return HX_INTERNAL;
+        return in_fail(cx, HX_INTERNAL, "--resources: cannot read ptxas's report %s", log);
     }
     free(text);
     /* ptxas compiles the PTX's entries and no other: a row naming none of them is not ptxas's */
@@ -49,6 +115,42 @@ int in_run_resources(in_ctx *cx)
     }
     if (d) in_demangle(d, ks.n);
     free(d);
+
+    /* cuobjdump reads the cached object itself: a cross-check of what ptxas said */
+    char cuobj[PATH_MAX], res_path[PATH_MAX + 16], *res = NULL;
+    in_kernels ku = {0};
+    const char *cuobj_state = "missing"; /* agrees, differs, failed, missing */
+    snprintf(res_path, sizeof(res_path), "%s.res.txt", cx->stem);
+    if (in_find_tool("cuobjdump", "CUOBJDUMP", cuobj, sizeof(cuobj))) {
+        char *argv[] = {cuobj, "--dump-resource-usage", cx->build.so_path, NULL};
+        res = in_spawn(argv, NULL, res_path) == 0 ? ld_read_text(res_path, NULL) : NULL;
+        cuobj_state = res && in_parse_resource_usage(res, &ku) ? "agrees" : "failed";
+        for (size_t i = 0; !strcmp(cuobj_state, "agrees") && i < ks.n; i++)
+            for (size_t j = 0; j < ku.n; j++)
+                if (!strcmp(ks.k[i].name, ku.k[j].name) &&
+                    (ks.k[i].regs != ku.k[j].regs || ks.k[i].smem_static != ku.k[j].smem_static))
+                    cuobj_state = "differs";
+    }
+    in_limits lim;
+    bool have_lim = in_limits_for(cx->arch, &lim);
+
+    if (cx->rq->json) {
+        for (size_t i = 0; !strcmp(cuobj_state, "differs") && i < ks.n; i++)
+            for (size_t j = 0; j < ku.n; j++)
+                if (!strcmp(ks.k[i].name, ku.k[j].name) &&
+                    (ks.k[i].regs != ku.k[j].regs || ks.k[i].smem_static != ku.k[j].smem_static))
+                    in_json_note(cx, "--resources: cuobjdump reads %d registers, %ld B static shared memory "
+                                     "(+%ld B reserved) for %s", ku.k[j].regs, ku.k[j].smem_static,
+                                 ku.k[j].smem_reserved, ks.k[i].display);
+        if (!strcmp(cuobj_state, "failed")) in_json_note(cx, "--resources: cuobjdump --dump-resource-usage failed (see %s)", res_path);
+        if (!strcmp(cuobj_state, "missing"))
+            in_missing(cx, "--resources", "cuobjdump", "CUOBJDUMP", "the numbers come from ptxas alone");
+        in_resources_json(cx, &ks, foreign, log, cuobj_state, have_lim ? &lim : NULL);
+        free(res);
+        in_kernels_free(&ku);
+        in_kernels_free(&ks);
+        return HX_SUCCESS;
+    }
 
     printf("Resources — %s for %s (ptxas -v with the cached build's flags: %s)\n", cx->o->solution,
            cx->arch, log);
@@ -82,66 +184,48 @@ int in_run_resources(in_ctx *cx)
     printf("  bounds: the block size __launch_bounds__ allows (from the PTX's .maxntid); spills and "
            "stack are per thread\n");
 
-    /* cuobjdump reads the cached object itself: a cross-check of what ptxas said */
-    char cuobj[PATH_MAX];
-    if (in_find_tool("cuobjdump", "CUOBJDUMP", cuobj, sizeof(cuobj))) {
-        char out[PATH_MAX + 16];
-        snprintf(out, sizeof(out), "%s.res.txt", cx->stem);
-        char *argv[] = {cuobj, "--dump-resource-usage", cx->build.so_path, NULL};
-        in_kernels ku = {0};
-        char *res = in_spawn(argv, NULL, out) == 0 ? ld_read_text(out, NULL) : NULL;
-        if (res && in_parse_resource_usage(res, &ku)) {
-            int differ = 0;
-            for (size_t i = 0; i < ks.n; i++)
-                for (size_t j = 0; j < ku.n; j++) {
-                    if (strcmp(ks.k[i].name, ku.k[j].name) != 0) continue;
-                    if (ks.k[i].regs != ku.k[j].regs || ks.k[i].smem_static != ku.k[j].smem_static) {
-                        printf("  note: cuobjdump reads %d registers, %ld B static shared memory "
-                               "(+%ld B reserved) for %s\n",
-                               ku.k[j].regs, ku.k[j].smem_static, ku.k[j].smem_reserved, ks.k[i].display);
-                        differ++;
-                    }
-                }
-            if (!differ)
-                printf("  cuobjdump --dump-resource-usage of the cached object agrees (%zu kernels)\n", ku.n);
-        } else {
-            printf("  cuobjdump --dump-resource-usage failed (see %s)\n", out);
-        }
-        free(res);
-        in_kernels_free(&ku);
+    if (!strcmp(cuobj_state, "missing")) {
+        in_missing(cx, "--resources", "cuobjdump", "CUOBJDUMP", "the numbers come from ptxas alone");
+    } else if (!strcmp(cuobj_state, "failed")) {
+        printf("  cuobjdump --dump-resource-usage failed (see %s)\n", res_path);
     } else {
-        in_tool_missing(stdout, "--resources", "cuobjdump", "CUOBJDUMP",
-                        "the numbers come from ptxas alone");
+        for (size_t i = 0; i < ks.n; i++)
+            for (size_t j = 0; j < ku.n; j++)
+                if (!strcmp(ks.k[i].name, ku.k[j].name) &&
+                    (ks.k[i].regs != ku.k[j].regs || ks.k[i].smem_static != ku.k[j].smem_static))
+                    printf("  note: cuobjdump reads %d registers, %ld B static shared memory "
+                           "(+%ld B reserved) for %s\n",
+                           ku.k[j].regs, ku.k[j].smem_static, ku.k[j].smem_reserved, ks.k[i].display);
+        if (!strcmp(cuobj_state, "agrees"))
+            printf("  cuobjdump --dump-resource-usage of the cached object agrees (%zu kernels)\n", ku.n);
     }
+    free(res);
+    in_kernels_free(&ku);
 
-    in_limits l;
-    if (!in_limits_for(cx->arch, &l)) {
+    if (!have_lim) {
         printf("Occupancy by resources: no limits table for %s\n", cx->arch);
     } else {
+        const in_limits *l = &lim;
         printf("Occupancy by resources — per SM on %s: %d registers, %ld KiB shared memory, %d warps, "
                "%d blocks\n",
-               l.arch, l.regs_per_sm, l.smem_per_sm / 1024, l.max_warps, l.max_blocks);
+               l->arch, l->regs_per_sm, l->smem_per_sm / 1024, l->max_warps, l->max_blocks);
         printf("  static shared memory only: the real launch's block size and dynamic shared memory are "
                "not known here (--profile measures them)\n");
-        static const int sizes[] = {128, 256, 384};
         printf("  %-*s", w, "kernel");
-        for (size_t s = 0; s < 3; s++) printf("  %24d thr", sizes[s]);
+        for (size_t s = 0; s < 3; s++) printf("  %24d thr", in_occ_threads[s]);
         putchar('\n');
         for (size_t i = 0; i < ks.n; i++) {
             const in_kernel *k = &ks.k[i];
             printf("  %-*.*s", w, w, k->display);
             for (size_t s = 0; s < 3; s++) {
                 char cell[64];
-                const char *by = "";
-                if (k->regs < 0 || k->smem_static < 0) {
-                    snprintf(cell, sizeof(cell), "n/a (not reported)");
-                } else if (k->maxntid && sizes[s] > k->maxntid) {
-                    snprintf(cell, sizeof(cell), "over __launch_bounds__");
-                } else {
-                    int b = in_blocks_per_sm(&l, k->regs, k->smem_static, sizes[s], &by);
+                const char *by;
+                int b, kind = in_occupancy(l, k, in_occ_threads[s], &b, &by);
+                if (kind == 0) snprintf(cell, sizeof(cell), "n/a (not reported)");
+                else if (kind == 1) snprintf(cell, sizeof(cell), "over __launch_bounds__");
+                else
                     snprintf(cell, sizeof(cell), "%d blk %3.0f%% (%s)", b,
-                             100.0 * b * ((sizes[s] + 31) / 32) / l.max_warps, by);
-                }
+                             100.0 * b * ((in_occ_threads[s] + 31) / 32) / l->max_warps, by);
                 printf("  %28s", cell);
             }
             putchar('\n');

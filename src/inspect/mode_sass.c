@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "report.h"
 #include "tools.h"
 
 int in_run_sass(in_ctx *cx)
@@ -17,7 +18,7 @@ int in_run_sass(in_ctx *cx)
         char *argv[] = {tool, "--dump-sass", cx->build.so_path, NULL};
         how = "cuobjdump --dump-sass of the cached object";
         if ((cx->o->rebuild || access(sass, R_OK) != 0) && in_spawn(argv, NULL, sass) != 0) {
-            fprintf(stderr, "harness: --sass: cuobjdump failed; its output is in %s\n", sass);
+            in_fail(cx, HX_INTERNAL, "--sass: cuobjdump failed; its output is in %s", sass);
             unlink(sass);
             return HX_INTERNAL;
         }
@@ -30,13 +31,19 @@ int in_run_sass(in_ctx *cx)
         char *argv[] = {tool, "-c", cubin, NULL};
         how = "nvdisasm of the same compile as a cubin";
         if ((cx->o->rebuild || access(sass, R_OK) != 0) && in_spawn(argv, NULL, sass) != 0) {
-            fprintf(stderr, "harness: --sass: nvdisasm failed; its output is in %s\n", sass);
+            in_fail(cx, HX_INTERNAL, "--sass: nvdisasm failed; its output is in %s", sass);
             unlink(sass);
             return HX_INTERNAL;
         }
     } else {
-        in_tool_missing(stdout, "--sass", "cuobjdump (or nvdisasm)", "CUOBJDUMP",
-                        "no SASS: the PTX mix below is what ptxas was given, not what runs");
+        in_missing(cx, "--sass", "cuobjdump (or nvdisasm)", "CUOBJDUMP",
+                   cx->rq->json ? "no SASS (\"sass\": null): the PTX mix is what ptxas was given, not what runs"
+                                : "no SASS: the PTX mix below is what ptxas was given, not what runs");
+        if (cx->rq->json) {
+            fputs("\"sass\":null,", cx->jm);
+            if (!(cx->rq->modes & IN_PTX) && cx->have_ptx) in_json_ptx(cx); /* in its place, as the text */
+            return HX_SUCCESS;
+        }
         if (!(cx->rq->modes & IN_PTX) && cx->have_ptx) {
             printf("PTX — %s for compute_%s (static counts: instructions in the code)\n", cx->o->solution,
                    cx->arch + 3);
@@ -48,8 +55,7 @@ int in_run_sass(in_ctx *cx)
     in_mix m;
     if (!text || !in_parse_sass(text, &m)) {
         free(text);
-        fprintf(stderr, "harness: --sass: cannot read %s\n", sass);
-        return HX_INTERNAL;
+        return in_fail(cx, HX_INTERNAL, "--sass: cannot read %s", sass);
     }
     free(text);
     in_dm *d = calloc(m.n ? m.n : 1, sizeof(*d));
@@ -60,10 +66,20 @@ int in_run_sass(in_ctx *cx)
     }
     if (d) in_demangle(d, m.n);
     free(d);
-    printf("SASS — %s for %s (%s: %s; static counts: instructions in the code)\n", cx->o->solution,
-           cx->arch, how, sass);
-    in_print_mix(stdout, &m, true);
-    if (!m.n) printf("  (no function found in the SASS)\n");
+    if (cx->rq->json) {
+        fputs("\"sass\":{\"file\":", cx->jm);
+        rp_json_string(cx->jm, sass);
+        fputs(",\"how\":", cx->jm);
+        rp_json_string(cx->jm, how);
+        fputc(',', cx->jm);
+        in_json_mix(cx->jm, &m, true);
+        fputs("},", cx->jm);
+    } else {
+        printf("SASS — %s for %s (%s: %s; static counts: instructions in the code)\n", cx->o->solution,
+               cx->arch, how, sass);
+        in_print_mix(stdout, &m, true);
+        if (!m.n) printf("  (no function found in the SASS)\n");
+    }
     in_mix_free(&m);
     return HX_SUCCESS;
 }

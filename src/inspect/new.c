@@ -12,6 +12,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "report.h"
+
 int in_new_stage(const char *dir, const char *name, const pb_problem *p, char *path, size_t len,
                  char *err, size_t errlen)
 {
@@ -94,13 +96,36 @@ int in_new_stage(const char *dir, const char *name, const pb_problem *p, char *p
     return HX_SUCCESS;
 }
 
+/* The result: the path on stdout, or the failure's line on stderr; with --json one object on
+ * stdout either way. Returns code. */
+static int in_new_done(bool json, int code, const char *path, const char *problem, const char *err)
+{
+    if (code != HX_SUCCESS) fprintf(stderr, "harness new: %s\n", err);
+    else if (!json) printf("%s\n", path);
+    if (!json) return code;
+    fputs("{\"path\":", stdout);
+    if (code == HX_SUCCESS) rp_json_string(stdout, path);
+    else fputs("null", stdout);
+    fputs(",\"problem\":", stdout);
+    if (problem) rp_json_string(stdout, problem);
+    else fputs("null", stdout);
+    fprintf(stdout, ",\"exit_code\":%d,\"error\":", code);
+    if (code == HX_SUCCESS) fputs("null", stdout);
+    else rp_json_string(stdout, err);
+    fputs("}\n", stdout);
+    return code;
+}
+
 int in_new_main(int argc, char **argv)
 {
     static const struct option longs[] = {{"problem", required_argument, 0, 'p'},
                                           {"dir", required_argument, 0, 'd'},
+                                          {"json", no_argument, 0, 'j'},
                                           {"help", no_argument, 0, 'h'},
                                           {0, 0, 0, 0}};
     const char *problem = "gemm_fp16", *dir = NULL;
+    bool json = false;
+    char err[PATH_MAX + 256] = "";
     int c;
     opterr = 0;
     optind = 1;
@@ -108,36 +133,37 @@ int in_new_main(int argc, char **argv)
         switch (c) {
         case 'p': problem = optarg; break;
         case 'd': dir = optarg; break;
+        case 'j': json = true; break;
         case 'h':
-            printf("usage: harness new NAME [--problem P] [--dir DIR]\n"
+            printf("usage: harness new NAME [--problem P] [--dir DIR] [--json]\n"
                    "Writes the problem's starter, with the stage header to fill in, as the next-numbered\n"
                    "NN_NAME.cu in DIR (default solutions/, or solutions/P/ for problems other than\n"
-                   "gemm_fp16), refuses to overwrite, and prints the path.\n");
+                   "gemm_fp16), refuses to overwrite, and prints the path (--json: as one object, with\n"
+                   "exit_code and error, on every exit).\n");
             return HX_SUCCESS;
-        default:
-            fprintf(stderr, "harness new: %s: unknown option or missing argument (harness new --help)\n",
-                    argv[optind - 1]);
-            return HX_USAGE;
+        default: /* the first bad option, reported once --json is known: every exit one object */
+            if (!err[0])
+                snprintf(err, sizeof(err), "%s: unknown option or missing argument (harness new --help)",
+                         argv[optind - 1]);
         }
     }
+    if (err[0]) return in_new_done(json, HX_USAGE, NULL, NULL, err);
     if (optind != argc - 1) {
-        fprintf(stderr, "harness new: %s (usage: harness new NAME [--problem P] [--dir DIR])\n",
-                optind >= argc ? "no stage name given" : "one stage name at a time");
-        return HX_USAGE;
+        snprintf(err, sizeof(err), "%s (usage: harness new NAME [--problem P] [--dir DIR] [--json])",
+                 optind >= argc ? "no stage name given" : "one stage name at a time");
+        return in_new_done(json, HX_USAGE, NULL, NULL, err);
     }
     const pb_problem *p = pb_find(problem);
     if (!p) {
-        fprintf(stderr, "harness new: unknown problem '%s'\n", problem);
-        return HX_USAGE;
+        snprintf(err, sizeof(err), "unknown problem '%s'", problem);
+        return in_new_done(json, HX_USAGE, NULL, NULL, err);
     }
     char dflt[PATH_MAX];
     if (!dir) {
         pb_stage_dir(p, dflt, sizeof(dflt));
         dir = dflt;
     }
-    char path[PATH_MAX + 64], err[PATH_MAX + 256];
+    char path[PATH_MAX + 64];
     int code = in_new_stage(dir, argv[optind], p, path, sizeof(path), err, sizeof(err));
-    if (code == HX_SUCCESS) printf("%s\n", path);
-    else fprintf(stderr, "harness new: %s\n", err);
-    return code;
+    return in_new_done(json, code, path, p->name, err);
 }
