@@ -136,6 +136,10 @@ Test(lb_check, new_and_removed_stages)
     cr_expect_eq(lc_check(dir, "-p matmul_fp32", out, sizeof(out)), HX_FAILED, "%s", out);
     cr_expect(strstr(out, "stale (01_naive removed; 03_exact not measured)"), "%s", out);
     cr_expect(strstr(out, "stale (03_exact added since)"), "%s", out);
+    cr_expect(strstr(out, "to regenerate the stale sections (a GPU run each):\n"
+                          "  ./harness leaderboard --problem matmul_fp32\n"
+                          "  ./harness leaderboard --problem matmul_fp32 --sweep=random --stages 02,03_exact\n"),
+              "the newer stage named too: %s", out);
 }
 
 /* What the check cannot establish is not current: a run from a tree with uncommitted changes, a
@@ -174,8 +178,8 @@ Test(lb_check, a_problem_without_a_section_is_named)
     char dir[600], out[8192];
     lc_repo("lc_all", "", dir, sizeof(dir));
     cr_expect_eq(lc_check(dir, "", out, sizeof(out)), HX_FAILED, "%s", out);
-    cr_expect(strstr(out, "int4_matmul") && strstr(out, "no section: `harness leaderboard --problem int4_matmul`"),
-              "%s", out);
+    cr_expect(strstr(out, "int4_matmul") && strstr(out, "stale (no section)") &&
+              strstr(out, "\n  ./harness leaderboard --problem int4_matmul\n"), "the command that writes it: %s", out);
     cr_expect(strstr(out, "matmul_fp32-random"), "%s", out);
 }
 
