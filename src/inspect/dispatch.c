@@ -37,17 +37,9 @@ void in_missing(in_ctx *cx, const char *mode, const char *name, const char *env,
         in_tool_missing(stdout, mode, name, env, consequence);
         return;
     }
-    char *line = NULL;
-    size_t len = 0;
-    FILE *m = open_memstream(&line, &len);
-    if (!m) return;
-    in_tool_missing(m, mode, name, env, consequence);
-    if (fclose(m) == 0 && line) {
-        line[strcspn(line, "\n")] = '\0';
-        const char *l = strncmp(line, "harness: ", 9) == 0 ? line + 9 : line; /* the note is the harness's */
-        in_json_note(cx, "%s", l);
-    }
-    free(line);
+    char line[PATH_MAX + 512];
+    in_tool_missing_line(line, sizeof(line), mode, name, env, consequence);
+    in_json_note(cx, "%s", line);
 }
 
 /* The checks and the build every mode shares, then the modes; the exit code. */

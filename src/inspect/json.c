@@ -19,7 +19,7 @@ bool in_json_open(in_ctx *cx)
 void in_json_note(in_ctx *cx, const char *fmt, ...)
 {
     if (!cx->jn) return;
-    char line[1024];
+    char line[PATH_MAX + 512];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(line, sizeof(line), fmt, ap);

@@ -29,6 +29,16 @@ static int in_occupancy(const in_limits *l, const in_kernel *k, int threads, int
 
 static const int in_occ_threads[] = {128, 256, 384};
 
+/* cuobjdump's row for kernel k when it disagrees with ptxas's (registers or static shared memory),
+ * else NULL. */
+static const in_kernel *in_cuobj_differs(const in_kernel *k, const in_kernels *ku)
+{
+    for (size_t j = 0; j < ku->n; j++)
+        if (!strcmp(k->name, ku->k[j].name) && (k->regs != ku->k[j].regs || k->smem_static != ku->k[j].smem_static))
+            return &ku->k[j];
+    return NULL;
+}
+
 /* A field in bytes (or a count) as JSON: null when not reported. */
 static void in_json_long(FILE *j, const char *key, long v)
 {
@@ -126,22 +136,19 @@ int in_run_resources(in_ctx *cx)
         res = in_spawn(argv, NULL, res_path) == 0 ? ld_read_text(res_path, NULL) : NULL;
         cuobj_state = res && in_parse_resource_usage(res, &ku) ? "agrees" : "failed";
         for (size_t i = 0; !strcmp(cuobj_state, "agrees") && i < ks.n; i++)
-            for (size_t j = 0; j < ku.n; j++)
-                if (!strcmp(ks.k[i].name, ku.k[j].name) &&
-                    (ks.k[i].regs != ku.k[j].regs || ks.k[i].smem_static != ku.k[j].smem_static))
-                    cuobj_state = "differs";
+            if (in_cuobj_differs(&ks.k[i], &ku)) cuobj_state = "differs";
     }
     in_limits lim;
     bool have_lim = in_limits_for(cx->arch, &lim);
 
     if (cx->rq->json) {
-        for (size_t i = 0; !strcmp(cuobj_state, "differs") && i < ks.n; i++)
-            for (size_t j = 0; j < ku.n; j++)
-                if (!strcmp(ks.k[i].name, ku.k[j].name) &&
-                    (ks.k[i].regs != ku.k[j].regs || ks.k[i].smem_static != ku.k[j].smem_static))
-                    in_json_note(cx, "--resources: cuobjdump reads %d registers, %ld B static shared memory "
-                                     "(+%ld B reserved) for %s", ku.k[j].regs, ku.k[j].smem_static,
-                                 ku.k[j].smem_reserved, ks.k[i].display);
+        for (size_t i = 0; i < ks.n; i++) {
+            const in_kernel *u = in_cuobj_differs(&ks.k[i], &ku);
+            if (u)
+                in_json_note(cx, "--resources: cuobjdump reads %d registers, %ld B static shared memory "
+                                 "(+%ld B reserved) for %s", u->regs, u->smem_static, u->smem_reserved,
+                             ks.k[i].display);
+        }
         if (!strcmp(cuobj_state, "failed")) in_json_note(cx, "--resources: cuobjdump --dump-resource-usage failed (see %s)", res_path);
         if (!strcmp(cuobj_state, "missing"))
             in_missing(cx, "--resources", "cuobjdump", "CUOBJDUMP", "the numbers come from ptxas alone");
@@ -189,13 +196,12 @@ int in_run_resources(in_ctx *cx)
     } else if (!strcmp(cuobj_state, "failed")) {
         printf("  cuobjdump --dump-resource-usage failed (see %s)\n", res_path);
     } else {
-        for (size_t i = 0; i < ks.n; i++)
-            for (size_t j = 0; j < ku.n; j++)
-                if (!strcmp(ks.k[i].name, ku.k[j].name) &&
-                    (ks.k[i].regs != ku.k[j].regs || ks.k[i].smem_static != ku.k[j].smem_static))
-                    printf("  note: cuobjdump reads %d registers, %ld B static shared memory "
-                           "(+%ld B reserved) for %s\n",
-                           ku.k[j].regs, ku.k[j].smem_static, ku.k[j].smem_reserved, ks.k[i].display);
+        for (size_t i = 0; i < ks.n; i++) {
+            const in_kernel *u = in_cuobj_differs(&ks.k[i], &ku);
+            if (u)
+                printf("  note: cuobjdump reads %d registers, %ld B static shared memory (+%ld B reserved) for %s\n",
+                       u->regs, u->smem_static, u->smem_reserved, ks.k[i].display);
+        }
         if (!strcmp(cuobj_state, "agrees"))
             printf("  cuobjdump --dump-resource-usage of the cached object agrees (%zu kernels)\n", ku.n);
     }

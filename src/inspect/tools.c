@@ -103,17 +103,24 @@ bool in_find_tool(const char *name, const char *env, char *out, size_t len)
 }
 
 /* The one line for a missing tool. */
-void in_tool_missing(FILE *to, const char *mode, const char *name, const char *env,
-                     const char *consequence)
+void in_tool_missing_line(char *out, size_t len, const char *mode, const char *name, const char *env,
+                          const char *consequence)
 {
     const char *e = getenv(env);
     if (e && *e)
-        fprintf(to, "harness: %s: %s not found: $%s=%s is not an executable; %s\n", mode, name, env, e,
-                consequence);
+        snprintf(out, len, "%s: %s not found: $%s=%s is not an executable; %s", mode, name, env, e, consequence);
     else
-        fprintf(to, "harness: %s: %s not found (looked at $%s, PATH, nvcc's folder, $CUDA_HOME/bin, "
-                    "/usr/local/cuda/bin); %s\n",
-                mode, name, env, consequence);
+        snprintf(out, len, "%s: %s not found (looked at $%s, PATH, nvcc's folder, $CUDA_HOME/bin, "
+                           "/usr/local/cuda/bin); %s",
+                 mode, name, env, consequence);
+}
+
+void in_tool_missing(FILE *to, const char *mode, const char *name, const char *env,
+                     const char *consequence)
+{
+    char line[PATH_MAX + 512];
+    in_tool_missing_line(line, sizeof(line), mode, name, env, consequence);
+    fprintf(to, "harness: %s\n", line);
 }
 
 bool in_tmpfile(char *path, size_t len)

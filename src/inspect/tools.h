@@ -16,9 +16,12 @@ int in_spawn_io(char *const argv[], const char *const env[], const char *in, con
  * folder, $CUDA_HOME/bin, /usr/local/cuda/bin. */
 bool in_find_tool(const char *name, const char *env, char *out, size_t len);
 
-/* The one line for a missing tool: where it was looked for, and what the mode does without it. */
+/* The one line for a missing tool: where it was looked for, and what the mode does without it;
+ * printed as "harness: LINE", or (_line) into out without the prefix. */
 void in_tool_missing(FILE *to, const char *mode, const char *name, const char *env,
                      const char *consequence);
+void in_tool_missing_line(char *out, size_t len, const char *mode, const char *name, const char *env,
+                          const char *consequence);
 
 /* An empty scratch file under $TMPDIR (or /tmp); its path in path. */
 bool in_tmpfile(char *path, size_t len);
