@@ -96,9 +96,8 @@ void cl_usage(FILE *out)
         "  -h, --help           this text\n"
         "      --version        the harness's version\n"
         "\n"
-        "inspection (separate modes; no verdict or timing of a normal run changes; --json for\n"
-        "--resources, --ptx, --sass; --sanitize and --profile each alone, no --json, with the\n"
-        "sandbox off: for code you trust):\n"
+        "inspection (separate modes, each --json too; no verdict or timing of a normal run\n"
+        "changes; --sanitize and --profile each alone, with the sandbox off: for code you trust):\n"
         "      --resources      registers, shared memory, stack, spills per kernel (ptxas -v) and\n"
         "                       the occupancy they allow at 128/256/384 threads\n"
         "      --ptx, --sass    the PTX / SASS instruction mix (FFMA, HMMA, LDS widths, LDGSTS...);\n"
@@ -308,9 +307,6 @@ static int cl_combinations(cl_args *a, bool sets_given, bool scalars_given)
     if (dyn && (a->inspect.modes != dyn || dyn == (IN_SANITIZE | IN_PROFILE)))
         return cl_fail(a, "--sanitize and --profile each run alone, with no other inspection mode "
                           "(see --help)");
-    if (dyn && a->json)
-        return cl_fail(a, "--sanitize and --profile print the tools' reports as text: no --json "
-                          "(--resources, --ptx and --sass take it)");
     a->inspect.json = a->json;
     return HX_SUCCESS;
 }

@@ -674,8 +674,10 @@ Test(cli, static_modes_fail_as_json, .timeout = 240)
     cr_expect(strstr(out, "\"exit_code\":3,\"error\":\"") && strstr(out, "not a .cu file"), "%s", out);
     cr_expect_eq(RUN_JSON(out, "", "--ptx", "--arch", "sm_80", FX("compile_error")), HX_COMPILE, "%s", out);
     cr_expect(strstr(out, "\"exit_code\":5,\"error\":\""), "%s", out);
-    cr_expect_eq(RUN_JSON(out, "", "--sanitize", FX("correct")), HX_USAGE, "%s", out);
+    cr_expect_eq(RUN_JSON(out, "", "--sanitize", "--profile", FX("correct")), HX_USAGE, "%s", out);
     cr_expect(strstr(out, "\"exit_code\":2"), "%s", out);
+    cr_expect_eq(RUN_JSON(out, "COMPUTE_SANITIZER=/nonexistent", "--sanitize", FX("correct")), HX_INTERNAL, "%s", out);
+    cr_expect(strstr(out, "\"exit_code\":12,\"error\":\"--sanitize: compute-sanitizer not found"), "%s", out);
 }
 
 /* harness new --json: one object on stdout on every exit, the path or the failure's line in it. */
@@ -708,9 +710,6 @@ Test(cli, missing_tools_and_bad_combinations)
     cr_expect_eq(RUN(out, "--sanitize=leakcheck", FX("correct")), HX_USAGE, "%s", out);
     cr_expect_eq(RUN(out, "--sanitize", "--profile", FX("correct")), HX_USAGE, "%s", out);
     cr_expect_eq(RUN(out, "--sanitize", "--resources", FX("correct")), HX_USAGE, "%s", out);
-    cr_expect_eq(RUN(out, "--sanitize", "--json", FX("correct")), HX_USAGE, "%s", out);
-    cr_expect(strstr(out, "no --json"), "%s", out);
-    cr_expect_eq(RUN(out, "--profile", "--json", FX("correct")), HX_USAGE, "%s", out);
     cr_expect_eq(RUN(out, "--resources", SOURCE_DIR "/README.md"), HX_BAD_FILE, "%s", out);
     cr_expect_eq(RUN_ENV(out, "HARNESS_SANITIZER=memcheck", "--sanitize", FX("correct")), HX_USAGE, "%s", out);
     cr_expect(strstr(out, "already running under a tool"), "no recursion: %s", out);
@@ -749,6 +748,19 @@ Test(cli, sanitize_folds_a_finding_into_the_verdict, .timeout = 240)
     for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) cr_expect(strstr(a, want[i]), "'%s' in:\n%s", want[i], a);
     cr_expect(!strstr(a, "--kernel-name"), "no name filter: %s", a);
     free(a);
+    /* --json: the report as the "sanitize" member, the run's own output in a file, not on stdout */
+    code = RUN_JSON(out, "COMPUTE_SANITIZER=" SCRATCH "/fake-sanitizer-oob", "--sanitize", "--arch", "sm_80", FX("oob_read"));
+    cr_expect_eq(code, HX_ERROR, "%s", out);
+    static const char *const want_json[] = {
+        "\"sanitize\":{\"tool\":\"memcheck\",\"tests\":\"example,functional,extra\",\"log\":\"",
+        ".memcheck.out\",\"run_exit_code\":99,\"status\":\"error\",\"errors\":2,\"warnings\":0,\"reports\":2,"
+        "\"first_report\":\"========= Invalid __global__ read of size 2 bytes\\n",
+        "\"exit_code\":11,\"error\":\"error (compute-sanitizer memcheck: Invalid __global__ read of size 2 bytes)\"}"};
+    for (size_t i = 0; i < sizeof(want_json) / sizeof(want_json[0]); i++)
+        cr_expect(strstr(out, want_json[i]), "%s in %s", want_json[i], out);
+    a = sample(args);
+    cr_expect(strstr(a, "--tool\nmemcheck\n") && strstr(a, "\n--\n" FIXTURES "/oob_read.cu\n"), "the same run: %s", a);
+    free(a);
 }
 
 Test(cli, sanitize_racecheck_quotes_the_error, .timeout = 240)
@@ -780,6 +792,14 @@ Test(cli, sanitize_clean_and_broken_tool, .timeout = 240)
     code = RUN_ENV(out, "COMPUTE_SANITIZER=" SCRATCH "/fake-sanitizer-broken", "--sanitize", "--arch", "sm_80", FX("correct"));
     cr_expect_eq(code, HX_INTERNAL, "%s", out);
     cr_expect(strstr(out, "compute-sanitizer did not run the harness"), "%s", out);
+    code = RUN_JSON(out, "COMPUTE_SANITIZER=" SCRATCH "/fake-sanitizer-broken", "--sanitize", "--arch", "sm_80", FX("correct"));
+    cr_expect_eq(code, HX_INTERNAL, "%s", out);
+    cr_expect(strstr(out, "\"status\":\"not_run\",\"errors\":null") &&
+              strstr(out, "\"exit_code\":12,\"error\":\"--sanitize: compute-sanitizer did not run the harness"), "%s", out);
+    code = RUN_JSON(out, "COMPUTE_SANITIZER=" SCRATCH "/fake-sanitizer-clean", "--sanitize", "--arch", "sm_80", FX("correct"));
+    cr_expect_eq(code, HX_SUCCESS, "%s", out);
+    cr_expect(strstr(out, "\"run_exit_code\":0,\"status\":\"clean\",\"errors\":0,") &&
+              strstr(out, "\"first_report\":null},\"notes\":[],\"exit_code\":0,\"error\":null}"), "%s", out);
 }
 
 /* A stand-in ncu: records its arguments; like the real one, it writes its CSV (the sample) to
@@ -812,6 +832,15 @@ Test(cli, profile_prints_the_summary, .timeout = 240)
                           "--no-timing\n", "\n--\n" FIXTURES "/correct.cu\n"};
     for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) cr_expect(strstr(a, want[i]), "'%s' in:\n%s", want[i], a);
     free(a);
+    /* --json: every metric of every kernel, with its unit */
+    code = RUN_JSON(out, "NCU=" SCRATCH "/fake-ncu", "--profile", "--arch", "sm_80", FX("correct"));
+    cr_expect_eq(code, HX_SUCCESS, "%s", out);
+    static const char *const want_json[] = {
+        "\"profile\":{\"case\":\"the performance case\",\"csv\":\"", ".ncu.out\",\"run_exit_code\":0,\"kernels\":[{\"name\":\"",
+        "\"gpu__time_duration.sum\":{\"value\":18304,\"unit\":\"nsecond\"}", "\"exit_code\":0,\"error\":null}"};
+    for (size_t i = 0; i < sizeof(want_json) / sizeof(want_json[0]); i++)
+        cr_expect(strstr(out, want_json[i]), "%s in %s", want_json[i], out);
+    cr_expect(!strstr(out, "Profile — "), "no text on stdout: %s", out);
     char body[1024];
     snprintf(body, sizeof(body), "echo '==ERROR== ERR_NVGPUCTRPERM - The user does not have permission to access NVIDIA GPU Performance Counters'\nexit 1\n");
     write_tool(SCRATCH "/fake-ncu-perm", body);
@@ -821,6 +850,9 @@ Test(cli, profile_prints_the_summary, .timeout = 240)
     code = RUN_ENV(out, "NCU=" SCRATCH "/fake-ncu-perm", "--profile", "--arch", "sm_80", FX("correct"));
     cr_expect_eq(code, HX_INTERNAL, "%s", out);
     cr_expect(strstr(out, "cannot read the GPU's performance counters"), "%s", out);
+    code = RUN_JSON(out, "NCU=" SCRATCH "/fake-ncu-perm", "--profile", "--arch", "sm_80", FX("correct"));
+    cr_expect_eq(code, HX_INTERNAL, "%s", out);
+    cr_expect(strstr(out, "\"kernels\":[]},") && strstr(out, "\"exit_code\":12,\"error\":\"--profile: ncu cannot read"), "%s", out);
 }
 
 /* The profiled run's output is the solution's to write: a CSV it prints (a header and a 1 ns row

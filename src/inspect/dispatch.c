@@ -62,13 +62,15 @@ static int in_run(in_ctx *cx, const jd_options *o, const in_request *rq)
                        (long long)sb.st_size, JD_MAX_SOURCE_BYTES >> 20);
     /* the run-time tools first: without one there is nothing to do */
     char tool[PATH_MAX] = "";
+    char tool_line[PATH_MAX + 512];
     if ((rq->modes & IN_SANITIZE) && !in_find_tool("compute-sanitizer", "COMPUTE_SANITIZER", tool, sizeof(tool))) {
-        in_tool_missing(stderr, "--sanitize", "compute-sanitizer", "COMPUTE_SANITIZER", "nothing was run");
-        return HX_INTERNAL;
+        in_tool_missing_line(tool_line, sizeof(tool_line), "--sanitize", "compute-sanitizer", "COMPUTE_SANITIZER",
+                             "nothing was run");
+        return in_fail(cx, HX_INTERNAL, "%s", tool_line);
     }
     if ((rq->modes & IN_PROFILE) && !in_find_tool("ncu", "NCU", tool, sizeof(tool))) {
-        in_tool_missing(stderr, "--profile", "ncu (Nsight Compute)", "NCU", "nothing was run");
-        return HX_INTERNAL;
+        in_tool_missing_line(tool_line, sizeof(tool_line), "--profile", "ncu (Nsight Compute)", "NCU", "nothing was run");
+        return in_fail(cx, HX_INTERNAL, "%s", tool_line);
     }
 
     /* the architecture a normal run picks, so that the cached object is the same one */

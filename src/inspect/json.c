@@ -1,6 +1,6 @@
-/* json.c — --json for the static inspection modes (--resources, --ptx, --sass): each mode writes
- * its member into a memory stream and its notes into another, and the one object is printed at
- * the end, with the exit code and the failure's line, whatever happened before. */
+/* json.c — --json for the inspection modes: each mode writes its member into a memory stream and
+ * its notes into another, and the one object is printed at the end, with the exit code and the
+ * failure's line, whatever happened before. */
 #include "modes.h"
 
 #include <stdarg.h>

@@ -1,14 +1,16 @@
 /* mode_profile.c — --profile: one performance case under Nsight Compute (the solution's kernels
  * only, the metrics the summary prints), then its CSV, in a log file of ncu's own, read back and
- * printed. */
+ * printed; with --json, every kernel's metrics as the "profile" member. */
 #include "modes.h"
 
 #include <ctype.h>
+#include <math.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "report.h"
 #include "text.h"
 #include "tools.h"
 
@@ -25,15 +27,52 @@ static int in_print_lines_with(FILE *to, const char *text, const char *prefix, i
     return n;
 }
 
+/* The "profile" member: what ran, where ncu's CSV and the run's output are, and per kernel (p
+ * NULL: none) every metric with its unit, null where ncu gave no number. */
+static void in_json_profile(in_ctx *cx, const char *what, const char *csv, const char *runlog, int rc,
+                            const in_profile *p)
+{
+    FILE *j = cx->jm;
+    fputs("\"profile\":{\"case\":", j);
+    rp_json_string(j, what);
+    fputs(",\"csv\":", j);
+    rp_json_string(j, csv);
+    fputs(",\"run_output\":", j);
+    rp_json_string(j, runlog);
+    fprintf(j, ",\"run_exit_code\":%d,\"kernels\":[", rc);
+    for (size_t i = 0; p && i < p->n; i++) {
+        const in_prof_kernel *k = &p->k[i];
+        in_json_named(j, i == 0, k->name, k->display);
+        fputs(",\"id\":", j);
+        rp_json_string(j, k->id);
+        fputs(",\"block\":", j);
+        rp_json_string(j, k->block);
+        fputs(",\"grid\":", j);
+        rp_json_string(j, k->grid);
+        fputs(",\"metrics\":{", j);
+        for (size_t m = 0; m < k->n; m++) {
+            fputs(m ? "," : "", j);
+            rp_json_string(j, k->m[m].name);
+            fputs(":{\"value\":", j);
+            if (isfinite(k->m[m].value)) fprintf(j, "%.17g", k->m[m].value);
+            else fputs("null", j);
+            fputs(",\"unit\":", j);
+            rp_json_string(j, k->m[m].unit);
+            fputc('}', j);
+        }
+        fputs("}}", j);
+    }
+    fputs("]},", j);
+}
+
 int in_run_profile(in_ctx *cx, const char *ncu)
 {
+    bool json = cx->rq->json;
     char csv[PATH_MAX + 16], runlog[PATH_MAX + 16], self[PATH_MAX];
     snprintf(csv, sizeof(csv), "%s.ncu.csv", cx->stem);
     snprintf(runlog, sizeof(runlog), "%s.ncu.out", cx->stem);
-    if (!in_self(self, sizeof(self))) {
-        fprintf(stderr, "harness: --profile: cannot find the harness binary: %s\n", strerror(errno));
-        return HX_INTERNAL;
-    }
+    if (!in_self(self, sizeof(self)))
+        return in_fail(cx, HX_INTERNAL, "--profile: cannot find the harness binary: %s", strerror(errno));
     in_inner in;
     in_inner_args(cx, false, &in);
     /* the solution's kernels by mangled name, so that cuBLAS's reference does not fill the launch
@@ -90,48 +129,54 @@ int in_run_profile(in_ctx *cx, const char *ncu)
     free(regex);
 
     char *text = ld_read_text(csv, NULL);
+    const char *what = cx->o->custom ? in.size : "the performance case";
     in_profile p;
     bool parsed = text && in_parse_ncu_csv(text, &p);
+    int code = HX_SUCCESS;
     if (text && !parsed && p.headers > 1) {
-        printf("harness: --profile: ncu's output %s holds %d CSV headers, where ncu writes one: not read\n",
-               csv, p.headers);
-        free(text);
-        return HX_INTERNAL;
-    }
-    if (text && strstr(text, "ERR_NVGPUCTRPERM")) {
-        printf("harness: --profile: ncu cannot read the GPU's performance counters here (ERR_NVGPUCTRPERM: "
-               "they need admin rights, or the driver option NVreg_RestrictProfilingToAdminUsers=0)\n");
-        free(text);
-        if (parsed) in_profile_free(&p);
-        return HX_INTERNAL;
-    }
-    if (!parsed || !p.n) {
+        code = in_fail(cx, HX_INTERNAL, "--profile: ncu's output %s holds %d CSV headers, where ncu writes one: not read",
+                       csv, p.headers);
+    } else if (text && strstr(text, "ERR_NVGPUCTRPERM")) {
+        code = in_fail(cx, HX_INTERNAL, "--profile: ncu cannot read the GPU's performance counters here "
+                       "(ERR_NVGPUCTRPERM: they need admin rights, or the driver option "
+                       "NVreg_RestrictProfilingToAdminUsers=0)");
+    } else if (!parsed || !p.n) {
         if (rc == HX_NO_DEVICE) {
-            printf("harness: --profile: no CUDA device: nothing to profile\n");
+            code = in_fail(cx, HX_NO_DEVICE, "--profile: no CUDA device: nothing to profile");
         } else {
-            printf("harness: --profile: ncu returned no kernel profile (exit status %d); its output: %s, the "
-                   "run's: %s\n", rc, csv, runlog);
-            if (text && !in_print_lines_with(stdout, text, "==ERROR==", 5))
-                in_print_lines_with(stdout, text, "==WARNING==", 5);
+            code = in_fail(cx, HX_INTERNAL, "--profile: ncu returned no kernel profile (exit status %d); its output: "
+                           "%s, the run's: %s", rc, csv, runlog);
+            if (text && !json && !in_print_lines_with(stderr, text, "==ERROR==", 5))
+                in_print_lines_with(stderr, text, "==WARNING==", 5);
         }
+    }
+    if (code != HX_SUCCESS) {
+        if (json) in_json_profile(cx, what, csv, runlog, rc, NULL);
         free(text);
         if (parsed) in_profile_free(&p);
-        return rc == HX_NO_DEVICE ? HX_NO_DEVICE : HX_INTERNAL;
+        return code;
     }
     in_dm *d = calloc(p.n, sizeof(*d));
     for (size_t i = 0; d && i < p.n; i++) d[i] = (in_dm){p.k[i].name, p.k[i].display, sizeof(p.k[i].display)};
     if (d) in_demangle(d, p.n);
     free(d);
-    printf("Profile — %s, %s, one call under Nsight Compute (ncu --clock-control none; each kernel "
-           "replayed once per metric pass): %s\n",
-           cx->o->solution, cx->o->custom ? in.size : "the performance case", csv);
-    in_print_profile(stdout, &p);
-    if (rc != 0) {
-        printf("note: the run under ncu ended with exit status %d (ncu's output is in %s, the run's in %s)\n",
-               rc, csv, runlog);
-        in_print_lines_with(stdout, text, "==ERROR==", 5);
+    if (json) {
+        in_json_profile(cx, what, csv, runlog, rc, &p);
+    } else {
+        printf("Profile — %s, %s, one call under Nsight Compute (ncu --clock-control none; each kernel "
+               "replayed once per metric pass): %s\n", cx->o->solution, what, csv);
+        in_print_profile(stdout, &p);
+        if (rc != 0) {
+            printf("note: the run under ncu ended with exit status %d (ncu's output is in %s, the run's in %s)\n",
+                   rc, csv, runlog);
+            in_print_lines_with(stdout, text, "==ERROR==", 5);
+        }
     }
     free(text);
     in_profile_free(&p);
-    return rc >= 0 && rc <= HX_INTERRUPTED ? rc : HX_INTERNAL;
+    code = rc >= 0 && rc <= HX_INTERRUPTED ? rc : HX_INTERNAL;
+    if (json && rc != 0)
+        return in_fail(cx, code, "--profile: the run under ncu ended with exit status %d (ncu's output is in %s, the "
+                       "run's in %s)", rc, csv, runlog);
+    return code;
 }
