@@ -4,8 +4,8 @@
 #include "modes.h"
 
 #include <ctype.h>
-#include <math.h>
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -14,14 +14,16 @@
 #include "text.h"
 #include "tools.h"
 
-/* Print the lines of text that start with prefix (ncu's ==ERROR== lines), at most max. */
-static int in_print_lines_with(FILE *to, const char *text, const char *prefix, int max)
+/* The lines of text that start with prefix (ncu's ==ERROR== lines), at most max: printed, or
+ * notes of the --json object. */
+static int in_print_lines_with(in_ctx *cx, FILE *to, const char *text, const char *prefix, int max)
 {
     char line[4096];
     int n = 0;
     for (const char *p = text; n < max && in_getline(&p, line, sizeof(line));)
         if (strstr(line, prefix)) {
-            fprintf(to, "  %s\n", line);
+            if (cx->rq->json) in_json_note(cx, "%s", line);
+            else fprintf(to, "  %s\n", line);
             n++;
         }
     return n;
@@ -146,8 +148,8 @@ int in_run_profile(in_ctx *cx, const char *ncu)
         } else {
             code = in_fail(cx, HX_INTERNAL, "--profile: ncu returned no kernel profile (exit status %d); its output: "
                            "%s, the run's: %s", rc, csv, runlog);
-            if (text && !json && !in_print_lines_with(stderr, text, "==ERROR==", 5))
-                in_print_lines_with(stderr, text, "==WARNING==", 5);
+            if (text && !in_print_lines_with(cx, stderr, text, "==ERROR==", 5))
+                in_print_lines_with(cx, stderr, text, "==WARNING==", 5);
         }
     }
     if (code != HX_SUCCESS) {
@@ -162,6 +164,7 @@ int in_run_profile(in_ctx *cx, const char *ncu)
     free(d);
     if (json) {
         in_json_profile(cx, what, csv, runlog, rc, &p);
+        if (rc != 0) in_print_lines_with(cx, stdout, text, "==ERROR==", 5);
     } else {
         printf("Profile — %s, %s, one call under Nsight Compute (ncu --clock-control none; each kernel "
                "replayed once per metric pass): %s\n", cx->o->solution, what, csv);
@@ -169,7 +172,7 @@ int in_run_profile(in_ctx *cx, const char *ncu)
         if (rc != 0) {
             printf("note: the run under ncu ended with exit status %d (ncu's output is in %s, the run's in %s)\n",
                    rc, csv, runlog);
-            in_print_lines_with(stdout, text, "==ERROR==", 5);
+            in_print_lines_with(cx, stdout, text, "==ERROR==", 5);
         }
     }
     free(text);
