@@ -97,7 +97,7 @@ void cl_usage(FILE *out)
         "      --version        the harness's version\n"
         "\n"
         "inspection (separate modes, each --json too; no verdict or timing of a normal run\n"
-        "changes; --sanitize and --profile each alone, with the sandbox off: for code you trust):\n"
+        "changes; --sanitize and --profile each alone, the solution confined as in a run):\n"
         "      --resources      registers, shared memory, stack, spills per kernel (ptxas -v) and\n"
         "                       the occupancy they allow at 128/256/384 threads\n"
         "      --ptx, --sass    the PTX / SASS instruction mix (FFMA, HMMA, LDS widths, LDGSTS...);\n"

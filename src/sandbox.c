@@ -173,12 +173,6 @@ static int sb_filter(char *why, size_t len)
 bool sb_enter(sb_state *st)
 {
     memset(st, 0, sizeof(*st));
-    const char *tool = getenv("HARNESS_SANITIZER");
-    if ((tool && *tool) || ((tool = getenv("HARNESS_PROFILER")) && *tool)) {
-        sb_add_note(st, "sandbox off under %s: the tool's injection needs the process as it is%s",
-                    tool, "");
-        return true;
-    }
     if (geteuid() == 0) {
         unsigned uid, gid;
         const char *ids = getenv("HARNESS_SOLUTION_UID");

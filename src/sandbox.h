@@ -15,8 +15,9 @@
  * (fcntl F_SETOWN(_EX), ioctl FIOSETOWN/SIOCSPGRP), and a terminal's input or foreground group
  * (TIOCSTI, TIOCSPGRP).
  * Refusals are EPERM: the call fails, the solution goes on.
- * Under compute-sanitizer or Nsight Compute (HARNESS_SANITIZER / HARNESS_PROFILER set by the
- * inspection modes) neither is applied: the tools' injection needs the process as it is. */
+ * Under compute-sanitizer and Nsight Compute (--sanitize, --profile) both apply as in a normal
+ * run: the tools' injection opens its channels before the drop and needs none of the calls
+ * refused (memcheck, racecheck and ncu ran so on an H100). */
 #ifndef SANDBOX_H
 #define SANDBOX_H
 

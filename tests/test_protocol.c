@@ -649,6 +649,26 @@ Test(process, the_filter_refuses_signals_outside_the_process, .timeout = 60)
     rn_free(&run);
 }
 
+/* Under --sanitize and --profile (their variables set, as the inspection modes set them for the
+ * inner run) the sandbox is the same: the filter on, the uid dropped as root. Criterion runs
+ * each test in a process of its own, so the variables end with it. */
+Test(process, the_sandbox_holds_under_the_tools, .timeout = 60)
+{
+    if (!sb_filter_built()) cr_skip_test("built without libseccomp: no filter to test");
+    static const char *const vars[][2] = {{"HARNESS_SANITIZER", "memcheck"}, {"HARNESS_PROFILER", "ncu"}};
+    for (size_t v = 0; v < 2; v++) {
+        cr_assert_eq(setenv(vars[v][0], vars[v][1], 1), 0);
+        rn_item it[3];
+        size_t n = items_three(it);
+        rs_run run = run_plan(FAKE_KILL_ALL, 10, it, n, NULL);
+        cr_expect(run.sandbox_filtered, "%s=%s: %s", vars[v][0], vars[v][1], run.sandbox);
+        if (geteuid() == 0) cr_expect(run.sandbox_dropped, "%s: %s", vars[v][0], run.sandbox);
+        expect_all_passed(&run, n);
+        rn_free(&run);
+        cr_assert_eq(unsetenv(vars[v][0]), 0);
+    }
+}
+
 /* 100 MB on stdout: killed past the cap, output-exceeded, each test in a fresh process. */
 Test(process, an_output_flood_is_output_exceeded, .timeout = 60)
 {
