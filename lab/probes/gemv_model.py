@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""gemv_model.py: is experiments/run224_exact_gemv.patch's mm_gemv (and its launch) right?
+"""gemv_model.py: is matmul_fp32 03_exact's mm_gemv (run 224's patch, landed) and its launch right?
 
 Runs the kernel's index arithmetic thread by thread on the CPU (blocks in any order, the barrier
 phases in order): the host's choice of cw, slices and d_per; A's slice as [k][R] doubles; each
