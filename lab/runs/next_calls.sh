@@ -33,7 +33,8 @@ case "${1:-}" in
     [ -n "${COMMIT:-}" ] || { echo "next_calls.sh $1: COMMIT=<the committed HEAD, short hash> first" >&2; exit 2; }
     export COMMIT
     case $1 in
-    7) BUDGET=500 $G build leaderboard=matmul_fp32 leaderboard-random=matmul_fp32:02,03 ;;
+    7) # run 233 did this at 1a82eb9; again if call 3's winners land
+       BUDGET=500 $G build leaderboard=matmul_fp32 leaderboard-random=matmul_fp32:02,03 ;;
     8) BUDGET=500 $G build leaderboard-shapes ;;
     9) # after calls 5 and 6 land (if they win): the sections their stages are in
        BUDGET=570 $G build leaderboard-fp16 leaderboard=batched_matmul_fp32 leaderboard=int8_matmul \
