@@ -103,9 +103,10 @@ int in_run_sanitize(in_ctx *cx, const char *tool)
         if (rc == HX_FAILED)
             return in_fail(cx, HX_FAILED, "--sanitize: no sanitizer error, but a test failed under it (its output: %s)", out);
         if (!complete)
-            in_json_note(cx, "the harness under compute-sanitizer ended with exit status %d: its tests may not all "
-                         "have run (its output: %s)", rc, out);
-        return rc >= 0 && rc <= HX_INTERRUPTED ? rc : HX_INTERNAL;
+            return in_fail(cx, rc >= 0 && rc <= HX_INTERRUPTED ? rc : HX_INTERNAL, "--sanitize: the harness under "
+                           "compute-sanitizer ended with exit status %d: its tests may not all have run (its output: %s)",
+                           rc, out);
+        return HX_SUCCESS;
     }
     printf("\nSanitizer: compute-sanitizer %s: ", t);
     if (r.errors >= 0) printf("%d error%s", r.errors, r.errors == 1 ? "" : "s");
