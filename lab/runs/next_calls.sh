@@ -17,6 +17,10 @@ case "${1:-}" in
     BUDGET=570 LINE_LIMIT=200 $G build batch=$R/batch_run232.txt \
         "sh=cp $M .cmp/m03_head.cu && git apply $X/run221_exact_staged_epilogue.patch" batch=$R/batch_run221.txt \
         "sh=git apply $X/run225_exact_split_rule.patch && cp $M .cmp/m03_217.cu" batch=$R/batch_run225.txt ;;
+4)  # ~6 min: on 221 + 225, matmul 03's split K summed by a second kernel (234)
+    BUDGET=480 LINE_LIMIT=150 $G build \
+        "sh=git apply $X/run221_exact_staged_epilogue.patch && git apply $X/run225_exact_split_rule.patch && cp $M .cmp/m03_base.cu && git apply $X/run234_exact_sum_kernel.patch" \
+        batch=$R/batch_run234.txt ;;
 5)  # ~8 min: batched 03, M <= 8 (218) then split K on top (227)
     BUDGET=570 LINE_LIMIT=150 $G build \
         "sh=cp $BT .cmp/b03_head.cu && git apply $X/run218_b32_slab.patch" batch=$R/batch_run218.txt \
@@ -40,5 +44,5 @@ case "${1:-}" in
        BUDGET=570 $G build leaderboard-fp16 leaderboard=batched_matmul_fp32 leaderboard=int8_matmul \
            leaderboard-random=batched_matmul_fp32:02,03 leaderboard-random=int8_matmul:02 ;;
     esac ;;
-*)  echo "usage: lab/runs/next_calls.sh 3|5|6|7|8|9" >&2; exit 2 ;;
+*)  echo "usage: lab/runs/next_calls.sh 3|4|5|6|7|8|9" >&2; exit 2 ;;
 esac
