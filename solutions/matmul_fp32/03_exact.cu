@@ -28,7 +28,7 @@
 //   up to 8 rows.
 // Measured (H200 and H100, cuBLAS and cuBLASLt timed beside it): every test passes on SASS and on
 //   the A100 and T4 paths (as PTX), memcheck clean. Random sweeps, seeds 1–3 (H100, with the split
-//   sum): 64/64 each (02: 48, 44, 52), geometric mean 0.70–0.72× cuBLAS's time, 0.82–0.85×
+//   sum): 64/64 each (02, H200: 48, 44, 52), geo mean 0.70–0.72× cuBLAS's time, 0.82–0.85×
 //   cuBLASLt's. Against 02: 8192×6144×4096 1.15× (the DMMA pipe 67% busy; the warp tile alone
 //   reaches ~94% of DMMA's peak, so the ring's waits hold it, not the conversion), 1024³ 0.93×.
 //   Split sum: 0.35–0.90× on split shapes (80×7506×8 0.35×), unchanged elsewhere. mm_gemv:
