@@ -33,13 +33,10 @@ int in_fail(in_ctx *cx, int code, const char *fmt, ...)
 
 void in_missing(in_ctx *cx, const char *mode, const char *name, const char *env, const char *consequence)
 {
-    if (!cx->rq->json) {
-        in_tool_missing(stdout, mode, name, env, consequence);
-        return;
-    }
     char line[PATH_MAX + 512];
     in_tool_missing_line(line, sizeof(line), mode, name, env, consequence);
-    in_json_note(cx, "%s", line);
+    if (cx->rq->json) in_json_note(cx, "%s", line);
+    else printf("harness: %s\n", line);
 }
 
 /* The checks and the build every mode shares, then the modes; the exit code. */

@@ -41,7 +41,7 @@ void in_json_named(FILE *j, bool first, const char *name, const char *display);
 /* The "ptx" member: the cached build's PTX file, its target and mix. */
 void in_json_ptx(in_ctx *cx);
 int in_json_finish(in_ctx *cx, int code);
-/* A missing tool's line (tools.c's in_tool_missing): on stdout, or a note with --json. */
+/* A missing tool's line (tools.c's in_tool_missing_line): on stdout, or a note with --json. */
 void in_missing(in_ctx *cx, const char *mode, const char *name, const char *env, const char *consequence);
 
 /* compile.c: run nvcc with the cached build's flags plus `what` (-ptx / -cubin -Xptxas -v; the word

@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <libgen.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -113,14 +114,6 @@ void in_tool_missing_line(char *out, size_t len, const char *mode, const char *n
         snprintf(out, len, "%s: %s not found (looked at $%s, PATH, nvcc's folder, $CUDA_HOME/bin, "
                            "/usr/local/cuda/bin); %s",
                  mode, name, env, consequence);
-}
-
-void in_tool_missing(FILE *to, const char *mode, const char *name, const char *env,
-                     const char *consequence)
-{
-    char line[PATH_MAX + 512];
-    in_tool_missing_line(line, sizeof(line), mode, name, env, consequence);
-    fprintf(to, "harness: %s\n", line);
 }
 
 bool in_tmpfile(char *path, size_t len)

@@ -4,7 +4,6 @@
 
 #include <stdbool.h>
 #include <stddef.h>
-#include <stdio.h>
 
 /* Run argv (no shell) with env ("NAME", "VALUE", ..., NULL) added; out: NULL inherits stdout and
  * stderr, else both go to that file. The exit status, 128 + a signal, or -1 when it never ran. */
@@ -16,10 +15,8 @@ int in_spawn_io(char *const argv[], const char *const env[], const char *in, con
  * folder, $CUDA_HOME/bin, /usr/local/cuda/bin. */
 bool in_find_tool(const char *name, const char *env, char *out, size_t len);
 
-/* The one line for a missing tool: where it was looked for, and what the mode does without it;
- * printed as "harness: LINE", or (_line) into out without the prefix. */
-void in_tool_missing(FILE *to, const char *mode, const char *name, const char *env,
-                     const char *consequence);
+/* The one line for a missing tool (into out, without "harness: "): where it was looked for, and
+ * what the mode does without it. */
 void in_tool_missing_line(char *out, size_t len, const char *mode, const char *name, const char *env,
                           const char *consequence);
 
