@@ -11,9 +11,13 @@
 //   of fp64 tiles). Hopper: mma m16n8k8 .f64, the instruction's k pairs (t, t + 4) read as the
 //   tile's (2t, 2t + 1), so A's two come in one 8-byte load; A rows 24 floats apart and B's
 //   16-byte chunks XOR-swizzled by row pair keep every fragment load conflict-free. A100: m8n8k4.
-// Split K (few tiles, long depth): each piece's partial in fp64; the tile's last piece adds them
-//   in order over the tile's valid outputs only, 8 pieces loaded before they are added (walking
-//   the whole 64×64 tile kept 16 of 128 threads busy for a C 8 columns wide).
+// Split K (few tiles, long depth): each piece writes its partial as an fp64 plane and stops;
+//   mm_split_sum, a thread an output over the whole grid, adds the planes in piece order (8 loads
+//   in flight) and rounds once. The tile's last piece did that alone before: 128 threads for up to
+//   4096 outputs, a dependent L2 round trip every 8 pieces, longer than the tiles' own work.
+// Odd cols (C's rows not 16-byte aligned) where the tiles fill the SMs: 02's staged epilogue, the
+//   tile through the freed ring as fp32 and out a row at a time, not the fragment layout's 4-byte
+//   pieces over 8 rows (two half-sector writes for every 32 bytes of C).
 // One or two rows (mm_gemv): a 64-row tile would be 1/32 full. A lane a column of B, read once
 //   and coalesced; A's rows converted once into shared memory; the depth sliced for 4 blocks an
 //   SM, slices added in order. mm_thin, mm_dot (depth ≤ 8; small C): 02's, with fp64 sums.
@@ -23,18 +27,18 @@
 //   its FP32 rate) keep 02's fp32 kernels. Built as sm_75 PTX and run on a newer GPU: no DMMA,
 //   fp32 there too (mm_exact_ok asks the kernel's PTX version).
 // Prediction (before measuring): every random shape passes on A100/H100/H200; tiles 1.1–1.2×
-//   cuBLAS's time on large shapes; geometric mean over the random sweep ~0.75× cuBLAS (02:
-//   0.58–0.63×). The split sum 1.5–3× faster on split shapes; mm_gemv 0.4–0.7× the tiles' time
-//   up to 8 rows.
-// Measured (H200 and H100, cuBLAS and cuBLASLt timed beside it): every test passes on SASS and on
-//   the A100 and T4 paths (as PTX), memcheck clean. Random sweeps, seeds 1–3 (H100, with the split
-//   sum): 64/64 each (02, H200: 48, 44, 52), geo mean 0.70–0.72× cuBLAS's time, 0.82–0.85×
-//   cuBLASLt's. Against 02: 8192×6144×4096 1.15× (the DMMA pipe 67% busy; the warp tile alone
-//   reaches ~94% of DMMA's peak, so the ring's waits hold it, not the conversion), 1024³ 0.93×.
-//   Split sum: 0.35–0.90× on split shapes (80×7506×8 0.35×), unchanged elsewhere. mm_gemv:
-//   0.44–0.54× at 1–2 rows, but up to 1.46× slower at 8 rows and N of 1–3 k: it stops at 2.
-//   Still over cuBLAS: 11–18 shapes a seed, a few tiles over a medium depth (80×2104×218 2.6×),
-//   wide short-K shapes (6050×3080×54 1.6×), 3–16 rows (9×3770×34 1.8×).
+//   cuBLAS's time on large shapes; geo mean over the random sweep ~0.75× cuBLAS (02: 0.58–0.63×).
+//   Split sum kernel 0.5–0.7× the last-piece sum on medium-depth split shapes; staged epilogue
+//   0.6–0.9× on odd-cols shapes bound by their stores; mm_gemv 0.4–0.7× the tiles up to 8 rows.
+// Measured (H100 and H200, cuBLAS and cuBLASLt timed beside it): every test passes on SASS and on
+//   the A100 and T4 paths (as PTX), memcheck and racecheck clean. Random sweeps, seeds 1–3 (H100):
+//   64/64 each (02, H200: 48, 44, 52), geo mean 0.61–0.66× cuBLAS's time, 0.74–0.75× cuBLASLt's.
+//   Against 02: 8192×6144×4096 1.15× (the DMMA pipe 67% busy; the warp tile alone reaches ~94%
+//   of DMMA's peak, so the ring's waits hold it, not the conversion), 1024³ 0.93×. Sum kernel
+//   0.40–0.64× on medium-depth split shapes (80×2104×218 0.40×), unchanged unsplit. Staged
+//   epilogue 0.53× (3800×16×8055) to 0.92×, 832×56×966 1.04×. mm_gemv 0.44–0.54× at 1–2 rows,
+//   up to 1.46× slower at 8 rows: it stops at 2. Still over cuBLAS: 8–11 shapes a seed; wide
+//   short-K (6050×3080×54 1.4×), DMMA-bound large or deep (6120×746×4757 1.5×, 74×4360×4512 1.9×).
 // Tiles: exact 128×128×16 (2×4 warps of 64×32), 128×64×16 and 64×64×16 (2×2 warps), 4 cp.async
 //   stages, dynamic shared memory; fp32 (02's): BigCfg/MidCfg/SmallCfg, BK=8, 128 threads
 // Targets: sm_75 sm_80 sm_90a sm_100a
@@ -665,8 +669,11 @@ using XSmall = XTile<64, 64, 2, 2>;  // 4 warps of 32×32
 
 // C (rows×cols) = A (rows×depth) · B (depth×cols). A_VEC / B_VEC: that matrix's rows are 16-byte
 // aligned. SPLIT: piece z = blockIdx.z sums k in [z·k_per, (z+1)·k_per) into ws + z·rows·cols
-// (fp64), and the last piece of a tile (counter) adds the pieces in order into C.
-template <class T, bool A_VEC, bool B_VEC, bool SPLIT>
+// (fp64); mm_split_sum then adds the pieces in order into C (counters unused). STAGE (C's rows
+// not 16-byte aligned): the tile goes through the freed ring as fp32 and is written a row at a
+// time, a warp 32 consecutive columns, not in the fragment layout's 4-byte pieces over 8 rows
+// (02's staged epilogue: 0.64–0.97× the scattered stores' time where the tiles fill the SMs).
+template <class T, bool A_VEC, bool B_VEC, bool SPLIT, bool STAGE = false>
 __global__ void __launch_bounds__(T::NT)
     mm_exact(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C, int rows,
              int depth, int cols, int k_per, double* __restrict__ ws, int* __restrict__ counters) {
@@ -775,7 +782,7 @@ __global__ void __launch_bounds__(T::NT)
 #endif
     }
     cp_wait<0>();
-    if (SPLIT) {  // this piece's partial tile in fp64, then the last piece adds them in order
+    if (SPLIT) {  // this piece's partial tile in fp64; a second kernel adds the pieces in order
         const size_t plane = (size_t)rows * cols;
         double* part = ws + blockIdx.z * plane;
 #pragma unroll
@@ -792,33 +799,26 @@ __global__ void __launch_bounds__(T::NT)
                         if (n < cols) part[(size_t)m * cols + n] = acc[i][j][2 * h + e];
                     }
             }
-        __shared__ int last;
-        const int tile = blockIdx.y * gridDim.x + blockIdx.x;
-        __threadfence();
-        __syncthreads();
-        if (tid == 0) last = atomicAdd(counters + tile, 1) == (int)gridDim.z - 1;
-        __syncthreads();
-        if (!last) return;
-        __threadfence();
-        // the tile's outputs only (a C 8 columns wide leaves 56 of 64 empty: every thread gets
-        // some), each thread's pieces loaded 8 at a time before they are added in order
-        const int vm = min(T::BM, rows - m0), vn = min(T::BN, cols - n0), pieces = (int)gridDim.z;
-        for (int e = tid; e < vm * vn; e += T::NT) {
-            const int m = m0 + e / vn, n = n0 + e % vn;
-            const double* p = ws + (size_t)m * cols + n;
-            double sum = 0.0;
-            int z = 0;
-            for (; z + 8 <= pieces; z += 8) {
-                double v[8];
+        return;  // mm_split_sum adds the pieces
+    }
+    if constexpr (STAGE) {
+        constexpr int RS = T::BN + 8;  // the fragment layout's float2 writes: rows g at banks 8g
+        static_assert(T::BM * RS <= T::STAGE_FLOATS * T::STAGES, "the tile fits the ring");
+        __syncthreads();  // every warp's last fragment reads of the ring are done
 #pragma unroll
-                for (int u = 0; u < 8; ++u) v[u] = __ldcg(p + (z + u) * plane);
+        for (int i = 0; i < T::FM; ++i)
 #pragma unroll
-                for (int u = 0; u < 8; ++u) sum += v[u];
-            }
-            for (; z < pieces; ++z) sum += __ldcg(p + z * plane);
-            C[(size_t)m * cols + n] = static_cast<float>(sum);
+            for (int h = 0; h < 2; ++h)
+#pragma unroll
+                for (int j = 0; j < T::FN; ++j)
+                    *reinterpret_cast<float2*>(smem + (wm + 16 * i + 8 * h + g) * RS + wn + 8 * j + 2 * t) =
+                        make_float2(static_cast<float>(acc[i][j][2 * h]), static_cast<float>(acc[i][j][2 * h + 1]));
+        __syncthreads();
+#pragma unroll 4
+        for (int e = tid; e < T::BM * T::BN; e += T::NT) {
+            const int r = e / T::BN, c = e % T::BN, m = m0 + r, n = n0 + c;
+            if (m < rows && n < cols) C[(size_t)m * cols + n] = smem[r * RS + c];
         }
-        if (tid == 0) counters[tile] = 0;
         return;
     }
     // D fragment: rows g and g + 8, columns 2t and 2t + 1; one rounding to fp32
@@ -907,10 +907,10 @@ static void launch(const float* A, const float* B, float* C, int M, int N, int K
         sgemm_tuned<CF, false, false><<<grid, CF::NT>>>(A, B, C, M, N, K, alpha, beta, gm, gn, K, 0, nullptr, nullptr);
 }
 
-template <class T, bool AV, bool BV, bool SPLIT>
+template <class T, bool AV, bool BV, bool SPLIT, bool STAGE = false>
 static void launch_exact_as(const float* A, const float* B, float* C, int rows, int depth, int cols,
                             int splits, int k_per, double* ws, int* counters) {
-    const auto kern = mm_exact<T, AV, BV, SPLIT>;
+    const auto kern = mm_exact<T, AV, BV, SPLIT, STAGE>;
     // past 48 KB of shared memory a kernel must ask, once per process (one device, as sm_count);
     // if it cannot, the launch below fails and says why
     static const bool asked =
@@ -923,9 +923,15 @@ static void launch_exact_as(const float* A, const float* B, float* C, int rows, 
 }
 template <class T, bool SPLIT>
 static void launch_exact(const float* A, const float* B, float* C, int rows, int depth, int cols,
-                         int splits = 1, int k_per = 0, double* ws = nullptr, int* counters = nullptr) {
+                         int splits = 1, int k_per = 0, double* ws = nullptr, int* counters = nullptr,
+                         bool stage = false) {
     const bool av = depth % 4 == 0 && ((size_t)A & 15) == 0;
     const bool bv = cols % 4 == 0 && ((size_t)B & 15) == 0;
+    if (!SPLIT && stage && !bv) {  // B's rows unaligned too (cols % 4 != 0): the usual case
+        if (av) launch_exact_as<T, true, false, false, true>(A, B, C, rows, depth, cols, 1, 0, nullptr, nullptr);
+        else launch_exact_as<T, false, false, false, true>(A, B, C, rows, depth, cols, 1, 0, nullptr, nullptr);
+        return;
+    }
     if (av && bv) launch_exact_as<T, true, true, SPLIT>(A, B, C, rows, depth, cols, splits, k_per, ws, counters);
     else if (av) launch_exact_as<T, true, false, SPLIT>(A, B, C, rows, depth, cols, splits, k_per, ws, counters);
     else if (bv) launch_exact_as<T, false, true, SPLIT>(A, B, C, rows, depth, cols, splits, k_per, ws, counters);
@@ -1022,17 +1028,53 @@ static bool solve_dot(const float* A, const float* B, float* C, int rows, int de
     return true;
 }
 
+// Split K's sum on the exact tiles: a thread an output of C adds its pieces' fp64 partials in
+// piece order, 8 loads in flight, and rounds once. Spread over the whole grid: the tile's last
+// piece doing it alone left one CTA a tile walking up to 4096 outputs × 64 pieces (32 outputs a
+// thread, a dependent L2 round trip each 8 pieces), which outlasted the tiles' own work.
+constexpr int kSumThreads = 256;
+__global__ void __launch_bounds__(kSumThreads)
+    mm_split_sum(const double* __restrict__ ws, float* __restrict__ C, size_t plane, int pieces) {
+    const size_t e = (size_t)blockIdx.x * kSumThreads + threadIdx.x;
+    if (e >= plane) return;
+    const double* p = ws + e;
+    double sum = 0.0;
+    int z = 0;
+    for (; z + 8 <= pieces; z += 8) {
+        double v[8];
+#pragma unroll
+        for (int u = 0; u < 8; ++u) v[u] = __ldcg(p + (size_t)(z + u) * plane);
+#pragma unroll
+        for (int u = 0; u < 8; ++u) sum += v[u];
+    }
+    for (; z < pieces; ++z) sum += __ldcg(p + (size_t)z * plane);
+    C[e] = static_cast<float>(sum);
+}
+
 // Few 64×64 tiles and a long inner dimension: split it over pieces of at least 128 so that the
-// tiles fill the SMs twice; one launch (the last piece of a tile adds them up). 3×6144×2
-// otherwise takes 768 k-steps on one SM. Counters first, at a fixed place: the pieces' planes
-// are not cleared after use, so counters that moved with the shape would start from an earlier
-// shape's partial sums.
+// tiles fill the SMs twice; fp32 tiles: one launch (the last piece of a tile adds them up);
+// exact tiles: the pieces, then mm_split_sum. 3×6144×2 otherwise takes 768 k-steps on one SM.
+// Counters first, at a fixed place: the pieces' planes are not cleared after use, so counters
+// that moved with the shape would start from an earlier shape's partial sums.
+// The split-K rule's constants for the exact tiles (solve_split); the defaults are 02's rule,
+// which the fp32 tiles keep.
+#ifndef MM_SPLIT_WAVES
+#define MM_SPLIT_WAVES 1.0   // split K where C has fewer 64×64 tiles than this many times the SMs ...
+#endif
+#ifndef MM_SPLIT_CTAS
+#define MM_SPLIT_CTAS 2      // ... into pieces enough for this many CTAs an SM ...
+#endif
+#ifndef MM_SPLIT_MIN_DEPTH
+#define MM_SPLIT_MIN_DEPTH 128 // ... each at least this deep (and the depth at least twice it)
+#endif
 constexpr int kSplitMinDepth = 128, kSplitMax = 64;
 static bool solve_split(const float* A, const float* B, float* C, int rows, int depth, int cols,
                         bool vec, bool exact, int sms) {
     const long long small_tiles = (long long)((rows + 63) / 64) * ((cols + 63) / 64);
-    if (small_tiles >= sms || depth < 2 * kSplitMinDepth || small_tiles > 4096) return false;
-    long long s = std::min<long long>(2 * sms / small_tiles, depth / kSplitMinDepth);
+    const double waves = exact ? MM_SPLIT_WAVES : 1.0;
+    const int ctas = exact ? MM_SPLIT_CTAS : 2, min_depth = exact ? MM_SPLIT_MIN_DEPTH : kSplitMinDepth;
+    if (small_tiles >= waves * sms || depth < 2 * min_depth || small_tiles > 4096) return false;
+    long long s = std::min<long long>((long long)ctas * sms / small_tiles, depth / min_depth);
     s = std::min<long long>(s, kSplitMax);
     const int step = exact ? XSmall::BK : SmallCfg::BK;
     const int k_per = (int)((depth + s - 1) / s + step - 1) / step * step;  // whole k-tiles
@@ -1044,9 +1086,12 @@ static bool solve_split(const float* A, const float* B, float* C, int rows, int 
     if (!split_space(space, kCounterBytes + planes)) return false;
     int* counters = static_cast<int*>(space.ptr);
     void* ws = static_cast<char*>(space.ptr) + kCounterBytes;
-    if (exact)
-        launch_exact<XSmall, true>(A, B, C, rows, depth, cols, (int)s, k_per, static_cast<double*>(ws), counters);
-    else
+    if (exact) {
+        double* planes_ws = static_cast<double*>(ws);
+        launch_exact<XSmall, true>(A, B, C, rows, depth, cols, (int)s, k_per, planes_ws);
+        const size_t plane = (size_t)rows * cols;
+        mm_split_sum<<<(unsigned)((plane + kSumThreads - 1) / kSumThreads), kSumThreads>>>(planes_ws, C, plane, (int)s);
+    } else
         launch<SmallCfg>(A, B, C, rows, cols, depth, 1.0f, 0.0f, vec, (int)s, k_per, static_cast<float*>(ws), counters);
     return true;
 }
@@ -1115,16 +1160,16 @@ extern "C" void solve(const float* A, const float* B, float* C, int M, int N, in
     const long long mid_tiles = (long long)((rows + 127) / 128) * ((cols + 63) / 64);
     const bool mid = big && makespan(mid_tiles, 128, 64, kMidEff, sms) <
                                 makespan(big_tiles, 128, 128, big_tiles <= sms ? 0.75 : 1.0, sms);
-    if (exact) {
-        if (mid) launch_exact<XMid, false>(A, B, C, rows, depth, cols);
-        else if (big) launch_exact<XBig, false>(A, B, C, rows, depth, cols);
-        else launch_exact<XSmall, false>(A, B, C, rows, depth, cols);
-        return;
-    }
     const long long tiles = mid ? mid_tiles : big ? big_tiles : small_tiles;
     // C's rows not 16-byte aligned: the staged epilogue where the tiles fill the SMs (0.64–0.97×
     // the scattered stores' time there; under one wave its barriers cost up to 5%)
     const bool stage = !vec && tiles >= sms;
+    if (exact) {
+        if (mid) launch_exact<XMid, false>(A, B, C, rows, depth, cols, 1, 0, nullptr, nullptr, stage);
+        else if (big) launch_exact<XBig, false>(A, B, C, rows, depth, cols, 1, 0, nullptr, nullptr, stage);
+        else launch_exact<XSmall, false>(A, B, C, rows, depth, cols, 1, 0, nullptr, nullptr, stage);
+        return;
+    }
     if (mid)
         launch<MidCfg>(A, B, C, rows, cols, depth, 1.0f, 0.0f, vec, 1, 0, nullptr, nullptr, stage);
     else if (big)
