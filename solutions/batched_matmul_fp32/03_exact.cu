@@ -2,43 +2,41 @@
 //
 // Changed from 02: the numbers, not the dispatch. At atol = rtol = 1e-5 with U(−10, 10) fills an
 //   fp32 sum lands outside both references wherever a long sum cancels: 02 fails 5–12 of 64
-//   random shapes a seed, and no fp32 order passes them all (lab/probes/fp32_order_sweep.c: in
-//   k order 35–43 shapes off the exact sum, Kahan 31–34; only Dot2 passes). A product of two
-//   fp32 values is exact in fp64, and an fp64 sum of ≤ 1024 of them (|products| ≤ 100) is
-//   within ~1e-8 of the exact sum: C is the exact sum rounded once to fp32, give or take an ulp.
-// Tiles (bmm_dmma, the kernel of lab/experiments/dmma2_matmul_fp32.cu): 128×128 on 8 warps of
-//   64×32 (64 doubles a thread) or 64×64 on 4 warps of 32×32; 16-deep k-tiles of fp32 in a
-//   4-stage cp.async ring (16-byte copies where rows are 16-byte aligned, else 4-byte ones,
-//   zero-filled past the edges), widened to fp64 at the fragment load. sm_90+: m16n8k8, the
-//   instruction's k pairs (t, t + 4) read as the tile's (2t, 2t + 1), so A's two come in one
-//   8-byte load; A rows 24 floats apart and B's 16-byte chunks XOR-swizzled by row pair keep
-//   the fragment loads conflict-free. sm_80: m8n8k4, two a 16×8 fragment. New here: a warp
-//   skips its fragments wholly past M or N (M = 8 in a 64-row tile: 1 of 4 row fragments).
-// Tile shape: 02's makespan model and its efficiencies (128×128: 0.75 when the tiles are at
-//   most one an SM, else 1; 64×64: 0.8) over the two: up to one full wave of 128×128 tiles it
-//   picks 64×64, as the prototype's rule did where it was measured; past it, it avoids a mostly
-//   empty last wave (67×8×176×168: 134 tiles of 128×128 for 132 SMs, or 201 of 64×64).
-// bmm_rows (N ≤ 32, K ≥ 128, few outputs) and bmm_thin (K ≤ 8): 02's, with fp64 sums (fp32
-//   inputs widened: exact products, one rounding at the store). Both are memory- or latency-
-//   bound, so fp64 FMAs (half the fp32 rate on A100/H100/H200) cost little, and they keep the
-//   tiles off the prototype's worst shapes (75×147×1×296: 6.5× cuBLAS's time on the tiles).
+//   random shapes a seed, and no fp32 order passes them all (lab/probes/fp32_order_sweep.c). A
+//   product of two fp32 values is exact in fp64, and an fp64 sum of ≤ 1024 of them (|products|
+//   ≤ 100) is within ~1e-8 of the exact sum: C is the exact sum rounded once to fp32.
+// Tiles (bmm_dmma): 128×128 on 8 warps of 64×32 (64 doubles a thread) or 64×64 on 4 warps of
+//   32×32; 16-deep fp32 k-tiles in a 4-stage cp.async ring (16-byte copies where rows allow, else
+//   4-byte ones, zero-filled past the edges), widened to fp64 at the fragment load. sm_90+:
+//   m16n8k8, the instruction's k pairs (t, t + 4) read as the tile's (2t, 2t + 1), so A's two
+//   come in one 8-byte load; A rows 24 floats apart and B's 16-byte chunks XOR-swizzled by row
+//   pair keep fragment loads conflict-free. sm_80: m8n8k4. A warp skips fragments wholly past M
+//   or N. Tile shape: 02's makespan model (avoid a mostly empty last wave).
+// Split K (the batches' 64×64 tiles fewer than the SMs, K ≥ 128): pieces for 2 CTAs an SM, each
+//   ≥ 64 deep, write fp64 planes; the tile's last piece adds them in piece order over its valid
+//   outputs, 8 loads in flight. 2×816×162×675 ran 78 tiles over 43 k-tiles each on 78 SMs.
+// bmm_slab (M ≤ 8, N > 32): a 64-row DMMA tile would be at most an eighth full over every k.
+//   A block takes a 32-column slab of C[b], a warp a row, a lane a column; A's rows and the
+//   slab's B stream through bmm_rows' ring 64 k at a time into chains of fp64 FMAs. B read once.
+// bmm_rows (N ≤ 32, K ≥ 128, few outputs) and bmm_thin (K ≤ 8): 02's, with fp64 sums. Both are
+//   memory- or latency-bound, so fp64 FMAs cost little there.
 // Paths by judge GPU: A100, H100, H200 (compute capability 8.0, 9.x, asked at run time): exact
 //   on every path. T4 (no DMMA, FP64 at 1/32), B200 (DMMA at half its FP32 rate) and any other
 //   GPU: 02's fp32 kernels unchanged, cuBLAS's order: fast, but not exact (02's misses stay).
-// Prediction (before measuring): every random shape passes on A100/H100/H200. The
-//   prototype alone took 0.88–0.97× cuBLAS's time on the H200 (geometric mean, seeds 1 and 2,
-//   m8n8k4, which m16n8k8 cuts to 0.89×); with 02's row and thin paths and the fragment skip
-//   ~0.75× (02: 0.57–0.61×, fp32), worst shape ≤ 2× (few tiles, long K); 128×1024³ ~1.15×
-//   cuBLAS's time (02's fp32 tiles: 1.05×; DMMA runs at the FP32 SIMT rate, not above it).
-// Measured (H200, harness, cuBLAS and cuBLASLt timed beside it): every test passes on SASS and
-//   on the A100 and T4 paths (as PTX), memcheck clean. Random sweeps, seeds 1–3: 64/64 shapes
-//   pass each (02: 59, 56, 52); geometric mean 0.60–0.77× cuBLAS's time over two runs. Against 02
-//   in one process: 128×1024³ 7.02 ms, 1.23× 02's; 32×256³ 1.14×; bmm_rows in fp64 1.44×
-//   (51×7×8×655), bmm_thin 1.50× (96×648×587×4): not the "little" predicted (119 registers
-//   against 69). Worst shapes 2.6–4.1× cuBLAS's time (98×2×88×1018, 40×8×57×794, 18×2×232×552):
-//   M ≤ 8 with N past bmm_rows' 32 columns, 64-row DMMA tiles an eighth full over a long K.
+// Prediction (before measuring): every random shape passes on A100/H100/H200; geo mean ~0.75×
+//   cuBLAS (02: 0.57–0.61×, fp32); 128×1024³ ~1.15× cuBLAS's time (DMMA runs at the FP32 SIMT
+//   rate, not above it). bmm_slab: the M ≤ 8 shapes from 2.4–4.1× to ≤ 1.2× cuBLAS. Split K:
+//   its shapes 0.4–0.7× the unsplit tiles', ≤ 1.0× cuBLAS.
+// Measured (H200 and H100, cuBLAS and cuBLASLt timed beside it): every test passes on SASS and on
+//   the A100 and T4 paths (as PTX), memcheck and racecheck clean. 128×1024³ 1.23× 02's time;
+//   bmm_rows in fp64 up to 1.44× 02's, bmm_thin 1.50× (119 registers against 69), not "little".
+//   bmm_slab: 0.29–0.55× the tiles' time where they were few (98×2×88×1018 0.29×; the three
+//   worst now 0.75–1.16× cuBLAS), 0.84–0.93× where batches fill the SMs anyway. Split K: 0.34–0.96× (1×100×100×1024 0.34×, 2×816×162×675 0.69×), but
+//   its shapes still 1.0–1.5× cuBLAS; 128-deep pieces were 1.03–1.23× slower than 64. Random
+//   sweeps, seeds 1–3 (H100): 64/64 each (02: 59, 56, 52), geo mean 0.59–0.67× cuBLAS's time,
+//   0.78–0.87× cuBLASLt's; worst 1.8–2.0× (83×8×992×500, 8×528×368×965, 10×80×78×152).
 // Tiles: DMMA big BM=128 BN=128 BK=16 (2×4 warps of 64×32, 256 threads, 80 KB dynamic shared), small BM=64 BN=64 BK=16 (2×2 warps of 32×32, 128 threads, 40 KB); 4 cp.async stages; grid (column tiles, row tiles, BATCH)
-//   fp32 (T4 and others): 02's big/mid/small; bmm_rows: 256 threads, R rows × N columns, 64-deep chunks; bmm_thin: 128 threads, 4 columns × up to 8 rows a thread
+//   fp32 (T4 and others): 02's big/mid/small; bmm_rows/bmm_slab: 256 threads, 64-deep chunks; bmm_thin: 128 threads, 4 columns × up to 8 rows a thread
 // Targets: sm_75 sm_80 sm_90a sm_100a
 // Judge GPUs: T4 A100 H100 H200 B200
 
@@ -471,21 +469,28 @@ using DSmall = Tile<64, 64, 2, 2>;  // warps of 32×32, 128 threads
 // One block = one BM×BN tile of C[blockIdx.z]; blockIdx.x walks N, blockIdx.y M.
 // A_VEC / B_VEC: that matrix's rows are 16-byte aligned (K % 4 == 0, N % 4 == 0, and the pointer;
 // then every batch's A[b], B[b] is too).
-template <class T, bool A_VEC, bool B_VEC>
+// SPLIT (few tiles, long K): blockIdx.z = b·S + z, piece z summing k in [z·k_per, (z+1)·k_per)
+// (k_per a multiple of BK) into its fp64 plane ws + (b·S + z)·M·N; the tile's last piece (a
+// counter a tile of every batch) adds the S planes in order over the tile's valid outputs, all
+// threads busy, 8 planes' loads in flight, and writes C once.
+template <class T, bool A_VEC, bool B_VEC, bool SPLIT = false>
 __global__ void __launch_bounds__(T::NT)
     bmm_dmma(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C,
-             int M, int N, int K) {
-    const size_t bz = blockIdx.z;
+             int M, int N, int K, int S = 1, int k_per = 0, double* __restrict__ ws = nullptr,
+             int* __restrict__ counters = nullptr) {
+    const size_t bz = SPLIT ? blockIdx.z / S : blockIdx.z;
+    const int piece = SPLIT ? blockIdx.z % S : 0;
     A += bz * M * K;  // A[b], B[b], C[b]
     B += bz * K * N;
     C += bz * M * N;
+    const int kb = SPLIT ? piece * k_per : 0, ke = SPLIT ? min(K, kb + k_per) : K;
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
     extern __shared__ __align__(16) float smem[];
     const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
     const int g = lane >> 2, t = lane & 3;
     const int wm = (warp / T::WARPS_N) * T::WM, wn = (warp % T::WARPS_N) * T::WN;
     const int m0 = blockIdx.y * T::BM, n0 = blockIdx.x * T::BN;
-    const int tiles = (K + T::BK - 1) / T::BK;
+    const int tiles = (ke - kb + T::BK - 1) / T::BK;
     // This warp's fragments that hold any output (warp-uniform): edge tiles of a small M or N
     // skip the rest (their accumulators stay 0 and are never stored).
     const int fm = min(T::FM, max(0, (M - m0 - wm + 15) / 16));
@@ -495,18 +500,18 @@ __global__ void __launch_bounds__(T::NT)
     auto load = [&](int kt, int stage) {  // one k-tile of A and B into a stage, zeros outside
         float* as = smem + stage * T::STAGE_FLOATS;
         float* bs = as + T::A_FLOATS;
-        const int k0 = kt * T::BK;
+        const int k0 = kb + kt * T::BK;
         if (A_VEC) {
             constexpr int CH = T::BM * T::BK / 4;
             for (int c = tid; c < CH; c += T::NT) {
                 const int r = c / (T::BK / 4), q = (c % (T::BK / 4)) * 4;
-                const bool ok = m0 + r < M && k0 + q < K;  // K % 4 == 0: a chunk is all in or out
+                const bool ok = m0 + r < M && k0 + q < ke;  // K, k_per % 4 == 0: a chunk is all in or out
                 cp16_zfill(as + r * T::LDA + q, ok ? A + (size_t)(m0 + r) * K + k0 + q : A, ok);
             }
         } else {
             for (int c = tid; c < T::BM * T::BK; c += T::NT) {
                 const int r = c / T::BK, q = c % T::BK;
-                const bool ok = m0 + r < M && k0 + q < K;
+                const bool ok = m0 + r < M && k0 + q < ke;
                 cp4_zfill(as + r * T::LDA + q, ok ? A + (size_t)(m0 + r) * K + k0 + q : A, ok);
             }
         }
@@ -514,13 +519,13 @@ __global__ void __launch_bounds__(T::NT)
             constexpr int CH = T::BK * T::BN / 4;
             for (int c = tid; c < CH; c += T::NT) {
                 const int r = c / (T::BN / 4), q = (c % (T::BN / 4)) * 4;
-                const bool ok = k0 + r < K && n0 + q < N;  // N % 4 == 0
+                const bool ok = k0 + r < ke && n0 + q < N;  // N % 4 == 0
                 cp16_zfill(bs + T::bidx(r, q), ok ? B + (size_t)(k0 + r) * N + n0 + q : B, ok);
             }
         } else {
             for (int c = tid; c < T::BK * T::BN; c += T::NT) {
                 const int r = c / T::BN, q = c % T::BN;
-                const bool ok = k0 + r < K && n0 + q < N;
+                const bool ok = k0 + r < ke && n0 + q < N;
                 cp4_zfill(bs + T::bidx(r, q), ok ? B + (size_t)(k0 + r) * N + n0 + q : B, ok);
             }
         }
@@ -610,6 +615,50 @@ __global__ void __launch_bounds__(T::NT)
             mma_tile(as, bs, BoolTag<true>{});
     }
     cp_wait<0>();
+    if constexpr (SPLIT) {
+        const size_t plane = (size_t)M * N;
+        double* part = ws + (size_t)blockIdx.z * plane;  // (b·S + piece)'s plane
+#pragma unroll
+        for (int i = 0; i < T::FM; ++i)
+#pragma unroll
+            for (int h = 0; h < 2; ++h) {
+                const int m = m0 + wm + 16 * i + 8 * h + g;
+                if (m >= M) continue;
+#pragma unroll
+                for (int j = 0; j < T::FN; ++j)
+#pragma unroll
+                    for (int e = 0; e < 2; ++e) {
+                        const int n = n0 + wn + 8 * j + 2 * t + e;
+                        if (n < N) part[(size_t)m * N + n] = acc[i][j][2 * h + e];
+                    }
+            }
+        __shared__ int last;
+        const int tile = (int)((bz * gridDim.y + blockIdx.y) * gridDim.x + blockIdx.x);
+        __threadfence();
+        __syncthreads();
+        if (tid == 0) last = atomicAdd(counters + tile, 1) == S - 1;
+        __syncthreads();
+        if (!last) return;
+        __threadfence();
+        const int vm = min(T::BM, M - m0), vn = min(T::BN, N - n0);
+        const double* first = ws + (size_t)bz * S * plane;  // batch b's piece 0
+        for (int e = tid; e < vm * vn; e += T::NT) {
+            const size_t at = (size_t)(m0 + e / vn) * N + n0 + e % vn;
+            double sum = 0.0;
+            int z = 0;
+            for (; z + 8 <= S; z += 8) {  // 8 loads in flight, added in piece order
+                double v[8];
+#pragma unroll
+                for (int u = 0; u < 8; ++u) v[u] = __ldcg(first + (size_t)(z + u) * plane + at);
+#pragma unroll
+                for (int u = 0; u < 8; ++u) sum += v[u];
+            }
+            for (; z < S; ++z) sum += __ldcg(first + (size_t)z * plane + at);
+            C[at] = static_cast<float>(sum);
+        }
+        if (tid == 0) counters[tile] = 0;
+        return;
+    }
     // D fragment: row g, columns 2t and 2t + 1; one rounding to fp32
     const bool pair_ok = N % 2 == 0 && reinterpret_cast<size_t>(C) % 8 == 0;
 #pragma unroll
@@ -799,6 +848,88 @@ __global__ void __launch_bounds__(kRowThreads)
     if (active) C[((size_t)b * M + m0) * N + tid] = static_cast<float>(acc);
 }
 
+// bmm_slab (exact paths only): M ≤ 8 rows and N past bmm_rows' 32 columns, where a 64-row DMMA
+// tile is at most an eighth full over every k. bmm_rows' ring and chains over a 32-column slab:
+// block (slab blockIdx.x, batch blockIdx.y) takes every row of C[b] (a warp a row, a lane a
+// column), A[b]'s rows and the slab's columns of B[b] stream through the ring 64 k at a time, and
+// each thread's chain of fp64 FMAs reads shared memory only. B is read once over all blocks.
+constexpr int kSlabCols = 32, kSlabMaxRows = kRowThreads / kSlabCols;  // 8
+static_assert(kSlabMaxRows * kRowLdA + kRowKC * kSlabCols <= kRowStage, "a slab's chunk fits a stage");
+// VEC: N % 4 == 0 and B 16-byte aligned (a slab starts at a multiple of 32 columns)
+template <bool VEC>
+__global__ void __launch_bounds__(kRowThreads)
+    bmm_slab(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C,
+             int M, int N, int K) {
+#if BMM_ASYNC
+    constexpr int S = 4;
+#else
+    constexpr int S = 2;
+#endif
+    __shared__ __align__(16) float stage[S][kRowStage];
+    const int b = blockIdx.y, n0 = blockIdx.x * kSlabCols, nw = min(kSlabCols, N - n0);
+    const int tid = threadIdx.x;
+    const float* a_blk = A + (size_t)b * M * K;        // A[b]
+    const float* b_blk = B + (size_t)b * K * N + n0;   // column n0 of B[b]
+    constexpr int b_off = kSlabMaxRows * kRowLdA;      // B's part of a stage: [k][kSlabCols]
+    const int KT = (K + kRowKC - 1) / kRowKC;
+
+    auto issue = [&](int c) {  // chunk c into stage c % S (nothing past the end)
+        if (c >= KT) return;
+        float* st = stage[c % S];
+        const int k0 = c * kRowKC, kc = min(kRowKC, K - k0);
+        for (int i = tid; i < M * kRowKC; i += kRowThreads) {
+            const int r = i / kRowKC, kk = i % kRowKC;
+            if (kk < kc) row_cp4(st + r * kRowLdA + kk, a_blk + (size_t)r * K + k0 + kk);
+        }
+        float* dst = st + b_off;
+        if (VEC) {  // nw % 4 == 0: whole 16-byte chunks
+            for (int i = tid; i < kc * (kSlabCols / 4); i += kRowThreads) {
+                const int kk = i / (kSlabCols / 4), q = (i % (kSlabCols / 4)) * 4;
+                if (q < nw) row_cp16(dst + kk * kSlabCols + q, b_blk + (size_t)(k0 + kk) * N + q);
+            }
+        } else {
+            for (int i = tid; i < kc * kSlabCols; i += kRowThreads) {
+                const int kk = i / kSlabCols, q = i % kSlabCols;
+                if (q < nw) row_cp4(dst + kk * kSlabCols + q, b_blk + (size_t)(k0 + kk) * N + q);
+            }
+        }
+    };
+
+#pragma unroll
+    for (int s = 0; s < S - 1; ++s) {
+        issue(s);
+        row_commit();
+    }
+    const int ml = tid / kSlabCols, n = tid % kSlabCols;
+    const bool active = ml < M && n < nw;  // thread tid: output (ml, n0 + n)
+    double acc = 0;
+    for (int c = 0; c < KT; ++c) {
+        row_wait<S - 2>();  // chunk c landed (this thread's copies); the barrier: everyone's, and
+        __syncthreads();    // chunk c−1's stage, refilled below, is no longer read
+        issue(c + S - 1);
+        row_commit();
+        if (active) {
+            const float* st = stage[c % S];
+            const float* arow = st + ml * kRowLdA;
+            const float* bcol = st + b_off + n;
+            const int kc = min(kRowKC, K - c * kRowKC);
+            if (kc == kRowKC) {  // block-uniform
+#pragma unroll
+                for (int kk = 0; kk < kRowKC; kk += 4) {
+                    const float4 a4 = *reinterpret_cast<const float4*>(arow + kk);
+                    acc = mac(a4.x, bcol[(kk + 0) * kSlabCols], acc);
+                    acc = mac(a4.y, bcol[(kk + 1) * kSlabCols], acc);
+                    acc = mac(a4.z, bcol[(kk + 2) * kSlabCols], acc);
+                    acc = mac(a4.w, bcol[(kk + 3) * kSlabCols], acc);
+                }
+            } else {
+                for (int kk = 0; kk < kc; ++kk) acc = mac(arow[kk], bcol[kk * kSlabCols], acc);
+            }
+        }
+    }
+    if (active) C[((size_t)b * M + ml) * N + n0 + n] = static_cast<float>(acc);
+}
+
 // ---------------------------------------------------------------- thin inner dimension
 // K ≤ 8: C is the whole cost (96×648×587×4 writes 146 MB and reads 1.5 MB), and a 128×128 tile's
 // 8-deep k-steps wrote it at a fraction of the bandwidth (1.76× cuBLAS's time). matmul_fp32 02's
@@ -970,6 +1101,13 @@ static void launch_thin_any(const float* A, const float* B, float* C, int BATCH,
     else launch_thin<Acc, 8>(A, B, C, BATCH, M, N, K, vec, sms);
 }
 
+static void launch_slab(const float* A, const float* B, float* C, int BATCH, int M, int N, int K) {
+    const dim3 grid((unsigned)((N + kSlabCols - 1) / kSlabCols), (unsigned)BATCH);
+    if (N % 4 == 0 && ((size_t)B & 15) == 0)
+        bmm_slab<true><<<grid, kRowThreads>>>(A, B, C, M, N, K);
+    else
+        bmm_slab<false><<<grid, kRowThreads>>>(A, B, C, M, N, K);
+}
 template <class Acc>
 static void launch_rows(const float* A, const float* B, float* C, int BATCH, int M, int N, int K,
                         int R) {
@@ -980,9 +1118,10 @@ static void launch_rows(const float* A, const float* B, float* C, int BATCH, int
         bmm_rows<Acc, false><<<grid, kRowThreads>>>(A, B, C, M, N, K, R);
 }
 
-template <class T, bool AV, bool BV>
-static void launch_dmma(const float* A, const float* B, float* C, int BATCH, int M, int N, int K) {
-    const auto kern = bmm_dmma<T, AV, BV>;
+template <class T, bool AV, bool BV, bool SPLIT = false>
+static void launch_dmma(const float* A, const float* B, float* C, int BATCH, int M, int N, int K, int S = 1,
+                        int k_per = 0, double* ws = nullptr, int* counters = nullptr) {
+    const auto kern = bmm_dmma<T, AV, BV, SPLIT>;
     // 128×128 tiles take 80 KB of shared memory, past the 48 KB default: allowed once per
     // process (one device, as sm_count); without it nothing can run, so nothing is launched
     static const bool ready =
@@ -991,8 +1130,8 @@ static void launch_dmma(const float* A, const float* B, float* C, int BATCH, int
             cudaSuccess;
     if (!ready) return;
     const dim3 grid((unsigned)((N + T::BN - 1) / T::BN), (unsigned)((M + T::BM - 1) / T::BM),
-                    (unsigned)BATCH);
-    kern<<<grid, T::NT, T::SMEM>>>(A, B, C, M, N, K);
+                    (unsigned)(BATCH * S));
+    kern<<<grid, T::NT, T::SMEM>>>(A, B, C, M, N, K, S, k_per, ws, counters);
 }
 template <class T>
 static void launch_dmma_any(const float* A, const float* B, float* C, int BATCH, int M, int N,
@@ -1003,6 +1142,49 @@ static void launch_dmma_any(const float* A, const float* B, float* C, int BATCH,
     else if (av) launch_dmma<T, true, false>(A, B, C, BATCH, M, N, K);
     else if (bv) launch_dmma<T, false, true>(A, B, C, BATCH, M, N, K);
     else launch_dmma<T, false, false>(A, B, C, BATCH, M, N, K);
+}
+
+// Split K (exact tiles): where the batches' 64×64 tiles number fewer than the SMs and K is at
+// least twice BMM_SPLIT_MIN_K, pieces of K for 2 CTAs an SM, each at least BMM_SPLIT_MIN_K deep
+// (2×816×162×675: 78 tiles, each over 43 k-tiles, took 2.2× cuBLAS's time, which splits). The
+// workspace: a counter a tile first (at a fixed place, reset by each tile's last piece), then the
+// pieces' fp64 planes; grown on demand, never freed. False when it does not apply.
+#ifndef BMM_SPLIT_MIN_K
+#define BMM_SPLIT_MIN_K 64
+#endif
+static bool solve_split(const float* A, const float* B, float* C, int BATCH, int M, int N, int K, int sms) {
+    const long long tiles = (long long)BATCH * ((M + 63) / 64) * ((N + 63) / 64);
+    if (tiles >= sms || tiles > 256 || K < 2 * BMM_SPLIT_MIN_K) return false;
+    long long s = std::min<long long>(std::min<long long>(2LL * sms / tiles, K / BMM_SPLIT_MIN_K), 64);
+    const int k_per = (int)((K + s - 1) / s + DSmall::BK - 1) / DSmall::BK * DSmall::BK;  // whole k-tiles
+    s = (K + k_per - 1) / k_per;
+    if (s < 2) return false;
+    static void* space = nullptr;
+    static size_t bytes = 0;
+    constexpr size_t kCounterBytes = 256 * sizeof(int);  // a counter a tile: tiles ≤ 256
+    const size_t need = kCounterBytes + (size_t)s * BATCH * M * N * sizeof(double);
+    if (bytes < need) {
+        if (space) cudaFree(space);  // synchronizes: no earlier launch still uses it
+        space = nullptr;
+        bytes = 0;
+        if (cudaMalloc(&space, need) != cudaSuccess || cudaMemset(space, 0, kCounterBytes) != cudaSuccess) {
+            (void)cudaGetLastError();
+            if (space) cudaFree(space);
+            space = nullptr;
+            return false;
+        }
+        bytes = need;
+    }
+    int* counters = static_cast<int*>(space);
+    double* ws = reinterpret_cast<double*>(static_cast<char*>(space) + kCounterBytes);
+    const bool av = K % 4 == 0 && ((size_t)A & 15) == 0;
+    const bool bv = N % 4 == 0 && ((size_t)B & 15) == 0;
+    const int S = (int)s;
+    if (av && bv) launch_dmma<DSmall, true, true, true>(A, B, C, BATCH, M, N, K, S, k_per, ws, counters);
+    else if (av) launch_dmma<DSmall, true, false, true>(A, B, C, BATCH, M, N, K, S, k_per, ws, counters);
+    else if (bv) launch_dmma<DSmall, false, true, true>(A, B, C, BATCH, M, N, K, S, k_per, ws, counters);
+    else launch_dmma<DSmall, false, false, true>(A, B, C, BATCH, M, N, K, S, k_per, ws, counters);
+    return true;
 }
 
 // A, B, C are device pointers
@@ -1026,6 +1208,10 @@ extern "C" void solve(const float* A, const float* B, float* C, int BATCH, int M
     // against 02's fp32 tiles and fp32 sums; kept as they are for fp64 sums and DMMA tiles.)
     // Everything else: the tiles.
     const double row_outputs = N <= BMM_ROWS_NARROW_N ? BMM_ROWS_NARROW_OUTPUTS_PER_SM : BMM_ROWS_OUTPUTS_PER_SM;
+    if (exact && M <= kSlabMaxRows && N > kRowMaxCols) {  // K > 8 here
+        launch_slab(A, B, C, BATCH, M, N, K);
+        return;
+    }
     if (N <= kRowMaxCols && K >= kRowMinK && (double)BATCH * M * N <= row_outputs * sms) {
         const int R = std::min(M, row_rows(N));
         const long long blocks = (long long)BATCH * ((M + R - 1) / R);
@@ -1040,6 +1226,7 @@ extern "C" void solve(const float* A, const float* B, float* C, int BATCH, int M
     const double big_eff = big_tiles <= sms ? 0.75 : 1.0;
     const double t_big = makespan(big_tiles, 128, 128, big_eff, sms);
     const double t_small = makespan(small_tiles, 64, 64, 0.8, sms);
+    if (exact && solve_split(A, B, C, BATCH, M, N, K, sms)) return;
     if (exact) {
         // DMMA tiles, 128×128 or 64×64 by the same model and efficiencies: up to one full wave of
         // 128×128 tiles (0.75 there) it always picks 64×64, the prototype's rule where it was
