@@ -31,10 +31,11 @@
 //   the A100 and T4 paths (as PTX), memcheck and racecheck clean. 128×1024³ 1.23× 02's time;
 //   bmm_rows in fp64 up to 1.44× 02's, bmm_thin 1.50× (119 registers against 69), not "little".
 //   bmm_slab: 0.29–0.55× the tiles' time where they were few (98×2×88×1018 0.29×; the three
-//   worst now 0.75–1.16× cuBLAS), 0.84–0.93× where batches fill the SMs anyway. Split K: 0.34–0.96× (1×100×100×1024 0.34×, 2×816×162×675 0.69×), but
-//   its shapes still 1.0–1.5× cuBLAS; 128-deep pieces were 1.03–1.23× slower than 64. Random
-//   sweeps, seeds 1–3 (H100): 64/64 each (02: 59, 56, 52), geo mean 0.59–0.67× cuBLAS's time,
-//   0.78–0.87× cuBLASLt's; worst 1.8–2.0× (83×8×992×500, 8×528×368×965, 10×80×78×152).
+//   worst now 0.75–1.16× cuBLAS), 0.84–0.93× where batches fill the SMs anyway. Split K:
+//   0.34–0.96× (1×100×100×1024 0.34×, 2×816×162×675 0.69×), but its shapes still 1.0–1.5×
+//   cuBLAS; 128-deep pieces were 1.03–1.23× slower than 64. Random sweeps, seeds 1–3 (H100):
+//   64/64 each (02: 59, 56, 52), geo mean 0.59–0.67× cuBLAS's time, 0.78–0.87× cuBLASLt's;
+//   worst 1.8–2.0× (83×8×992×500, 8×528×368×965, 10×80×78×152).
 // Tiles: DMMA big BM=128 BN=128 BK=16 (2×4 warps of 64×32, 256 threads, 80 KB dynamic shared), small BM=64 BN=64 BK=16 (2×2 warps of 32×32, 128 threads, 40 KB); 4 cp.async stages; grid (column tiles, row tiles, BATCH)
 //   fp32 (T4 and others): 02's big/mid/small; bmm_rows/bmm_slab: 256 threads, 64-deep chunks; bmm_thin: 128 threads, 4 columns × up to 8 rows a thread
 // Targets: sm_75 sm_80 sm_90a sm_100a
