@@ -669,14 +669,14 @@ using XSmall = XTile<64, 64, 2, 2>;  // 4 warps of 32×32
 
 // C (rows×cols) = A (rows×depth) · B (depth×cols). A_VEC / B_VEC: that matrix's rows are 16-byte
 // aligned. SPLIT: piece z = blockIdx.z sums k in [z·k_per, (z+1)·k_per) into ws + z·rows·cols
-// (fp64); mm_split_sum then adds the pieces in order into C (counters unused). STAGE (C's rows
+// (fp64); mm_split_sum then adds the pieces in order into C. STAGE (C's rows
 // not 16-byte aligned): the tile goes through the freed ring as fp32 and is written a row at a
 // time, a warp 32 consecutive columns, not in the fragment layout's 4-byte pieces over 8 rows
 // (02's staged epilogue: 0.64–0.97× the scattered stores' time where the tiles fill the SMs).
 template <class T, bool A_VEC, bool B_VEC, bool SPLIT, bool STAGE = false>
 __global__ void __launch_bounds__(T::NT)
     mm_exact(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C, int rows,
-             int depth, int cols, int k_per, double* __restrict__ ws, int* __restrict__ counters) {
+             int depth, int cols, int k_per, double* __restrict__ ws) {
     const int m0 = blockIdx.y * T::BM, n0 = blockIdx.x * T::BN;
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
     extern __shared__ __align__(16) float smem[];
@@ -909,7 +909,7 @@ static void launch(const float* A, const float* B, float* C, int M, int N, int K
 
 template <class T, bool AV, bool BV, bool SPLIT, bool STAGE = false>
 static void launch_exact_as(const float* A, const float* B, float* C, int rows, int depth, int cols,
-                            int splits, int k_per, double* ws, int* counters) {
+                            int splits, int k_per, double* ws) {
     const auto kern = mm_exact<T, AV, BV, SPLIT, STAGE>;
     // past 48 KB of shared memory a kernel must ask, once per process (one device, as sm_count);
     // if it cannot, the launch below fails and says why
@@ -919,23 +919,22 @@ static void launch_exact_as(const float* A, const float* B, float* C, int rows, 
     (void)asked;
     const dim3 grid((unsigned)((cols + T::BN - 1) / T::BN), (unsigned)((rows + T::BM - 1) / T::BM),
                     (unsigned)splits);
-    kern<<<grid, T::NT, T::SMEM>>>(A, B, C, rows, depth, cols, k_per, ws, counters);
+    kern<<<grid, T::NT, T::SMEM>>>(A, B, C, rows, depth, cols, k_per, ws);
 }
 template <class T, bool SPLIT>
 static void launch_exact(const float* A, const float* B, float* C, int rows, int depth, int cols,
-                         int splits = 1, int k_per = 0, double* ws = nullptr, int* counters = nullptr,
-                         bool stage = false) {
+                         int splits = 1, int k_per = 0, double* ws = nullptr, bool stage = false) {
     const bool av = depth % 4 == 0 && ((size_t)A & 15) == 0;
     const bool bv = cols % 4 == 0 && ((size_t)B & 15) == 0;
     if (!SPLIT && stage && !bv) {  // B's rows unaligned too (cols % 4 != 0): the usual case
-        if (av) launch_exact_as<T, true, false, false, true>(A, B, C, rows, depth, cols, 1, 0, nullptr, nullptr);
-        else launch_exact_as<T, false, false, false, true>(A, B, C, rows, depth, cols, 1, 0, nullptr, nullptr);
+        if (av) launch_exact_as<T, true, false, false, true>(A, B, C, rows, depth, cols, 1, 0, nullptr);
+        else launch_exact_as<T, false, false, false, true>(A, B, C, rows, depth, cols, 1, 0, nullptr);
         return;
     }
-    if (av && bv) launch_exact_as<T, true, true, SPLIT>(A, B, C, rows, depth, cols, splits, k_per, ws, counters);
-    else if (av) launch_exact_as<T, true, false, SPLIT>(A, B, C, rows, depth, cols, splits, k_per, ws, counters);
-    else if (bv) launch_exact_as<T, false, true, SPLIT>(A, B, C, rows, depth, cols, splits, k_per, ws, counters);
-    else launch_exact_as<T, false, false, SPLIT>(A, B, C, rows, depth, cols, splits, k_per, ws, counters);
+    if (av && bv) launch_exact_as<T, true, true, SPLIT>(A, B, C, rows, depth, cols, splits, k_per, ws);
+    else if (av) launch_exact_as<T, true, false, SPLIT>(A, B, C, rows, depth, cols, splits, k_per, ws);
+    else if (bv) launch_exact_as<T, false, true, SPLIT>(A, B, C, rows, depth, cols, splits, k_per, ws);
+    else launch_exact_as<T, false, false, SPLIT>(A, B, C, rows, depth, cols, splits, k_per, ws);
 }
 
 // The split-K workspace: a counter per tile (zeroed once; the last piece of a tile resets its
@@ -1165,9 +1164,9 @@ extern "C" void solve(const float* A, const float* B, float* C, int M, int N, in
     // the scattered stores' time there; under one wave its barriers cost up to 5%)
     const bool stage = !vec && tiles >= sms;
     if (exact) {
-        if (mid) launch_exact<XMid, false>(A, B, C, rows, depth, cols, 1, 0, nullptr, nullptr, stage);
-        else if (big) launch_exact<XBig, false>(A, B, C, rows, depth, cols, 1, 0, nullptr, nullptr, stage);
-        else launch_exact<XSmall, false>(A, B, C, rows, depth, cols, 1, 0, nullptr, nullptr, stage);
+        if (mid) launch_exact<XMid, false>(A, B, C, rows, depth, cols, 1, 0, nullptr, stage);
+        else if (big) launch_exact<XBig, false>(A, B, C, rows, depth, cols, 1, 0, nullptr, stage);
+        else launch_exact<XSmall, false>(A, B, C, rows, depth, cols, 1, 0, nullptr, stage);
         return;
     }
     if (mid)
