@@ -741,6 +741,24 @@ __device__ __forceinline__ float mac(float a, float b, float acc) { return fmaf(
 __device__ __forceinline__ double mac(float a, float b, double acc) {
     return fma(static_cast<double>(a), static_cast<double>(b), acc);
 }
+// One staged chunk of a thread's chain (bmm_rows, bmm_slab): acc += arow[k]·bcol[k·ldb] for k <
+// kc, in k order; A's row read 4 k at a time where the chunk is whole (kc is block-uniform)
+template <class Acc>
+__device__ __forceinline__ Acc chain_chunk(Acc acc, const float* arow, const float* bcol, int ldb, int kc) {
+    if (kc == kRowKC) {
+#pragma unroll
+        for (int kk = 0; kk < kRowKC; kk += 4) {
+            const float4 a4 = *reinterpret_cast<const float4*>(arow + kk);
+            acc = mac(a4.x, bcol[(kk + 0) * ldb], acc);
+            acc = mac(a4.y, bcol[(kk + 1) * ldb], acc);
+            acc = mac(a4.z, bcol[(kk + 2) * ldb], acc);
+            acc = mac(a4.w, bcol[(kk + 3) * ldb], acc);
+        }
+    } else {
+        for (int kk = 0; kk < kc; ++kk) acc = mac(arow[kk], bcol[kk * ldb], acc);
+    }
+    return acc;
+}
 
 // bmm_rows's copies: cp.async on sm_80+; on sm_75 a plain load and store, which keeps the ring
 // correct (the waits are no-ops, the barriers still order everything)
@@ -830,19 +848,7 @@ __global__ void __launch_bounds__(kRowThreads)
             const float* st = stage[c % S];
             const float* arow = st + ml * kRowLdA;
             const float* bcol = st + b_off + n;
-            const int kc = min(kRowKC, K - c * kRowKC);
-            if (kc == kRowKC) {  // block-uniform
-#pragma unroll
-                for (int kk = 0; kk < kRowKC; kk += 4) {
-                    const float4 a4 = *reinterpret_cast<const float4*>(arow + kk);
-                    acc = mac(a4.x, bcol[(kk + 0) * N], acc);
-                    acc = mac(a4.y, bcol[(kk + 1) * N], acc);
-                    acc = mac(a4.z, bcol[(kk + 2) * N], acc);
-                    acc = mac(a4.w, bcol[(kk + 3) * N], acc);
-                }
-            } else {
-                for (int kk = 0; kk < kc; ++kk) acc = mac(arow[kk], bcol[kk * N], acc);
-            }
+            acc = chain_chunk(acc, arow, bcol, N, min(kRowKC, K - c * kRowKC));
         }
     }
     // the block's outputs are rows m0 … m0+rows−1 of C[b], whole rows: contiguous from row m0
@@ -913,19 +919,7 @@ __global__ void __launch_bounds__(kRowThreads)
             const float* st = stage[c % S];
             const float* arow = st + ml * kRowLdA;
             const float* bcol = st + b_off + n;
-            const int kc = min(kRowKC, K - c * kRowKC);
-            if (kc == kRowKC) {  // block-uniform
-#pragma unroll
-                for (int kk = 0; kk < kRowKC; kk += 4) {
-                    const float4 a4 = *reinterpret_cast<const float4*>(arow + kk);
-                    acc = mac(a4.x, bcol[(kk + 0) * kSlabCols], acc);
-                    acc = mac(a4.y, bcol[(kk + 1) * kSlabCols], acc);
-                    acc = mac(a4.z, bcol[(kk + 2) * kSlabCols], acc);
-                    acc = mac(a4.w, bcol[(kk + 3) * kSlabCols], acc);
-                }
-            } else {
-                for (int kk = 0; kk < kc; ++kk) acc = mac(arow[kk], bcol[kk * kSlabCols], acc);
-            }
+            acc = chain_chunk(acc, arow, bcol, kSlabCols, min(kRowKC, K - c * kRowKC));
         }
     }
     if (active) C[((size_t)b * M + ml) * N + n0 + n] = static_cast<float>(acc);
