@@ -6,15 +6,17 @@
 //   fp64 accumulation does. A product of two fp32 values is exact in fp64, and an fp64 sum of
 //   8192 of them is within ~1e-12 of the exact one: C rounded once is within any tolerance.
 // Exact tiles (mm_exact): 128×128 on 8 warps of 64×32 (64 doubles a thread), 128×64 and 64×64
-//   on 4 warps, picked by 02's makespan model; a 4-stage cp.async ring of fp32 k-tiles (16 deep,
-//   zero-filled past the edges), converted to fp64 at the fragment load (half the shared bytes
-//   of fp64 tiles). Hopper: mma m16n8k8 .f64, the instruction's k pairs (t, t + 4) read as the
-//   tile's (2t, 2t + 1), so A's two come in one 8-byte load; A rows 24 floats apart and B's
-//   16-byte chunks XOR-swizzled by row pair keep every fragment load conflict-free. A100: m8n8k4.
-// Split K (few tiles, long depth): each piece writes its partial as an fp64 plane and stops;
-//   mm_split_sum, a thread an output over the whole grid, adds the planes in piece order (8 loads
-//   in flight) and rounds once. The tile's last piece did that alone before: 128 threads for up to
-//   4096 outputs, a dependent L2 round trip every 8 pieces, longer than the tiles' own work.
+//   on 4 warps, picked by 02's makespan model; a cp.async ring of fp32 k-tiles (zero-filled past
+//   the edges), converted to fp64 at the fragment load (half the shared bytes of fp64 tiles).
+//   The 128-row tiles take 32-deep k-tiles, 3 stages: each k-tile costs a wait and a barrier, and
+//   its first fragment loads cannot start before them, so 32-deep tiles expose that every 4 k8
+//   steps, not 2. Where 32 would pad a shallow depth (16, 48, 80, 112) they keep 16-deep ones.
+//   Hopper: mma m16n8k8 .f64, the k pairs (t, t + 4) read as the tile's (2t, 2t + 1), so A's two
+//   come in one 8-byte load; A rows 24 floats apart (mod 32) and B's 16-byte chunks XOR-swizzled
+//   by row pair keep every fragment load conflict-free. A100: m8n8k4.
+// Split K (fewer 64×64 tiles than 1.5 waves, depth ≥ 256): pieces for 4 CTAs an SM, each ≥ 128
+//   deep, write fp64 planes and stop; mm_split_sum, a thread an output over the whole grid, adds
+//   them in piece order (8 loads in flight) and rounds once. At 2 waves 1024³ split and lost.
 // Odd cols (C's rows not 16-byte aligned) where the tiles fill the SMs: 02's staged epilogue, the
 //   tile through the freed ring as fp32 and out a row at a time, not the fragment layout's 4-byte
 //   pieces over 8 rows (two half-sector writes for every 32 bytes of C).
@@ -26,21 +28,19 @@
 // Paths by judge GPU: A100, H100, H200 exact; T4 (no DMMA, FP64 at 1/32) and B200 (DMMA at half
 //   its FP32 rate) keep 02's fp32 kernels. Built as sm_75 PTX and run on a newer GPU: no DMMA,
 //   fp32 there too (mm_exact_ok asks the kernel's PTX version).
-// Prediction (before measuring): every random shape passes on A100/H100/H200; tiles 1.1–1.2×
-//   cuBLAS's time on large shapes; geo mean over the random sweep ~0.75× cuBLAS (02: 0.58–0.63×).
-//   Split sum kernel 0.5–0.7× the last-piece sum on medium-depth split shapes; staged epilogue
-//   0.6–0.9× on odd-cols shapes bound by their stores; mm_gemv 0.4–0.7× the tiles up to 8 rows.
+// Prediction (before measuring): every random shape passes on A100/H100/H200; large shapes
+//   1.1–1.2× cuBLAS's time; geo mean ~0.75× cuBLAS (02: 0.58–0.63×). 32-deep k-tiles 0.85–0.95×
+//   the 16-deep ones on DMMA-bound shapes; split sum kernel 0.5–0.7× the tile's own sum.
 // Measured (H100 and H200, cuBLAS and cuBLASLt timed beside it): every test passes on SASS and on
-//   the A100 and T4 paths (as PTX), memcheck and racecheck clean. Random sweeps, seeds 1–3 (H100):
-//   64/64 each (02, H200: 48, 44, 52), geo mean 0.61–0.66× cuBLAS's time, 0.74–0.75× cuBLASLt's.
-//   Against 02: 8192×6144×4096 1.15× (the DMMA pipe 67% busy; the warp tile alone reaches ~94%
-//   of DMMA's peak, so the ring's waits hold it, not the conversion), 1024³ 0.93×. Sum kernel
-//   0.40–0.64× on medium-depth split shapes (80×2104×218 0.40×), unchanged unsplit. Staged
-//   epilogue 0.53× (3800×16×8055) to 0.92×, 832×56×966 1.04×. mm_gemv 0.44–0.54× at 1–2 rows,
-//   up to 1.46× slower at 8 rows: it stops at 2. Still over cuBLAS: 8–11 shapes a seed; wide
-//   short-K (6050×3080×54 1.4×), DMMA-bound large or deep (6120×746×4757 1.5×, 74×4360×4512 1.9×).
-// Tiles: exact 128×128×16 (2×4 warps of 64×32), 128×64×16 and 64×64×16 (2×2 warps), 4 cp.async
-//   stages, dynamic shared memory; fp32 (02's): BigCfg/MidCfg/SmallCfg, BK=8, 128 threads
+//   the A100 and T4 paths (as PTX), memcheck and racecheck clean. 32-deep k-tiles: 0.86× at
+//   8192×6144×4096 and 4096³, 0.91–0.96× on other DMMA-bound shapes, 1.16× at 3800×16×8055 until
+//   16-deep ones came back there (1.00×). 8192×6144×4096: 1.03× cuBLAS's time (02: 1.04×). Sum
+//   kernel 0.40–0.64× on medium-depth split shapes; the 4-CTA, 1.5-wave rule 0.67–0.91× the
+//   2-CTA, 1-wave one (74×4360×4512 0.67×), 2577×1433×48 1.04×. Random sweeps, seeds 1–3 (H100):
+//   64/64 each, geo mean 0.65–0.67× cuBLAS's time, 0.76–0.80× cuBLASLt's; 7–10 shapes a seed over
+//   1.0×, worst 1.25–1.44× (2136×7585×8, 12×350×2536, 6120×746×4757: few rows or few tiles).
+// Tiles: exact 128×128×32 and 128×64×32 (3 stages; ×16, 4 stages where 32 pads), 64×64×16 (4
+//   stages), dynamic shared memory; fp32 (02's): BigCfg/MidCfg/SmallCfg, BK=8, 128 threads
 // Targets: sm_75 sm_80 sm_90a sm_100a
 // Judge GPUs: T4 A100 H100 H200 B200
 
@@ -645,13 +645,13 @@ __device__ __forceinline__ void dmma16(double (&c)[4], const double (&a)[4], con
 }
 #endif
 
-template <int BM_, int BN_, int WARPS_M_, int WARPS_N_>
+template <int BM_, int BN_, int WARPS_M_, int WARPS_N_, int BK_ = 16, int STAGES_ = 4>
 struct XTile {
-    static constexpr int BM = BM_, BN = BN_, BK = 16, STAGES = 4;
+    static constexpr int BM = BM_, BN = BN_, BK = BK_, STAGES = STAGES_;
     static constexpr int WARPS_M = WARPS_M_, WARPS_N = WARPS_N_, NT = WARPS_M * WARPS_N * 32;
     static constexpr int WM = BM / WARPS_M, WN = BN / WARPS_N;  // a warp's tile
     static constexpr int FM = WM / 16, FN = WN / 8;             // its 16×8 fragments
-    static constexpr int LDA = BK + 8, LDB = BN;                // floats a shared row
+    static constexpr int LDA = BK + (56 - BK % 32) % 32, LDB = BN;  // floats a shared row: 24 mod 32
     static constexpr int A_FLOATS = BM * LDA, B_FLOATS = BK * LDB;
     static constexpr int STAGE_FLOATS = A_FLOATS + B_FLOATS;
     static constexpr size_t SMEM = sizeof(float) * STAGE_FLOATS * STAGES;
@@ -663,8 +663,24 @@ struct XTile {
         return r * LDB + (((n >> 2) ^ (((r >> 1) & 3) << 1)) << 2) + (n & 3);
     }
 };
-using XBig = XTile<128, 128, 2, 4>;  // 8 warps of 64×32
-using XMid = XTile<128, 64, 2, 2>;   // 4 warps of 64×32
+// The 128-row tiles' k-tile depth and ring: a barrier and a cp.async wait every BK k, and each
+// k-tile's first fragment loads wait there (no fragment can be loaded across the barrier), so a
+// deeper k-tile exposes that latency half as often. 16-deep: 20 KB a stage (XBig), 32: 44 KB, so
+// 3 stages (132 KB) fit the A100's 163 KB where 4 would not.
+#ifndef MM_EXACT_BK
+#define MM_EXACT_BK 32
+#endif
+#ifndef MM_EXACT_STAGES
+#define MM_EXACT_STAGES 3
+#endif
+using XBig = XTile<128, 128, 2, 4, MM_EXACT_BK, MM_EXACT_STAGES>;  // 8 warps of 64×32
+using XMid = XTile<128, 64, 2, 2, MM_EXACT_BK, MM_EXACT_STAGES>;   // 4 warps of 64×32
+static_assert(XBig::SMEM <= 163 * 1024, "the A100's shared memory a block");
+// A shallow depth that 32-deep k-tiles would pad (ceil(depth/16) odd, depth < 128: 16, 48, 80,
+// 112 ...) keeps 16-deep ones: at 3800×16×8055 the 32-deep tiles did twice the DMMAs, 1.16× time.
+using XBig16 = XTile<128, 128, 2, 4>;
+using XMid16 = XTile<128, 64, 2, 2>;
+static bool shallow_pads(int depth) { return MM_EXACT_BK > 16 && depth < 128 && (depth + 15) / 16 % 2 == 1; }
 using XSmall = XTile<64, 64, 2, 2>;  // 4 warps of 32×32
 
 // C (rows×cols) = A (rows×depth) · B (depth×cols). A_VEC / B_VEC: that matrix's rows are 16-byte
@@ -1050,18 +1066,20 @@ __global__ void __launch_bounds__(kSumThreads)
     C[e] = static_cast<float>(sum);
 }
 
-// Few 64×64 tiles and a long inner dimension: split it over pieces of at least 128 so that the
-// tiles fill the SMs twice; fp32 tiles: one launch (the last piece of a tile adds them up);
-// exact tiles: the pieces, then mm_split_sum. 3×6144×2 otherwise takes 768 k-steps on one SM.
-// Counters first, at a fixed place: the pieces' planes are not cleared after use, so counters
-// that moved with the shape would start from an earlier shape's partial sums.
-// The split-K rule's constants for the exact tiles (solve_split); the defaults are 02's rule,
-// which the fp32 tiles keep.
+// Few 64×64 tiles and a long inner dimension: split it over pieces of at least 128; fp32 tiles
+// (02's rule: under one wave, pieces for 2 CTAs an SM): one launch, the last piece of a tile adds
+// them up; exact tiles: the pieces, then mm_split_sum. 3×6144×2 otherwise takes 768 k-steps on
+// one SM. Counters first, at a fixed place: the pieces' planes are not cleared after use, so
+// counters that moved with the shape would start from an earlier shape's partial sums.
+// The exact tiles' rule: their sum is a kernel of its own, so a piece costs only its plane and
+// more pieces pay: 4 CTAs an SM took 0.74–0.91× where 2 split, and splitting under 1.5 waves
+// (not 1) 0.67–0.77× on 142–176 tiles; at 256 tiles (1024³) two pieces only doubled the waves
+// and added the planes' traffic: 1.13×.
 #ifndef MM_SPLIT_WAVES
-#define MM_SPLIT_WAVES 1.0   // split K where C has fewer 64×64 tiles than this many times the SMs ...
+#define MM_SPLIT_WAVES 1.5   // split K where C has fewer 64×64 tiles than this many times the SMs ...
 #endif
 #ifndef MM_SPLIT_CTAS
-#define MM_SPLIT_CTAS 2      // ... into pieces enough for this many CTAs an SM ...
+#define MM_SPLIT_CTAS 4      // ... into pieces enough for this many CTAs an SM ...
 #endif
 #ifndef MM_SPLIT_MIN_DEPTH
 #define MM_SPLIT_MIN_DEPTH 128 // ... each at least this deep (and the depth at least twice it)
@@ -1164,7 +1182,10 @@ extern "C" void solve(const float* A, const float* B, float* C, int M, int N, in
     // the scattered stores' time there; under one wave its barriers cost up to 5%)
     const bool stage = !vec && tiles >= sms;
     if (exact) {
-        if (mid) launch_exact<XMid, false>(A, B, C, rows, depth, cols, 1, 0, nullptr, stage);
+        const bool pads = shallow_pads(depth);
+        if (mid && pads) launch_exact<XMid16, false>(A, B, C, rows, depth, cols, 1, 0, nullptr, stage);
+        else if (mid) launch_exact<XMid, false>(A, B, C, rows, depth, cols, 1, 0, nullptr, stage);
+        else if (big && pads) launch_exact<XBig16, false>(A, B, C, rows, depth, cols, 1, 0, nullptr, stage);
         else if (big) launch_exact<XBig, false>(A, B, C, rows, depth, cols, 1, 0, nullptr, stage);
         else launch_exact<XSmall, false>(A, B, C, rows, depth, cols, 1, 0, nullptr, stage);
         return;
