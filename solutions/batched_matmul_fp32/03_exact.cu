@@ -13,8 +13,8 @@
 //   pair keep fragment loads conflict-free. sm_80: m8n8k4. A warp skips fragments wholly past M
 //   or N. Tile shape: 02's makespan model (avoid a mostly empty last wave).
 // Split K (the batches' 64×64 tiles fewer than the SMs, K ≥ 128): pieces for 2 CTAs an SM, each
-//   ≥ 64 deep, write fp64 planes; the tile's last piece adds them in piece order over its valid
-//   outputs, 8 loads in flight. 2×816×162×675 ran 78 tiles over 43 k-tiles each on 78 SMs.
+//   ≥ 64 deep, write fp64 planes and stop; bmm_split_sum, a thread an output, adds them in piece
+//   order (8 loads in flight). 2×816×162×675 ran 78 tiles over 43 k-tiles each on 78 SMs.
 // bmm_slab (M ≤ 8, N > 32): a 64-row DMMA tile would be at most an eighth full over every k.
 //   A block takes a 32-column slab of C[b], a warp a row, a lane a column; A's rows and the
 //   slab's B stream through bmm_rows' ring 64 k at a time into chains of fp64 FMAs. B read once.
@@ -26,16 +26,17 @@
 // Prediction (before measuring): every random shape passes on A100/H100/H200; geo mean ~0.75×
 //   cuBLAS (02: 0.57–0.61×, fp32); 128×1024³ ~1.15× cuBLAS's time (DMMA runs at the FP32 SIMT
 //   rate, not above it). bmm_slab: the M ≤ 8 shapes from 2.4–4.1× to ≤ 1.2× cuBLAS. Split K:
-//   its shapes 0.4–0.7× the unsplit tiles', ≤ 1.0× cuBLAS.
+//   its shapes 0.4–0.7× the unsplit tiles', ≤ 1.0× cuBLAS; its sum as a kernel 0.7–0.9× the last
+//   piece's.
 // Measured (H200 and H100, cuBLAS and cuBLASLt timed beside it): every test passes on SASS and on
 //   the A100 and T4 paths (as PTX), memcheck and racecheck clean. 128×1024³ 1.23× 02's time;
 //   bmm_rows in fp64 up to 1.44× 02's, bmm_thin 1.50× (119 registers against 69), not "little".
 //   bmm_slab: 0.29–0.55× the tiles' time where they were few (98×2×88×1018 0.29×; the three
 //   worst now 0.75–1.16× cuBLAS), 0.84–0.93× where batches fill the SMs anyway. Split K:
-//   0.34–0.96× (1×100×100×1024 0.34×, 2×816×162×675 0.69×), but its shapes still 1.0–1.5×
-//   cuBLAS; 128-deep pieces were 1.03–1.23× slower than 64. Random sweeps, seeds 1–3 (H100):
-//   64/64 each (02: 59, 56, 52), geo mean 0.59–0.67× cuBLAS's time, 0.78–0.87× cuBLASLt's;
-//   worst 1.8–2.0× (83×8×992×500, 8×528×368×965, 10×80×78×152).
+//   0.34–0.96× (1×100×100×1024 0.34×), 128-deep pieces 1.03–1.23× slower than 64; the sum
+//   kernel 0.52–0.79× the last piece's (2×816×162×675 now 1.08× cuBLAS, 8×183×178×323 0.94×).
+//   Random sweeps, seeds 1–3 (H100): 64/64 each (02: 59, 56, 52), geo mean 0.60–0.68× cuBLAS's
+//   time, 0.80–0.86× cuBLASLt's; worst 1.8–2.0× (8×528×368×965, 8×1×26×632, 83×8×992×500).
 // Tiles: DMMA big BM=128 BN=128 BK=16 (2×4 warps of 64×32, 256 threads, 80 KB dynamic shared), small BM=64 BN=64 BK=16 (2×2 warps of 32×32, 128 threads, 40 KB); 4 cp.async stages; grid (column tiles, row tiles, BATCH)
 //   fp32 (T4 and others): 02's big/mid/small; bmm_rows/bmm_slab: 256 threads, 64-deep chunks; bmm_thin: 128 threads, 4 columns × up to 8 rows a thread
 // Targets: sm_75 sm_80 sm_90a sm_100a
@@ -471,14 +472,12 @@ using DSmall = Tile<64, 64, 2, 2>;  // warps of 32×32, 128 threads
 // A_VEC / B_VEC: that matrix's rows are 16-byte aligned (K % 4 == 0, N % 4 == 0, and the pointer;
 // then every batch's A[b], B[b] is too).
 // SPLIT (few tiles, long K): blockIdx.z = b·S + z, piece z summing k in [z·k_per, (z+1)·k_per)
-// (k_per a multiple of BK) into its fp64 plane ws + (b·S + z)·M·N; the tile's last piece (a
-// counter a tile of every batch) adds the S planes in order over the tile's valid outputs, all
-// threads busy, 8 planes' loads in flight, and writes C once.
+// (k_per a multiple of BK) into its fp64 plane ws + (b·S + z)·M·N; bmm_split_sum then adds the
+// S planes in order and writes C once.
 template <class T, bool A_VEC, bool B_VEC, bool SPLIT = false>
 __global__ void __launch_bounds__(T::NT)
     bmm_dmma(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C,
-             int M, int N, int K, int S = 1, int k_per = 0, double* __restrict__ ws = nullptr,
-             int* __restrict__ counters = nullptr) {
+             int M, int N, int K, int S = 1, int k_per = 0, double* __restrict__ ws = nullptr) {
     const size_t bz = SPLIT ? blockIdx.z / S : blockIdx.z;
     const int piece = SPLIT ? blockIdx.z % S : 0;
     A += bz * M * K;  // A[b], B[b], C[b]
@@ -633,32 +632,7 @@ __global__ void __launch_bounds__(T::NT)
                         if (n < N) part[(size_t)m * N + n] = acc[i][j][2 * h + e];
                     }
             }
-        __shared__ int last;
-        const int tile = (int)((bz * gridDim.y + blockIdx.y) * gridDim.x + blockIdx.x);
-        __threadfence();
-        __syncthreads();
-        if (tid == 0) last = atomicAdd(counters + tile, 1) == S - 1;
-        __syncthreads();
-        if (!last) return;
-        __threadfence();
-        const int vm = min(T::BM, M - m0), vn = min(T::BN, N - n0);
-        const double* first = ws + (size_t)bz * S * plane;  // batch b's piece 0
-        for (int e = tid; e < vm * vn; e += T::NT) {
-            const size_t at = (size_t)(m0 + e / vn) * N + n0 + e % vn;
-            double sum = 0.0;
-            int z = 0;
-            for (; z + 8 <= S; z += 8) {  // 8 loads in flight, added in piece order
-                double v[8];
-#pragma unroll
-                for (int u = 0; u < 8; ++u) v[u] = __ldcg(first + (size_t)(z + u) * plane + at);
-#pragma unroll
-                for (int u = 0; u < 8; ++u) sum += v[u];
-            }
-            for (; z < S; ++z) sum += __ldcg(first + (size_t)z * plane + at);
-            C[at] = static_cast<float>(sum);
-        }
-        if (tid == 0) counters[tile] = 0;
-        return;
+        return;  // bmm_split_sum adds the pieces
     }
     // D fragment: row g, columns 2t and 2t + 1; one rounding to fp32
     const bool pair_ok = N % 2 == 0 && reinterpret_cast<size_t>(C) % 8 == 0;
@@ -1115,7 +1089,7 @@ static void launch_rows(const float* A, const float* B, float* C, int BATCH, int
 
 template <class T, bool AV, bool BV, bool SPLIT = false>
 static void launch_dmma(const float* A, const float* B, float* C, int BATCH, int M, int N, int K, int S = 1,
-                        int k_per = 0, double* ws = nullptr, int* counters = nullptr) {
+                        int k_per = 0, double* ws = nullptr) {
     const auto kern = bmm_dmma<T, AV, BV, SPLIT>;
     // 128×128 tiles take 80 KB of shared memory, past the 48 KB default: allowed once per
     // process (one device, as sm_count); without it nothing can run, so nothing is launched
@@ -1126,7 +1100,7 @@ static void launch_dmma(const float* A, const float* B, float* C, int BATCH, int
     if (!ready) return;
     const dim3 grid((unsigned)((N + T::BN - 1) / T::BN), (unsigned)((M + T::BM - 1) / T::BM),
                     (unsigned)(BATCH * S));
-    kern<<<grid, T::NT, T::SMEM>>>(A, B, C, M, N, K, S, k_per, ws, counters);
+    kern<<<grid, T::NT, T::SMEM>>>(A, B, C, M, N, K, S, k_per, ws);
 }
 template <class T>
 static void launch_dmma_any(const float* A, const float* B, float* C, int BATCH, int M, int N,
@@ -1139,30 +1113,51 @@ static void launch_dmma_any(const float* A, const float* B, float* C, int BATCH,
     else launch_dmma<T, false, false>(A, B, C, BATCH, M, N, K);
 }
 
+// Split K's sum: a thread an output of C (every batch), its S fp64 partials added in piece order,
+// 8 loads in flight, rounded once. Over the whole grid: the tile's last piece doing it alone
+// left 128 threads a tile walking up to 4096 outputs × S pieces (matmul_fp32 03 measured this).
+constexpr int kSumThreads = 256;
+__global__ void __launch_bounds__(kSumThreads)
+    bmm_split_sum(const double* __restrict__ ws, float* __restrict__ C, size_t plane, size_t total, int S) {
+    const size_t e = (size_t)blockIdx.x * kSumThreads + threadIdx.x;
+    if (e >= total) return;
+    const double* p = ws + (e / plane) * S * plane + e % plane;  // batch b's piece 0, this output
+    double sum = 0.0;
+    int z = 0;
+    for (; z + 8 <= S; z += 8) {
+        double v[8];
+#pragma unroll
+        for (int u = 0; u < 8; ++u) v[u] = __ldcg(p + (size_t)(z + u) * plane);
+#pragma unroll
+        for (int u = 0; u < 8; ++u) sum += v[u];
+    }
+    for (; z < S; ++z) sum += __ldcg(p + (size_t)z * plane);
+    C[e] = static_cast<float>(sum);
+}
+
 // Split K (exact tiles): where the batches' 64×64 tiles number fewer than the SMs and K is at
 // least twice BMM_SPLIT_MIN_K, pieces of K for 2 CTAs an SM, each at least BMM_SPLIT_MIN_K deep
 // (2×816×162×675: 78 tiles, each over 43 k-tiles, took 2.2× cuBLAS's time, which splits). The
-// workspace: a counter a tile first (at a fixed place, reset by each tile's last piece), then the
-// pieces' fp64 planes; grown on demand, never freed. False when it does not apply.
+// pieces write fp64 planes, bmm_split_sum adds them; the planes are grown on demand, never
+// freed. False when it does not apply.
 #ifndef BMM_SPLIT_MIN_K
 #define BMM_SPLIT_MIN_K 64
 #endif
 static bool solve_split(const float* A, const float* B, float* C, int BATCH, int M, int N, int K, int sms) {
     const long long tiles = (long long)BATCH * ((M + 63) / 64) * ((N + 63) / 64);
-    if (tiles >= sms || tiles > 256 || K < 2 * BMM_SPLIT_MIN_K) return false;
+    if (tiles >= sms || K < 2 * BMM_SPLIT_MIN_K) return false;
     long long s = std::min<long long>(std::min<long long>(2LL * sms / tiles, K / BMM_SPLIT_MIN_K), 64);
     const int k_per = (int)((K + s - 1) / s + DSmall::BK - 1) / DSmall::BK * DSmall::BK;  // whole k-tiles
     s = (K + k_per - 1) / k_per;
     if (s < 2) return false;
     static void* space = nullptr;
     static size_t bytes = 0;
-    constexpr size_t kCounterBytes = 256 * sizeof(int);  // a counter a tile: tiles ≤ 256
-    const size_t need = kCounterBytes + (size_t)s * BATCH * M * N * sizeof(double);
+    const size_t need = (size_t)s * BATCH * M * N * sizeof(double);
     if (bytes < need) {
         if (space) cudaFree(space);  // synchronizes: no earlier launch still uses it
         space = nullptr;
         bytes = 0;
-        if (cudaMalloc(&space, need) != cudaSuccess || cudaMemset(space, 0, kCounterBytes) != cudaSuccess) {
+        if (cudaMalloc(&space, need) != cudaSuccess) {
             (void)cudaGetLastError();
             if (space) cudaFree(space);
             space = nullptr;
@@ -1170,15 +1165,16 @@ static bool solve_split(const float* A, const float* B, float* C, int BATCH, int
         }
         bytes = need;
     }
-    int* counters = static_cast<int*>(space);
-    double* ws = reinterpret_cast<double*>(static_cast<char*>(space) + kCounterBytes);
+    double* ws = static_cast<double*>(space);
     const bool av = K % 4 == 0 && ((size_t)A & 15) == 0;
     const bool bv = N % 4 == 0 && ((size_t)B & 15) == 0;
     const int S = (int)s;
-    if (av && bv) launch_dmma<DSmall, true, true, true>(A, B, C, BATCH, M, N, K, S, k_per, ws, counters);
-    else if (av) launch_dmma<DSmall, true, false, true>(A, B, C, BATCH, M, N, K, S, k_per, ws, counters);
-    else if (bv) launch_dmma<DSmall, false, true, true>(A, B, C, BATCH, M, N, K, S, k_per, ws, counters);
-    else launch_dmma<DSmall, false, false, true>(A, B, C, BATCH, M, N, K, S, k_per, ws, counters);
+    if (av && bv) launch_dmma<DSmall, true, true, true>(A, B, C, BATCH, M, N, K, S, k_per, ws);
+    else if (av) launch_dmma<DSmall, true, false, true>(A, B, C, BATCH, M, N, K, S, k_per, ws);
+    else if (bv) launch_dmma<DSmall, false, true, true>(A, B, C, BATCH, M, N, K, S, k_per, ws);
+    else launch_dmma<DSmall, false, false, true>(A, B, C, BATCH, M, N, K, S, k_per, ws);
+    const size_t plane = (size_t)M * N, total = plane * BATCH;
+    bmm_split_sum<<<(unsigned)((total + kSumThreads - 1) / kSumThreads), kSumThreads>>>(ws, C, plane, total, S);
     return true;
 }
 
