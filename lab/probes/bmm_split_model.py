@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""bmm_split_model.py: is experiments/run227_b32_split.patch's split K for batched fp32 03 right?
+"""bmm_split_model.py: is batched fp32 03's split K right (run 227's patch, landed)?
 
 The host's choice (pieces S, k_per) and the kernel's indices, run on the CPU for whole shapes:
 each piece sums its k range of every output of its tile (the DMMA tile's sum stands in as a plain
@@ -7,9 +7,9 @@ fp64 sum over [kb, ke)), writes its plane at (b·S + z), the tile's last piece (
 order) adds the S planes in order over the tile's valid outputs and resets the counter. Checks:
 the pieces cover K exactly once and none is empty, every output of C right (1e-12) and written
 once, planes and counters inside the workspace, counters back at zero.
-With --sum-kernel: experiments/run235_b32_sum_kernel.patch instead. The pieces write their planes
-and stop; bmm_split_sum, a thread an output of every batch (e = b·M·N + at), adds batch b's S
-planes in order. Same checks, and every element of C written once by that second pass.
+With --sum-kernel: run 235's second-kernel sum, landed (03_exact as it is now). The pieces write
+their planes and stop; bmm_split_sum, a thread an output of every batch (e = b·M·N + at), adds
+batch b's S planes in order. Same checks, and every element of C written once by that second pass.
 """
 import random
 import sys
