@@ -33,12 +33,12 @@
 //   the 16-deep ones on DMMA-bound shapes; split sum kernel 0.5–0.7× the tile's own sum.
 // Measured (H100 and H200, cuBLAS and cuBLASLt timed beside it): every test passes on SASS and on
 //   the A100 and T4 paths (as PTX), memcheck and racecheck clean. 32-deep k-tiles: 0.86× at
-//   8192×6144×4096 and 4096³, 0.91–0.96× on other DMMA-bound shapes, 1.16× at 3800×16×8055 until
-//   16-deep ones came back there (1.00×). 8192×6144×4096: 1.03× cuBLAS's time (02: 1.04×). Sum
-//   kernel 0.40–0.64× on medium-depth split shapes; the 4-CTA, 1.5-wave rule 0.67–0.91× the
-//   2-CTA, 1-wave one (74×4360×4512 0.67×), 2577×1433×48 1.04×. Random sweeps, seeds 1–3 (H100):
-//   64/64 each, geo mean 0.65–0.67× cuBLAS's time, 0.76–0.80× cuBLASLt's; 7–10 shapes a seed over
-//   1.0×, worst 1.25–1.44× (2136×7585×8, 12×350×2536, 6120×746×4757: few rows or few tiles).
+//   8192×6144×4096 and 4096³, 0.91–0.96× on other DMMA-bound shapes; 1.16× at 3800×16×8055, 1.00×
+//   with 16-deep ones back there. 8192×6144×4096: 1.03× cuBLAS (02: 1.04×). Split: sum kernel
+//   0.40–0.64×, the 4-CTA, 1.5-wave rule 0.67–0.91× (2577×1433×48 1.04×). Staged epilogue
+//   0.53–0.92×; mm_gemv 0.44–0.54× at 1–2 rows (up to 1.46× slower at 8: it stops at 2).
+//   Random sweeps, seeds 1–3 (H100): 64/64 each, geo 0.65–0.67× cuBLAS, 0.76–0.80× cuBLASLt;
+//   7–10 shapes a seed over 1.0×, worst 1.25–1.44× (2136×7585×8, 12×350×2536, 6120×746×4757).
 // Tiles: exact 128×128×32 and 128×64×32 (3 stages; ×16, 4 stages where 32 pads), 64×64×16 (4
 //   stages), dynamic shared memory; fp32 (02's): BigCfg/MidCfg/SmallCfg, BK=8, 128 threads
 // Targets: sm_75 sm_80 sm_90a sm_100a
