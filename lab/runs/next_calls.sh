@@ -21,6 +21,9 @@ case "${1:-}" in
 6)  # ~8 min: matmul 03's mm_narrow for C of at most 16 (variants 8, 32) columns (244)
     BUDGET=540 LINE_LIMIT=150 $G build \
         "sh=$(sed -n 's/^#   \(.*\)$/\1/p' $R/batch_run244.txt | head -1)" batch=$R/batch_run244.txt ;;
+7)  # ~9 min: 12_best's row epilogue for odd-N ring shapes, gated to K ≤ 64 and M·N ≥ 2^19 (245)
+    BUDGET=570 LINE_LIMIT=200 $G build \
+        "sh=$(sed -n 's/^#   \(.*\)$/\1/p' $R/batch_run245.txt | head -1)" batch=$R/batch_run245.txt ;;
 3|4|5) # the leaderboard: the sections `./harness leaderboard --check` calls stale, from the tree
     # as committed (no sh= step: gpu_session.sh refuses a leaderboard step after one), labelled
     # with COMMIT (this copy has no .git). Copy each call's $OUT/leaderboard.md into the tree
@@ -32,5 +35,5 @@ case "${1:-}" in
     4) BUDGET=500 $G build leaderboard=matmul_fp32 leaderboard-random=matmul_fp32:02,03 ;;
     5) BUDGET=570 $G build leaderboard=batched_matmul_fp32 leaderboard-random=batched_matmul_fp32:02,03 ;;
     esac ;;
-*)  echo "usage: lab/runs/next_calls.sh 1|2|3|4|5|6" >&2; exit 2 ;;
+*)  echo "usage: lab/runs/next_calls.sh 1|2|3|4|5|6|7" >&2; exit 2 ;;
 esac
