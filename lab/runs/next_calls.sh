@@ -7,9 +7,6 @@
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 G="bash tools/gpu_session.sh"
-M=solutions/matmul_fp32/03_exact.cu
-BT=solutions/batched_matmul_fp32/03_exact.cu
-X=lab/experiments
 R=lab/runs
 case "${1:-}" in
 1)  # ~8 min: matmul 03's mm_gemv with the sum kernel, up to 2, 8 and 16 rows (242)
@@ -31,7 +28,7 @@ case "${1:-}" in
     [ -n "${COMMIT:-}" ] || { echo "next_calls.sh $1: COMMIT=<the committed HEAD, short hash> first" >&2; exit 2; }
     export COMMIT
     case $1 in
-    3) BUDGET=500 $G build leaderboard-shapes ;;  # gemm_fp16's: no fp32 change moves it
+    3) BUDGET=500 $G build leaderboard-shapes ;;  # gemm_fp16's (12_best: after 245, if it lands)
     4) BUDGET=500 $G build leaderboard=matmul_fp32 leaderboard-random=matmul_fp32:02,03 ;;
     5) BUDGET=570 $G build leaderboard=batched_matmul_fp32 leaderboard-random=batched_matmul_fp32:02,03 ;;
     esac ;;
