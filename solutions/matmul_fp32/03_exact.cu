@@ -10,7 +10,7 @@
 //   the edges), converted to fp64 at the fragment load (half the shared bytes of fp64 tiles).
 //   The 128-row tiles take 32-deep k-tiles, 3 stages: each k-tile costs a wait and a barrier, and
 //   its first fragment loads cannot start before them, so 32-deep tiles expose that every 4 k8
-//   steps, not 2. Where 32 would pad a shallow depth (16, 48, 80, 112) they keep 16-deep ones.
+//   steps, not 2. Where 32 would pad a shallow depth (under 128, ceil(depth/16) odd): 16-deep.
 //   Hopper: mma m16n8k8 .f64, the k pairs (t, t + 4) read as the tile's (2t, 2t + 1), so A's two
 //   come in one 8-byte load; A rows 24 floats apart (mod 32) and B's 16-byte chunks XOR-swizzled
 //   by row pair keep every fragment load conflict-free. A100: m8n8k4.
@@ -676,8 +676,8 @@ struct XTile {
 using XBig = XTile<128, 128, 2, 4, MM_EXACT_BK, MM_EXACT_STAGES>;  // 8 warps of 64×32
 using XMid = XTile<128, 64, 2, 2, MM_EXACT_BK, MM_EXACT_STAGES>;   // 4 warps of 64×32
 static_assert(XBig::SMEM <= 163 * 1024, "the A100's shared memory a block");
-// A shallow depth that 32-deep k-tiles would pad (ceil(depth/16) odd, depth < 128: 16, 48, 80,
-// 112 ...) keeps 16-deep ones: at 3800×16×8055 the 32-deep tiles did twice the DMMAs, 1.16× time.
+// A shallow depth that 32-deep k-tiles would pad (ceil(depth/16) odd, depth < 128: 9–16, 33–48,
+// 65–80, 97–112) keeps 16-deep ones: at 3800×16×8055 32-deep tiles did twice the DMMAs (1.16×).
 using XBig16 = XTile<128, 128, 2, 4>;
 using XMid16 = XTile<128, 64, 2, 2>;
 static bool shallow_pads(int depth) { return MM_EXACT_BK > 16 && depth < 128 && (depth + 15) / 16 % 2 == 1; }
