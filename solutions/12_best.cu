@@ -187,6 +187,15 @@
 #ifndef GEMM_RING_SMALL_CTAS
 #define GEMM_RING_SMALL_CTAS 2 // ... times this for the ring's 32×32 tiles (run 137: 1576×37×2936 0.68x
 #endif                         // against 1, 0.96x over 22 split shapes; 4: 0.97x)
+#ifndef GEMM_RING_ROWS_N
+#define GEMM_RING_ROWS_N 64    // gemm_ring with odd N (or C not 4-byte aligned) and N at least this: C staged
+#endif                         // through shared memory and stored a row at a time in aligned words (0: never)
+#ifndef GEMM_RING_ROWS_K
+#define GEMM_RING_ROWS_K 64    // ... where C's stores outweigh the k-loop: K at most this and M·N at least
+#endif                         // GEMM_RING_ROWS_MN (run 220: 1571×821×18 0.91×, 1752×307×48 0.93×, but
+#ifndef GEMM_RING_ROWS_MN      // 1.06–1.13× slower over 20 smaller or deeper ring shapes)
+#define GEMM_RING_ROWS_MN 524288
+#endif
 #ifndef GEMM_ANY_PAIRS
 #define GEMM_ANY_PAIRS 1       // gemm_ring / gemm_any epilogue: half2 C accesses when N is even (v2 reds on sm_90)
 #endif
@@ -2463,6 +2472,74 @@ __device__ __forceinline__ void mma_stage(float (&acc)[BM / 32][BN / 16][4], uns
     }
 }
 
+// C = alpha·acc + beta·C a row at a time, for C whose rows start on odd halves (odd N: every
+// other row; a C only 2-byte aligned: half of them). In the fragment layout a warp's store
+// touches 8 rows, 8 bytes of each in 2-byte pieces, so every 32-byte sector of C is written in
+// several partial pieces. Here the sums go through shared memory (the ring's stages, free after
+// the K loop; rows of BN + 8 floats, so the fragment layout's float2 writes hit distinct banks)
+// and BN / 2 lanes take a row: lane p the 4-byte word of columns 2p, 2p + 1, or, where the row
+// starts on an odd half, 2p + 1, 2p + 2, the last lane then the row's first and last columns
+// alone. A warp's accesses are contiguous words of one or two rows. Old C is read the same way,
+// every read before any store (a store between two reads would order them).
+template <int BM, int BN>
+__device__ __forceinline__ void store_rows(const float (&acc)[BM / 32][BN / 16][4], unsigned char* stage,
+                                           half* __restrict__ C, int M, int N, float alpha, float beta) {
+    using T = Tile<BM, BN>;
+    constexpr int LD = BN + 8, LANES = BN / 2, PASS = THREADS / LANES, R = BM / PASS;
+    static_assert(THREADS % LANES == 0 && BM % PASS == 0, "whole rows a pass");
+    float* st = reinterpret_cast<float*>(stage);
+    const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5, g = lane >> 2, t = lane & 3;
+    const int m0 = blockIdx.y * BM, n0 = blockIdx.x * BN, wm0 = (warp >> 1) * T::WM, wn0 = (warp & 1) * T::WN;
+    mma_path::cp_async_wait<0>();  // only empty groups are left; none may land in the staging
+    __syncthreads();               // every warp past its last k-step: the stages are free
+    for_each_acc<T::MI, T::NJ>([&](int i, int j, int e) {
+        if (e & 1) return;
+        const int r = wm0 + 16 * i + g + (e >> 1) * 8, c = wn0 + 8 * j + 2 * t;
+        *reinterpret_cast<float2*>(st + r * LD + c) = make_float2(acc[i][j][e], acc[i][j][e + 1]);
+    });
+    __syncthreads();
+    const int p = tid % LANES, r0 = tid / LANES;
+    const size_t c_half = reinterpret_cast<uintptr_t>(C) / 2;  // C's first element, in halves
+    int c0[R];
+    bool odd[R], v0[R], v1[R];
+    float o0[R], o1[R];
+#pragma unroll
+    for (int q = 0; q < R; ++q) {
+        const int gm = m0 + r0 + PASS * q;
+        odd[q] = (c_half + static_cast<size_t>(gm) * N + n0) & 1;
+        const bool alone = odd[q] && p == LANES - 1;  // columns 0 and BN - 1
+        c0[q] = alone ? 0 : 2 * p + (odd[q] ? 1 : 0);
+        const int c1 = alone ? BN - 1 : c0[q] + 1;
+        v0[q] = gm < M && n0 + c0[q] < N;
+        v1[q] = gm < M && n0 + c1 < N;
+        o0[q] = o1[q] = 0.0f;
+        if (beta == 0.0f) continue;
+        const half* src = C + static_cast<size_t>(gm) * N + n0;
+        if (!alone && v0[q] && v1[q]) {  // c0 is word-aligned in C: the pair is one word
+            const float2 o = __half22float2(*reinterpret_cast<const half2*>(src + c0[q]));
+            o0[q] = o.x;
+            o1[q] = o.y;
+        } else {
+            if (v0[q]) o0[q] = __half2float(src[c0[q]]);
+            if (v1[q]) o1[q] = __half2float(src[c1]);
+        }
+    }
+#pragma unroll
+    for (int q = 0; q < R; ++q) {
+        const int r = r0 + PASS * q, gm = m0 + r;
+        const bool alone = odd[q] && p == LANES - 1;
+        const int c1 = alone ? BN - 1 : c0[q] + 1;
+        const float x0 = alpha * st[r * LD + c0[q]] + beta * o0[q], x1 = alpha * st[r * LD + c1] + beta * o1[q];
+        half* dst = C + static_cast<size_t>(gm) * N + n0;
+        if (!alone && v0[q] && v1[q]) {
+            *reinterpret_cast<half2*>(dst + c0[q]) = __floats2half2_rn(x0, x1);
+        } else {
+            if (v0[q]) dst[c0[q]] = __float2half_rn(x0);
+            if (v1[q]) dst[c1] = __float2half_rn(x1);
+        }
+    }
+}
+
 // The epilogue of C tile (blockIdx.x, blockIdx.y), piece blockIdx.z: with K split, each piece
 // adds into the tile's fp32 slot and the last to arrive (an acq_rel counter) takes the sum,
 // clears the slot and counter for the next call, and stores C = alpha·sum + beta·C.
@@ -2472,9 +2549,10 @@ __device__ __forceinline__ void mma_stage(float (&acc)[BM / 32][BN / 16][4], uns
 // memory instructions of single values (GEMM_ANY_PAIRS): one half2 access of C when N is even and
 // C 4-byte aligned, and on sm_90 one v2 red into the slot for any N (the slot is BN wide; a
 // pair's column past N adds the zero its B columns gave, and no one reads it).
-template <int BM, int BN>
+template <int BM, int BN, bool ROWS = false>
 __device__ __forceinline__ void finish(float (&acc)[BM / 32][BN / 16][4], half* __restrict__ C, int M, int N,
-                                       float alpha, float beta, float* __restrict__ part, int* __restrict__ count) {
+                                       float alpha, float beta, float* __restrict__ part, int* __restrict__ count,
+                                       unsigned char* stage = nullptr) {
     using T = Tile<BM, BN>;
     __shared__ int last;
     const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5, g = lane >> 2, t = lane & 3;
@@ -2508,6 +2586,16 @@ __device__ __forceinline__ void finish(float (&acc)[BM / 32][BN / 16][4], half* 
         for_each_acc<T::MI, T::NJ>([&](int i, int j, int e) {
             if (in(i, j, e)) acc[i][j][e] = __ldcg(s_at(i, j, e));
         });
+    }
+    if constexpr (ROWS) {
+        if (gridDim.z > 1) {
+            for_each_acc<T::MI, T::NJ>([&](int i, int j, int e) {
+                if (in(i, j, e)) __stcg(s_at(i, j, e), 0.0f);
+            });
+            if (tid == 0) count[tile] = 0;
+        }
+        store_rows<BM, BN>(acc, stage, C, M, N, alpha, beta);
+        return;
     }
     float old[T::MI][T::NJ][4];
     for_each_acc<T::MI, T::NJ>([&](int i, int j, int e) {
@@ -2633,7 +2721,7 @@ gemm_any(const half* __restrict__ A, const half* __restrict__ B, half* __restric
 // loads of STAGES - 1 steps are in flight while one computes (a piece of up to STAGES - 1 steps
 // waits for memory once). An operand whose rows allow only 2-byte loads (vec 1: cp.async copies
 // 4 bytes or more) goes through registers one step ahead, as in gemm_any.
-template <int STAGES, int BM, int BN>
+template <int STAGES, int BM, int BN, bool ROWS = false>
 __global__ void __launch_bounds__(THREADS, GEMM_RING_MIN_BLOCKS)
 gemm_ring(const half* __restrict__ A, const half* __restrict__ B, half* __restrict__ C, int M, int N, int K,
           float alpha, float beta, int va, int vb, int k_per, float* __restrict__ part, int* __restrict__ count) {
@@ -2709,7 +2797,8 @@ gemm_ring(const half* __restrict__ A, const half* __restrict__ B, half* __restri
         if (kt + 1 < KT) reg_store(kt + 1);
         if (kt + 2 < KT) reg_load(kt + 2);
     }
-    finish<BM, BN>(acc, C, M, N, alpha, beta, part, count);
+    static_assert(BM * (BN + 8) * 4 <= STAGES * L::STAGE, "the row epilogue's staging fits the ring");
+    finish<BM, BN, ROWS>(acc, C, M, N, alpha, beta, part, count, smem);
 }
 
 }  // namespace any_path
@@ -3444,8 +3533,16 @@ bool solve_any(const half* A, const half* B, half* C, int M, int N, int K, float
     const dim3 grid(static_cast<unsigned>(gn), static_cast<unsigned>(gm), static_cast<unsigned>(s));
     const int va = vec_halves(A, K), vb = vec_halves(B, N);
     constexpr int kStages = GEMM_ANY_STAGES < 3 ? 3 : GEMM_ANY_STAGES;
-    if (ring && tm == 32)
+    // C's rows start on odd halves: the row epilogue where C is wide enough (GEMM_RING_ROWS_N)
+    const bool rows = GEMM_RING_ROWS_N > 0 && N >= GEMM_RING_ROWS_N && K <= GEMM_RING_ROWS_K &&
+                      static_cast<long long>(M) * N >= GEMM_RING_ROWS_MN &&
+                      (N % 2 != 0 || reinterpret_cast<uintptr_t>(C) % 4 != 0);
+    if (ring && tm == 32 && rows)
+        gemm_ring<kStages, 32, 32, true><<<grid, THREADS>>>(A, B, C, M, N, K, alpha, beta, va, vb, k_per, part, count);
+    else if (ring && tm == 32)
         gemm_ring<kStages, 32, 32><<<grid, THREADS>>>(A, B, C, M, N, K, alpha, beta, va, vb, k_per, part, count);
+    else if (ring && rows)
+        gemm_ring<kStages, 64, 64, true><<<grid, THREADS>>>(A, B, C, M, N, K, alpha, beta, va, vb, k_per, part, count);
     else if (ring)
         gemm_ring<kStages, 64, 64><<<grid, THREADS>>>(A, B, C, M, N, K, alpha, beta, va, vb, k_per, part, count);
     else if (wide)

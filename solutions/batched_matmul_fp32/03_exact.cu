@@ -715,7 +715,7 @@ __device__ __forceinline__ float mac(float a, float b, float acc) { return fmaf(
 __device__ __forceinline__ double mac(float a, float b, double acc) {
     return fma(static_cast<double>(a), static_cast<double>(b), acc);
 }
-// One staged chunk of a thread's chain (bmm_rows, bmm_slab): acc += arow[k]·bcol[k·ldb] for k <
+// One staged chunk of a thread's chain (bmm_rows): acc += arow[k]·bcol[k·ldb] for k <
 // kc, in k order; A's row read 4 k at a time where the chunk is whole (kc is block-uniform)
 template <class Acc>
 __device__ __forceinline__ Acc chain_chunk(Acc acc, const float* arow, const float* bcol, int ldb, int kc) {
@@ -830,12 +830,19 @@ __global__ void __launch_bounds__(kRowThreads)
 }
 
 // bmm_slab (exact paths only): M ≤ 8 rows and N past bmm_rows' 32 columns, where a 64-row DMMA
-// tile is at most an eighth full over every k. bmm_rows' ring and chains over a 32-column slab:
-// block (slab blockIdx.x, batch blockIdx.y) takes every row of C[b] (a warp a row, a lane a
-// column), A[b]'s rows and the slab's columns of B[b] stream through the ring 64 k at a time, and
-// each thread's chain of fp64 FMAs reads shared memory only. B is read once over all blocks.
+// tile is at most an eighth full over every k. bmm_rows' ring over a 32-column slab: block (slab
+// blockIdx.x, batch blockIdx.y) takes every row of C[b]; A[b]'s rows and the slab's columns of
+// B[b] stream through the ring 64 k at a time. Each warp takes 8 of a chunk's 64 k for every row,
+// a lane a column: one B value from shared memory feeds M fp64 FMAs (independent chains), and A's
+// values come 4 k in one broadcast load. A warp a row with every k (one B load an FMA, one chain)
+// was bound by the shared-memory pipe (stall mio_throttle at 83×8×992×500). At the end the warps'
+// partial sums meet in the freed ring, added in warp order. B is read once over all blocks.
 constexpr int kSlabCols = 32, kSlabMaxRows = kRowThreads / kSlabCols;  // 8
+constexpr int kSlabWarps = kRowThreads / 32, kSlabKW = kRowKC / kSlabWarps;  // 8 warps, 8 k each
 static_assert(kSlabMaxRows * kRowLdA + kRowKC * kSlabCols <= kRowStage, "a slab's chunk fits a stage");
+static_assert(kSlabKW % 4 == 0, "A's k come 4 at a time, 16-byte aligned");
+static_assert(kSlabWarps * kSlabMaxRows * kSlabCols * sizeof(double) <= 2 * kRowStage * sizeof(float),
+              "the warps' partial sums fit the ring's first two stages");
 // VEC: N % 4 == 0 and B 16-byte aligned (a slab starts at a multiple of 32 columns)
 template <bool VEC>
 __global__ void __launch_bounds__(kRowThreads)
@@ -881,22 +888,58 @@ __global__ void __launch_bounds__(kRowThreads)
         issue(s);
         row_commit();
     }
-    const int ml = tid / kSlabCols, n = tid % kSlabCols;
-    const bool active = ml < M && n < nw;  // thread tid: output (ml, n0 + n)
-    double acc = 0;
+    const int warp = tid / 32, lane = tid % 32, kb = warp * kSlabKW;  // this warp's k of a chunk
+    double acc[kSlabMaxRows];
+#pragma unroll
+    for (int r = 0; r < kSlabMaxRows; ++r) acc[r] = 0.0;
     for (int c = 0; c < KT; ++c) {
         row_wait<S - 2>();  // chunk c landed (this thread's copies); the barrier: everyone's, and
         __syncthreads();    // chunk c−1's stage, refilled below, is no longer read
         issue(c + S - 1);
         row_commit();
-        if (active) {
-            const float* st = stage[c % S];
-            const float* arow = st + ml * kRowLdA;
-            const float* bcol = st + b_off + n;
-            acc = chain_chunk(acc, arow, bcol, kSlabCols, min(kRowKC, K - c * kRowKC));
+        const int kc = min(kRowKC, K - c * kRowKC);
+        const float* st = stage[c % S];
+        const float* bk = st + b_off + kb * kSlabCols + lane;  // B[kb][lane] of the chunk
+        const float* ak = st + kb;                             // A[0][kb]
+        if (kb + kSlabKW <= kc) {  // warp-uniform: this warp's 8 k are all inside the chunk
+            float bv[kSlabKW];
+#pragma unroll
+            for (int u = 0; u < kSlabKW; ++u) bv[u] = bk[u * kSlabCols];
+#pragma unroll
+            for (int r = 0; r < kSlabMaxRows; ++r) {
+                if (r >= M) break;
+#pragma unroll
+                for (int q = 0; q < kSlabKW; q += 4) {
+                    const float4 a4 = *reinterpret_cast<const float4*>(ak + r * kRowLdA + q);
+                    acc[r] = mac(a4.x, bv[q + 0], acc[r]);
+                    acc[r] = mac(a4.y, bv[q + 1], acc[r]);
+                    acc[r] = mac(a4.z, bv[q + 2], acc[r]);
+                    acc[r] = mac(a4.w, bv[q + 3], acc[r]);
+                }
+            }
+        } else {  // the last chunk's tail
+            for (int u = 0; u < kc - kb; ++u) {
+                const float bf = bk[u * kSlabCols];
+#pragma unroll
+                for (int r = 0; r < kSlabMaxRows; ++r)
+                    if (r < M) acc[r] = mac(ak[r * kRowLdA + u], bf, acc[r]);
+            }
         }
     }
-    if (active) C[((size_t)b * M + ml) * N + n0 + n] = static_cast<float>(acc);
+    // Every copy has landed (the groups still pending are empty): the ring takes the warps' sums
+    __syncthreads();
+    double* part = reinterpret_cast<double*>(&stage[0][0]);  // [warp][row][lane]
+#pragma unroll
+    for (int r = 0; r < kSlabMaxRows; ++r)
+        if (r < M) part[(warp * kSlabMaxRows + r) * kSlabCols + lane] = acc[r];
+    __syncthreads();
+    const int ml = tid / kSlabCols, n = tid % kSlabCols;  // thread tid: output (ml, n0 + n)
+    if (ml < M && n < nw) {
+        double sum = 0.0;
+#pragma unroll
+        for (int w = 0; w < kSlabWarps; ++w) sum += part[(w * kSlabMaxRows + ml) * kSlabCols + n];
+        C[((size_t)b * M + ml) * N + n0 + n] = static_cast<float>(sum);
+    }
 }
 
 // ---------------------------------------------------------------- thin inner dimension

@@ -49,7 +49,7 @@
 #include <algorithm>
 
 #ifndef MM_GEMV_ROWS
-#define MM_GEMV_ROWS 2  // exact paths: C of at most this many rows and over 32 columns takes mm_gemv (0: never)
+#define MM_GEMV_ROWS 16  // exact paths: C of at most this many rows and over 32 columns takes mm_gemv (0: never)
 #endif
 
 // ---------------------------------------------------------------- copy primitives
@@ -487,18 +487,18 @@ __global__ void __launch_bounds__(kThinThreads)
 // 256 / cw thread groups each a contiguous part of the slice. A's R rows over the slice are
 // converted to fp64 once, into shared memory as [k][R], so a thread's R sums for one element of
 // B take R / 2 broadcast 16-byte loads, R fp64 FMAs and one conversion. The groups' sums meet in
-// shared memory, added in group order; with more than one slice, each slice's R × cw sums go to
-// an fp64 plane and the slab's last block (a counter) adds the planes in slice order. Every sum
-// is fp64, C rounded once. The kernel takes up to 16 rows, but at 8 the tiles' split K was
-// faster for a depth of 1–3 k, so the default stops at 2 (-DMM_GEMV_ROWS=8 measures it again).
+// shared memory, added in group order; with more than one slice, each slice's rows × cw sums go
+// to an fp64 plane and mm_split_sum, a thread an output over the whole grid, adds the planes in
+// slice order (the slab's last block did, cw threads for rows × slices loads each: up to 8 rows
+// and 92 slices at 8×3026×461, where the tiles were 1.28× faster). Every sum is fp64, C rounded
+// once. The kernel takes up to 16 rows; MM_GEMV_ROWS says up to how many it is used.
 constexpr int kGemvThreads = 256, kGemvSmemDoubles = 4096;  // 32 KB: A's slice, then the groups' sums
 template <int R>
 __global__ void __launch_bounds__(kGemvThreads, 2)
     mm_gemv(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C, int rows, int depth,
-            int cols, int cw, int d_per, double* __restrict__ ws, int* __restrict__ counters) {
+            int cols, int cw, int d_per, double* __restrict__ ws) {
     static_assert(R == 1 || R % 2 == 0, "pairs of rows a load");
     __shared__ __align__(16) double sm[kGemvSmemDoubles];
-    __shared__ bool last;
     const int tid = threadIdx.x, groups = kGemvThreads / cw, gi = tid / cw, c = tid % cw;
     const int n = blockIdx.x * cw + c, z = blockIdx.y, slices = gridDim.y;
     const int d0 = z * d_per, dl = min(d_per, depth - d0);  // dl ≤ kGemvSmemDoubles / R (host)
@@ -553,21 +553,6 @@ __global__ void __launch_bounds__(kGemvThreads, 2)
             else ws[z * plane + (size_t)r * cols + n] = sum;
         }
     }
-    if (slices == 1) return;
-    __threadfence();
-    __syncthreads();
-    if (tid == 0) last = atomicAdd(counters + blockIdx.x, 1) == slices - 1;
-    __syncthreads();
-    if (!last) return;
-    __threadfence();
-    if (tid < cw && active) {
-        for (int r = 0; r < rows; ++r) {
-            double sum = 0.0;
-            for (int zz = 0; zz < slices; ++zz) sum += __ldcg(ws + zz * plane + (size_t)r * cols + n);
-            C[(size_t)r * cols + n] = static_cast<float>(sum);
-        }
-    }
-    if (tid == 0) counters[blockIdx.x] = 0;
 }
 
 // ---------------------------------------------------------------- small C, long inner dimension
@@ -1126,17 +1111,17 @@ static bool launch_gemv(const float* A, const float* B, float* C, int rows, int 
     const int d_per = (int)((depth + s - 1) / s);
     s = (depth + d_per - 1) / d_per;  // no empty slice
     double* ws = nullptr;
-    int* counters = nullptr;
     if (s > 1) {
-        // counters first, at a fixed place (see solve_split): one a slab, reset by its last block
         static SplitSpace space = {nullptr, 0};
-        constexpr size_t kCounterBytes = 4096 * sizeof(int);  // slabs ≤ 8192 / 32
-        if (!split_space(space, kCounterBytes + (size_t)s * rows * cols * sizeof(double))) return false;
-        counters = static_cast<int*>(space.ptr);
-        ws = reinterpret_cast<double*>(static_cast<char*>(space.ptr) + kCounterBytes);
+        if (!split_space(space, (size_t)s * rows * cols * sizeof(double))) return false;
+        ws = static_cast<double*>(space.ptr);
     }
     const dim3 grid((unsigned)slabs, (unsigned)s);
-    mm_gemv<R><<<grid, kGemvThreads>>>(A, B, C, rows, depth, cols, cw, d_per, ws, counters);
+    mm_gemv<R><<<grid, kGemvThreads>>>(A, B, C, rows, depth, cols, cw, d_per, ws);
+    if (s > 1) {
+        const size_t plane = (size_t)rows * cols;
+        mm_split_sum<<<(unsigned)((plane + kSumThreads - 1) / kSumThreads), kSumThreads>>>(ws, C, plane, (int)s);
+    }
     return true;
 }
 static bool solve_gemv(const float* A, const float* B, float* C, int rows, int depth, int cols, int sms) {
