@@ -10,9 +10,9 @@
 //   32×32 tiles where C has ≤ 1.5 64×64 tiles an SM or K ≤ 64, else 64×64 (K split from 8
 //   k-steps), to 0.11 GFLOP, to 0.5 for one wave of unsplit tiles or ≤ 28 tiles, for N ≤ 48 and
 //   even K ≥ 1500 (A, all the bytes, read in place); else the rows are copied into a padded
-//   workspace, the GEMM a programmatic dependent launch after.
-// Changed from 11, and why it is faster: the big kernel is 11's (improved here, then ported:
-//   at 4096³ the two are within 1%, 0.2022 and 0.2015 ms). The gain is in the other shapes:
+//   workspace, the GEMM a programmatic dependent launch after. The ring's odd-N C, where K ≤ 64
+//   and M·N ≥ 2^19 (the stores outweigh the k-loop), goes out a row at a time in aligned words.
+// Changed from 11, and why it is faster: the big kernel is 11's (4096³ within 1%); the gain is:
 //   - 1024³: split-K pairs, 128 CTAs of 2 consumer warpgroups on 128×128 tiles (2/3 of the L2→SM
 //     bytes per MMA of 11's 64×128): 0.0124 ms against 0.0127;
 //   - the padded copies put odd shapes on the tensor cores: 4095³ 0.2396 ms against 11's
@@ -29,18 +29,19 @@
 // Prediction (before measuring): 1024³ ≈ 0.011 ms (≈ 0.7× cuBLAS's time), 4096³ ≈ cuBLAS,
 //   4095³ ≈ 0.24 ms (~50 µs of it padded copies); T4 path ≈ 0.43 ms at 4096³, A100 path = 09;
 //   the ring faster than the register double buffer and, to ~1 GFLOP, the padded path; 32×32
-//   tiles faster than 64×64 where C has few; one round of 128×256 faster than three of 64×128.
+//   tiles faster than 64×64 where C has few; one round of 128×256 faster than three of 64×128;
+//   row stores 0.90–0.95× the fragments' partial-sector stores at 1571×821×18, 1752×307×48.
 // Measured (H200, harness, yardsticks alternated in the same process; leaderboard.md): 1024³
 //   0.0124 ms (0.66× cuBLAS), 4096³ 0.2022 (0.93×); 4096³, 8192³ 0.95×, 0.96× cuBLASLt's best;
 //   the 17 fixed shapes under cuBLAS. As PTX: T4 path 4096³ 0.4501 ms, A100 path 0.3406 (09's
 //   0.3392). Ring against padded copies past 0.11 GFLOP: 0.75–0.95× where it runs, 1.1–2.2× on
 //   many tiles; 32×32 tiles 0.71–0.94× to 1.5 tiles an SM. Odd N, rows reduce-added (predicted
 //   faster than fold and serial split): 0.80× over 106 shapes; one k-tile on 128×256 past 2
-//   rounds 0.90–0.91× (10 shapes). Random (64, seeds 1–3): 0.64–0.70× cuBLAS, 0.72–0.76× Lt.
-// Tiles (a macro at the top names each choice): big 128×256×64 × 4 stages, 1 producer + 2
-//   consumer warpgroups, clusters of 2 between 1 and 2 waves; split-K 128×128×64 × 4, 1 + 2;
-//   small 64×128×64 × 8, 1 + 1, stream-K at M ≤ 64, beta = 1; gemm_ring 64×64 or 32×32 × BK 32,
-//   4 warps; mma path 128×256/128×128/128×64 × BK 32 (09's model); fallback CUDA-core 64×64.
+//   rounds 0.90–0.91× (10 shapes). Row stores (H100): 0.92×, 0.96× there, 1.00× on 26 other
+//   ring shapes. Random (64, seeds 1–3, H100): 0.66–0.67× cuBLAS (worst 0.97×), 0.72–0.74× Lt.
+// Tiles (each a macro at the top): big 128×256×64 × 4 stages, 1 producer + 2 consumer warpgroups,
+//   clusters of 2 from 1 to 2 waves; split-K 128×128×64 × 4, 1 + 2; small 64×128×64 × 8, 1 + 1,
+//   stream-K at M ≤ 64, beta = 1; ring 64×64 or 32×32 × BK 32, 4 warps; mma path 09's; CUDA-core 64².
 // Targets: sm_75 sm_80 sm_90a sm_100a
 // Judge GPUs: T4 A100 H100 H200 B200
 #include <cuda.h>
@@ -192,8 +193,8 @@
 #endif                         // through shared memory and stored a row at a time in aligned words (0: never)
 #ifndef GEMM_RING_ROWS_K
 #define GEMM_RING_ROWS_K 64    // ... where C's stores outweigh the k-loop: K at most this and M·N at least
-#endif                         // GEMM_RING_ROWS_MN (run 220: 1571×821×18 0.91×, 1752×307×48 0.93×, but
-#ifndef GEMM_RING_ROWS_MN      // 1.06–1.13× slower over 20 smaller or deeper ring shapes)
+#endif                         // GEMM_RING_ROWS_MN (ungated, run 220: 1.06–1.13× slower on 20 smaller or
+#ifndef GEMM_RING_ROWS_MN      // deeper shapes; gated, run 245: 1571×821×18 0.92×, others 1.00×)
 #define GEMM_RING_ROWS_MN 524288
 #endif
 #ifndef GEMM_ANY_PAIRS

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""slab_ksplit_model.py: is experiments/run243_b32_slab_ksplit.patch's bmm_slab right?
+"""slab_ksplit_model.py: is batched fp32 03's bmm_slab right (run 243's patch, landed in the twenty-third session)?
 
 The patched bmm_slab (batched fp32 03, M ≤ 8, N > 32) run on the CPU for whole shapes: each
 block's ring copies of a chunk (A's M rows of 64 k at rows kRowLdA apart, the slab's B as
