@@ -9,28 +9,23 @@ cd "$(dirname "$0")/../.."
 G="bash tools/gpu_session.sh"
 R=lab/runs
 case "${1:-}" in
-1)  # ~8 min: matmul 03's mm_gemv with the sum kernel, up to 2, 8 and 16 rows (242)
-    BUDGET=540 LINE_LIMIT=150 $G build \
-        "sh=$(sed -n 's/^#   \(.*\)$/\1/p' $R/batch_run242.txt | head -1)" batch=$R/batch_run242.txt ;;
-2)  # ~7 min: batched 03's bmm_slab with the warps splitting each chunk's k (243)
-    BUDGET=480 LINE_LIMIT=150 $G build \
-        "sh=$(sed -n 's/^#   \(.*\)$/\1/p' $R/batch_run243.txt | head -1)" batch=$R/batch_run243.txt ;;
-6)  # ~8 min: matmul 03's mm_narrow for C of at most 16 (variants 8, 32) columns (244)
-    BUDGET=540 LINE_LIMIT=150 $G build \
-        "sh=$(sed -n 's/^#   \(.*\)$/\1/p' $R/batch_run244.txt | head -1)" batch=$R/batch_run244.txt ;;
-7)  # ~9 min: 12_best's row epilogue for odd-N ring shapes, gated to K ≤ 64 and M·N ≥ 2^19 (245)
-    BUDGET=570 LINE_LIMIT=200 $G build \
-        "sh=$(sed -n 's/^#   \(.*\)$/\1/p' $R/batch_run245.txt | head -1)" batch=$R/batch_run245.txt ;;
-3|4|5) # the leaderboard: the sections `./harness leaderboard --check` calls stale, from the tree
+8)  # ~6 min: matmul 03's 128×64 tiles where the depth is ≤ 256 (variant 1024) (247)
+    BUDGET=420 LINE_LIMIT=150 $G build \
+        "sh=$(sed -n 's/^#   \(.*\)$/\1/p' $R/batch_run247.txt | head -1)" batch=$R/batch_run247.txt ;;
+9)  # ~5 min: profiles of the fp32 03 shapes still over cuBLAS (248, HEAD), then run 246's clean-up
+    BUDGET=480 LINE_LIMIT=200 $G build batch=$R/batch_run248.txt \
+        "sh=$(sed -n 's/^#   \(.*\)$/\1/p' $R/batch_run246.txt | head -1)" batch=$R/batch_run246.txt ;;
+3|4|5|10) # the leaderboard: the sections `./harness leaderboard --check` calls stale, from the tree
     # as committed (no sh= step: gpu_session.sh refuses a leaderboard step after one), labelled
     # with COMMIT (this copy has no .git). Copy each call's $OUT/leaderboard.md into the tree
     # before the next call, so the next one adds its sections to it.
     [ -n "${COMMIT:-}" ] || { echo "next_calls.sh $1: COMMIT=<the committed HEAD, short hash> first" >&2; exit 2; }
     export COMMIT
     case $1 in
-    3) BUDGET=500 $G build leaderboard-shapes ;;  # gemm_fp16's (12_best: after 245, if it lands)
+    3) BUDGET=570 $G build leaderboard-fp16 leaderboard-random=gemm_fp16:09,10,11,12 ;;  # gemm_fp16's
+    10) BUDGET=470 $G build leaderboard-shapes ;;  # gemm_fp16's shape sweep
     4) BUDGET=500 $G build leaderboard=matmul_fp32 leaderboard-random=matmul_fp32:02,03 ;;
     5) BUDGET=570 $G build leaderboard=batched_matmul_fp32 leaderboard-random=batched_matmul_fp32:02,03 ;;
     esac ;;
-*)  echo "usage: lab/runs/next_calls.sh 1|2|3|4|5|6|7" >&2; exit 2 ;;
+*)  echo "usage: lab/runs/next_calls.sh 3|4|5|8|9|10" >&2; exit 2 ;;
 esac
