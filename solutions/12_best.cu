@@ -30,15 +30,14 @@
 //   4095³ ≈ 0.24 ms (~50 µs of it padded copies); T4 path ≈ 0.43 ms at 4096³, A100 path = 09;
 //   the ring faster than the register double buffer and, to ~1 GFLOP, the padded path; 32×32
 //   tiles faster than 64×64 where C has few; one round of 128×256 faster than three of 64×128;
-//   row stores 0.90–0.95× the fragments' partial-sector stores at 1571×821×18, 1752×307×48.
-// Measured (H200, harness, yardsticks alternated in the same process; leaderboard.md): 1024³
-//   0.0124 ms (0.66× cuBLAS), 4096³ 0.2022 (0.93×); 4096³, 8192³ 0.95×, 0.96× cuBLASLt's best;
-//   the 17 fixed shapes under cuBLAS. As PTX: T4 path 4096³ 0.4501 ms, A100 path 0.3406 (09's
-//   0.3392). Ring against padded copies past 0.11 GFLOP: 0.75–0.95× where it runs, 1.1–2.2× on
-//   many tiles; 32×32 tiles 0.71–0.94× to 1.5 tiles an SM. Odd N, rows reduce-added (predicted
-//   faster than fold and serial split): 0.80× over 106 shapes; one k-tile on 128×256 past 2
-//   rounds 0.90–0.91× (10 shapes). Row stores (H100): 0.92×, 0.96× there, 1.00× on 26 other
-//   ring shapes. Random (64, seeds 1–3, H100): 0.66–0.67× cuBLAS (worst 0.97×), 0.72–0.74× Lt.
+//   row stores 0.90–0.95× the fragment stores at 1571×821×18, 1752×307×48.
+// Measured (H200, yardsticks alternated in one process): 1024³ 0.0124 ms (0.66× cuBLAS), 4096³
+//   0.2022 (0.93×); 4096³, 8192³ 0.95×, 0.96× cuBLASLt's best; the 17 fixed shapes under cuBLAS. As
+//   PTX: T4 path 4096³ 0.4501 ms, A100 path 0.3406 (09's 0.3392). Ring against padded copies past
+//   0.11 GFLOP: 0.75–0.95× where it runs, 1.1–2.2× on many tiles; 32×32 tiles 0.71–0.94× to 1.5
+//   tiles an SM. Odd N, rows reduce-added: 0.80× over 106 shapes; one k-tile on 128×256 past 2
+//   rounds 0.90–0.91× (10 shapes). Row stores (H100): 0.92×, 0.96× there, 1.00× on 26 other ring
+//   shapes. Random (seeds 1–3, H100): 0.66–0.67× cuBLAS (worst 0.97×), 0.72–0.74× Lt.
 // Tiles (each a macro at the top): big 128×256×64 × 4 stages, 1 producer + 2 consumer warpgroups,
 //   clusters of 2 from 1 to 2 waves; split-K 128×128×64 × 4, 1 + 2; small 64×128×64 × 8, 1 + 1,
 //   stream-K at M ≤ 64, beta = 1; ring 64×64 or 32×32 × BK 32, 4 warps; mma path 09's; CUDA-core 64².
