@@ -14,6 +14,8 @@ CPU only.
 import random
 import sys
 
+from model_check import check_batched
+
 THREADS, KC, LDA, MAXR, MAXC, SMS = 256, 64, 68, 32, 32, 132
 STAGE = 2688  # kRowStage (floats)
 
@@ -98,13 +100,7 @@ def run(batch, m, n, k, seed):
                 at = (b * m + m0) * n + tid
                 assert C[at] is None, "written twice"
                 C[at] = s
-    for b in range(batch):
-        for r in range(m):
-            for c in range(n):
-                ref = sum(A[(b * m + r) * k + d] * B[(b * k + d) * n + c] for d in range(k))
-                got = C[(b * m + r) * n + c]
-                assert got is not None, "never written"
-                assert abs(got - ref) <= 1e-9 * max(1.0, abs(ref)), (b, r, c, got, ref)
+    check_batched(A, B, C, batch, m, n, k)
     return R, KW
 
 

@@ -11,6 +11,8 @@ the first two stages, every output right (1e-9) and written once. CPU only.
 import random
 import sys
 
+from model_check import check_batched
+
 THREADS, KC, LDA, SLAB, MAXR = 256, 64, 68, 32, 8
 WARPS, KW = THREADS // 32, KC // (THREADS // 32)
 STAGE = 2688  # kRowStage (floats)
@@ -81,13 +83,7 @@ def run(batch, m, n, k, seed):
                     at = (b * m + ml) * n + n0 + nn
                     assert C[at] is None, "written twice"
                     C[at] = s
-    for b in range(batch):
-        for r in range(m):
-            for c in range(n):
-                ref = sum(A[(b * m + r) * k + d] * B[(b * k + d) * n + c] for d in range(k))
-                got = C[(b * m + r) * n + c]
-                assert got is not None, "never written"
-                assert abs(got - ref) <= 1e-9 * max(1.0, abs(ref)), (b, r, c, got, ref)
+    check_batched(A, B, C, batch, m, n, k)
 
 
 def main():
