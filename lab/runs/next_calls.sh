@@ -15,9 +15,11 @@ case "${1:-}" in
 9)  # ~5 min: profiles of the fp32 03 shapes still over cuBLAS (248, HEAD), then run 246's clean-up
     BUDGET=480 LINE_LIMIT=200 $G build batch=$R/batch_run248.txt \
         "sh=$(sed -n 's/^#   \(.*\)$/\1/p' $R/batch_run246.txt | head -1)" batch=$R/batch_run246.txt ;;
-11) # ~6 min: batched 03's bmm_rows with its idle threads in groups over k, fewer rows a block (249)
-    BUDGET=360 LINE_LIMIT=150 $G build \
-        "sh=$(sed -n 's/^#   \(.*\)$/\1/p' $R/batch_run249.txt | head -1)" batch=$R/batch_run249.txt ;;
+11) # ~9 min: batched 03's bmm_rows with its idle threads in groups over k, fewer rows a block
+    # (249); then, on top, bmm_slab capped at 80 registers for 3 blocks an SM (250)
+    BUDGET=570 LINE_LIMIT=150 $G build \
+        "sh=$(sed -n 's/^#   \(.*\)$/\1/p' $R/batch_run249.txt | head -1)" batch=$R/batch_run249.txt \
+        "sh=$(sed -n 's/^#   \(.*\)$/\1/p' $R/batch_run250.txt | head -1)" batch=$R/batch_run250.txt ;;
 3|4|5|10) # the leaderboard: the sections `./harness leaderboard --check` calls stale, from the tree
     # as committed (no sh= step: gpu_session.sh refuses a leaderboard step after one), labelled
     # with COMMIT (this copy has no .git). Copy each call's $OUT/leaderboard.md into the tree
