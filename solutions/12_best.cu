@@ -36,8 +36,8 @@
 //   PTX: T4 path 4096³ 0.4501 ms, A100 path 0.3406 (09's 0.3392). Ring against padded copies past
 //   0.11 GFLOP: 0.75–0.95× where it runs, 1.1–2.2× on many tiles; 32×32 tiles 0.71–0.94× to 1.5
 //   tiles an SM. Odd N, rows reduce-added: 0.80× over 106 shapes; one k-tile on 128×256 past 2
-//   rounds 0.90–0.91× (10 shapes). Row stores (H100): 0.92×, 0.96× there, 1.00× on 26 other ring
-//   shapes. Random (seeds 1–3, H100): 0.66–0.67× cuBLAS (worst 0.97×), 0.72–0.74× Lt.
+//   rounds 0.90–0.91× (10 shapes). Row stores (H100): 0.92×, 0.96× there, 26 other ring shapes
+//   within noise. Random (seeds 1–3, H100): 0.66–0.67× cuBLAS (worst 0.97×), 0.72–0.74× Lt.
 // Tiles (each a macro at the top): big 128×256×64 × 4 stages, 1 producer + 2 consumer warpgroups,
 //   clusters of 2 from 1 to 2 waves; split-K 128×128×64 × 4, 1 + 2; small 64×128×64 × 8, 1 + 1,
 //   stream-K at M ≤ 64, beta = 1; ring 64×64 or 32×32 × BK 32, 4 warps; mma path 09's; CUDA-core 64².
@@ -193,7 +193,7 @@
 #ifndef GEMM_RING_ROWS_K
 #define GEMM_RING_ROWS_K 64    // ... where C's stores outweigh the k-loop: K at most this and M·N at least
 #endif                         // GEMM_RING_ROWS_MN (ungated, run 220: 1.06–1.13× slower on 20 smaller or
-#ifndef GEMM_RING_ROWS_MN      // deeper shapes; gated, run 245: 1571×821×18 0.92×, others 1.00×)
+#ifndef GEMM_RING_ROWS_MN      // deeper shapes; gated, run 245: 1571×821×18 0.92×, 26 others within noise)
 #define GEMM_RING_ROWS_MN 524288
 #endif
 #ifndef GEMM_ANY_PAIRS
