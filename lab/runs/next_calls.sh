@@ -9,8 +9,9 @@ cd "$(dirname "$0")/../.."
 G="bash tools/gpu_session.sh"
 R=lab/runs
 case "${1:-}" in
-8)  # ~7 min: matmul 03's 128×64 tiles where the depth is ≤ 256 (variants 1024, 8192) (247)
-    BUDGET=480 LINE_LIMIT=150 $G build \
+8)  # ~8 min: fp32 03's unaligned large shapes beside their aligned twins (252, HEAD); then
+    # matmul 03's 128×64 tiles where the depth is ≤ 256 (variants 1024, 8192) (247)
+    BUDGET=570 LINE_LIMIT=150 $G build batch=$R/batch_run252.txt \
         "sh=$(sed -n 's/^#   \(.*\)$/\1/p' $R/batch_run247.txt | head -1)" batch=$R/batch_run247.txt ;;
 9)  # ~5 min: profiles of the fp32 03 shapes still over cuBLAS (248, HEAD), then run 246's clean-up
     BUDGET=480 LINE_LIMIT=200 $G build batch=$R/batch_run248.txt \
