@@ -19,6 +19,9 @@ case "${1:-}" in
 13) # ~5 min: matmul 03 reading unaligned operands of large products through padded copies (253)
     BUDGET=420 LINE_LIMIT=150 $G build \
         "sh=$(sed -n 's/^#   \(.*\)$/\1/p' $R/batch_run253.txt | head -1)" batch=$R/batch_run253.txt ;;
+14) # ~5 min: batched 03 the same (254): only after 253 landed or 252 showed the cost
+    BUDGET=420 LINE_LIMIT=150 $G build \
+        "sh=$(sed -n 's/^#   \(.*\)$/\1/p' $R/batch_run254.txt | head -1)" batch=$R/batch_run254.txt ;;
 11) # ~9 min: batched 03's bmm_rows with its idle threads in groups over k, fewer rows a block
     # (249); then, on top, bmm_slab capped at 80 registers for 3 blocks an SM (250)
     BUDGET=570 LINE_LIMIT=150 $G build \
@@ -39,5 +42,5 @@ case "${1:-}" in
     4) BUDGET=500 $G build leaderboard=matmul_fp32 leaderboard-random=matmul_fp32:02,03 ;;
     5) BUDGET=570 $G build leaderboard=batched_matmul_fp32 leaderboard-random=batched_matmul_fp32:02,03 ;;
     esac ;;
-*)  echo "usage: lab/runs/next_calls.sh 3|4|5|8|9|10|11|12|13" >&2; exit 2 ;;
+*)  echo "usage: lab/runs/next_calls.sh 3|4|5|8|9|10|11|12|13|14" >&2; exit 2 ;;
 esac
