@@ -233,8 +233,12 @@ bool ld_prepare(const ld_options *o, const char *src_path, const char *tag, ld_p
     memset(p, 0, sizeof(*p));
     *status = LD_IO_ERROR;
     if (!ld_find_nvcc(p->nvcc, sizeof(p->nvcc))) {
-        snprintf(err, errlen,
-                 "nvcc not found (looked at $NVCC, PATH, $CUDA_HOME/bin, /usr/local/cuda/bin)");
+        const char *env = getenv("NVCC");
+        if (env && *env)
+            snprintf(err, errlen, "NVCC=%s is not an executable file", env);
+        else
+            snprintf(err, errlen,
+                     "nvcc not found (looked at PATH, $CUDA_HOME/bin, /usr/local/cuda/bin)");
         *status = LD_NO_NVCC;
         return false;
     }

@@ -113,6 +113,10 @@ char *ld_read_text(const char *path, size_t *len);
 /* nvcc's path ($NVCC, then PATH, then $CUDA_HOME/bin, /usr/local/cuda/bin); false if none. */
 bool ld_find_nvcc(char *out, size_t len);
 
+/* A regular file this process may execute (a folder passes access(X_OK) too, and exec then
+ * fails). */
+bool ld_runnable(const char *path);
+
 /* Runs argv[0] (a path, or a name looked up on PATH; no shell) with its stdout (and stderr when
  * with_stderr) into out, the first len - 1 bytes kept and the rest drained; its exit status, or
  * -1 when it could not run or was killed. */

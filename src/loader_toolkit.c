@@ -7,17 +7,24 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "loader_int.h"
 
-static bool ld_executable(const char *p) { return access(p, X_OK) == 0; }
+bool ld_runnable(const char *p)
+{
+    struct stat st;
+    return stat(p, &st) == 0 && S_ISREG(st.st_mode) && access(p, X_OK) == 0;
+}
 
+/* $NVCC, when set, is the only candidate: a typo there must not build with another nvcc */
 bool ld_find_nvcc(char *out, size_t len)
 {
     const char *env = getenv("NVCC");
-    if (env && *env && ld_executable(env)) {
+    if (env && *env) {
+        if (!ld_runnable(env)) return false;
         snprintf(out, len, "%s", env);
         return true;
     }
@@ -27,7 +34,7 @@ bool ld_find_nvcc(char *out, size_t len)
         for (char *dir = strtok_r(copy, ":", &save); dir; dir = strtok_r(NULL, ":", &save)) {
             char cand[PATH_MAX];
             snprintf(cand, sizeof(cand), "%s/nvcc", *dir ? dir : ".");
-            if (ld_executable(cand)) {
+            if (ld_runnable(cand)) {
                 snprintf(out, len, "%s", cand);
                 free(copy);
                 return true;
@@ -39,12 +46,12 @@ bool ld_find_nvcc(char *out, size_t len)
     char cand[PATH_MAX];
     if (home && *home) {
         snprintf(cand, sizeof(cand), "%s/bin/nvcc", home);
-        if (ld_executable(cand)) {
+        if (ld_runnable(cand)) {
             snprintf(out, len, "%s", cand);
             return true;
         }
     }
-    if (ld_executable("/usr/local/cuda/bin/nvcc")) {
+    if (ld_runnable("/usr/local/cuda/bin/nvcc")) {
         snprintf(out, len, "/usr/local/cuda/bin/nvcc");
         return true;
     }

@@ -62,7 +62,7 @@ bool in_find_tool(const char *name, const char *env, char *out, size_t len)
     const char *e = getenv(env);
     if (e && *e) {
         snprintf(out, len, "%s", e);
-        return access(e, X_OK) == 0;
+        return ld_runnable(e);
     }
     char cand[PATH_MAX + 64];
     const char *path = getenv("PATH");
@@ -71,7 +71,7 @@ bool in_find_tool(const char *name, const char *env, char *out, size_t len)
         if (!copy) return false;
         for (char *d = strtok_r(copy, ":", &save); d; d = strtok_r(NULL, ":", &save)) {
             snprintf(cand, sizeof(cand), "%s/%s", *d ? d : ".", name);
-            if (access(cand, X_OK) == 0) {
+            if (ld_runnable(cand)) {
                 snprintf(out, len, "%s", cand);
                 free(copy);
                 return true;
@@ -82,7 +82,7 @@ bool in_find_tool(const char *name, const char *env, char *out, size_t len)
     char nvcc[PATH_MAX];
     if (ld_find_nvcc(nvcc, sizeof(nvcc))) {
         snprintf(cand, sizeof(cand), "%s/%s", dirname(nvcc), name);
-        if (access(cand, X_OK) == 0) {
+        if (ld_runnable(cand)) {
             snprintf(out, len, "%s", cand);
             return true;
         }
@@ -90,13 +90,13 @@ bool in_find_tool(const char *name, const char *env, char *out, size_t len)
     const char *home = getenv("CUDA_HOME");
     if (home && *home) {
         snprintf(cand, sizeof(cand), "%s/bin/%s", home, name);
-        if (access(cand, X_OK) == 0) {
+        if (ld_runnable(cand)) {
             snprintf(out, len, "%s", cand);
             return true;
         }
     }
     snprintf(cand, sizeof(cand), "/usr/local/cuda/bin/%s", name);
-    if (access(cand, X_OK) == 0) {
+    if (ld_runnable(cand)) {
         snprintf(out, len, "%s", cand);
         return true;
     }
