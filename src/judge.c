@@ -51,6 +51,14 @@ void jd_cache_dir(char *out, size_t len)
     snprintf(out, len, "%s/cache", dirname(exe));
 }
 
+bool jd_cu_name(const char *path)
+{
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    size_t len = strlen(base);
+    return len >= 4 && strcmp(base + len - 3, ".cu") == 0;
+}
+
 bool jd_parse_number(const char *s, double lo, double hi, double *out)
 {
     char *end;
@@ -283,8 +291,7 @@ static int jd_arch(const jd_options *o, jd_result *r, const gp_gpu **gpu_out)
  * code (in r->exit_code too) with r->detail. */
 static int jd_read_solution(const jd_options *o, jd_result *r)
 {
-    size_t len = strlen(o->solution);
-    if (len < 4 || strcmp(o->solution + len - 3, ".cu") != 0) {
+    if (!jd_cu_name(o->solution)) {
         snprintf(r->detail, sizeof(r->detail), "%s: not a .cu file", o->solution);
         return r->exit_code = HX_BAD_FILE;
     }

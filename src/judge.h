@@ -110,6 +110,10 @@ void jd_cache_dir(char *out, size_t len);
 /* A number in [lo, hi] and nothing after it (option values). */
 bool jd_parse_number(const char *s, double lo, double hi, double *out);
 
+/* A solution's file name: its last component ends in ".cu" after at least one character, however
+ * the path is written ("./.cu" and ".cu" alike are not). */
+bool jd_cu_name(const char *path);
+
 /* A one-line description of how times are taken, for reports. */
 void jd_timing_note(const rn_timing_opts *t, char *buf, size_t len);
 

@@ -170,8 +170,7 @@ int jd_front(const jd_options **op, jd_options *sweep_o, jd_result *r)
     if (o->vs) {
         char *vsrc = NULL, why[600];
         size_t vlen = 0;
-        size_t vl = strlen(o->vs);
-        if (vl < 4 || strcmp(o->vs + vl - 3, ".cu") != 0) {
+        if (!jd_cu_name(o->vs)) {
             snprintf(r->detail, sizeof(r->detail), "--vs %s: not a .cu file", o->vs);
             return HX_BAD_FILE;
         }

@@ -47,9 +47,8 @@ static int in_run(in_ctx *cx, const jd_options *o, const in_request *rq)
     if (dynamic && under)
         return in_fail(cx, HX_USAGE, "already running under a tool ($%s is set): no --sanitize or --profile inside it",
                        under);
-    size_t len = strlen(o->solution);
     struct stat sb;
-    if (len < 4 || strcmp(o->solution + len - 3, ".cu") != 0)
+    if (!jd_cu_name(o->solution))
         return in_fail(cx, HX_BAD_FILE, "%s: not a .cu file", o->solution);
     if (stat(o->solution, &sb) != 0 || access(o->solution, R_OK) != 0)
         return in_fail(cx, HX_BAD_FILE, "cannot open %s: %s", o->solution, strerror(errno));
