@@ -58,7 +58,7 @@ int jd_size_arg(const jd_options *o, const pb_problem *p, pb_size *sz, jd_result
     pb_size_names(p, names, sizeof(names));
     int count = 0;
     memset(sz, 0, sizeof(*sz));
-    pb_scan sc = pb_scan_sizes(o->size, true, sz->v, &count);
+    pb_scan sc = pb_scan_sizes(o->size, false, sz->v, &count);
     if (sc == PB_SCAN_SYNTAX || count != pb_n_sizes(p)) {
         snprintf(r->detail, sizeof(r->detail), "--size: %s takes %s (positive integers), got '%s'",
                  p->name, names, o->size);

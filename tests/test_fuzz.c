@@ -90,7 +90,7 @@ static void fz_check_ok(const cl_args *a, char *const *argv, int argc)
     if (o->problem) cr_assert_not_null(pb_find(o->problem));
     if (o->custom) {
         int v[PB_MAX_SIZES], n;
-        cr_assert(o->size && pb_scan_sizes(o->size, true, v, &n) != PB_SCAN_SYNTAX);
+        cr_assert(o->size && pb_scan_sizes(o->size, false, v, &n) != PB_SCAN_SYNTAX);
     }
     if (o->shapes) cr_assert(o->sweep);
     if (o->sweep) cr_assert(!o->custom && o->timing && !a->inspect.modes);
