@@ -24,7 +24,7 @@ void cl_usage(FILE *out)
         "       harness leaderboard [--problem P] [--sizes 1024,4096] [--json FILE]\n"
         "       harness leaderboard --sweep [--problem P] [--stages 09,10,11,12]\n"
         "       harness leaderboard --check [--problem P]\n"
-        "       harness new NAME [--problem P] [--dir DIR]\n"
+        "       harness new NAME [--problem P] [--dir DIR] [--json]\n"
         "\n"
         "Compiles SOLUTION.cu (at most 4 MiB) with nvcc, loads its extern \"C\" solve(), runs the\n"
         "problem's tests against a cuBLAS reference and times the performance case, like the\n"
@@ -64,11 +64,16 @@ void cl_usage(FILE *out)
         "                       alike), a 95% interval for it and a verdict (faster / slower /\n"
         "                       no difference beyond the noise); with --size, --sweep, --gpu,\n"
         "                       --json (not with --baseline, --no-timing, --gpu all or an\n"
-        "                       inspection mode)\n"
+        "                       inspection mode)\n",
+        out);
+    fputs( /* split: ISO C's limit on one string's length */
         "      --flush-l2       flush L2 before every timed call\n"
         "      --no-timing      check only\n"
-        "      --min-runs N     timed calls at least (3..1000, default 30)\n"
-        "      --max-time SEC   stop repeating after this long (0.01..600, default 1)\n"
+        "      --min-runs N     timed calls before the noise test may stop early (3..1000,\n"
+        "                       default 30)\n"
+        "      --max-time SEC   stop repeating after this long, sooner than --min-runs for a\n"
+        "                       slow solution, never under 3 calls (0.01..600, default 1);\n"
+        "                       2000 calls at most\n"
         "      --timeout SEC    per-test time limit, per call while timing (0.1..3600, default 10); a\n"
         "                       PTX build run here (--gpu T4/A100 on a newer GPU): the first\n"
         "                       call of each process gets 300 s more, for the driver's compile\n"
@@ -107,7 +112,8 @@ void cl_usage(FILE *out)
         "      --profile        the performance case once under Nsight Compute: duration,\n"
         "                       occupancy, throughput, SM clock, L2, DRAM bytes, tensor\n"
         "                       pipes, top stalls\n"
-        "  new NAME [--problem P] [--dir DIR]   the starter as the next stage file, header to fill in\n"
+        "  new NAME [--problem P] [--dir DIR] [--json]   the starter as the next stage file, header\n"
+        "                       to fill in\n"
         "\n"
         "exit codes:\n"
         "  0 success            1 test-case-failed      2 bad option or argument (also\n"
@@ -168,7 +174,7 @@ static bool cl_parse_sets(const char *list, bool sets[PB_N_SETS])
 static bool cl_size_syntax(const char *s)
 {
     int v[PB_MAX_SIZES], n;
-    return pb_scan_sizes(s, true, v, &n) != PB_SCAN_SYNTAX;
+    return pb_scan_sizes(s, false, v, &n) != PB_SCAN_SYNTAX;
 }
 
 static bool cl_shapes_syntax(const char *s)

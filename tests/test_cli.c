@@ -46,6 +46,30 @@ Test(cli, bad_files)
     cr_expect_eq(RUN(SOURCE_DIR "/README.md"), HX_BAD_FILE);
     cr_expect(strstr(out, "not a .cu file"), "%s", out);
     cr_expect_eq(RUN(FIXTURES), HX_BAD_FILE);
+    /* ".cu" is no name however the path is written: its own folder's "./.cu" as ".cu" */
+    char dir[] = SCRATCH "/dotcu_XXXXXX", path[sizeof(dir) + 8];
+    cr_assert_not_null(mkdtemp(dir));
+    snprintf(path, sizeof(path), "%s/.cu", dir);
+    cr_assert(tu_write(path, "extern \"C\" void solve() {}\n"));
+    cr_expect_eq(RUN(path), HX_BAD_FILE, "%s", out);
+    cr_expect(strstr(out, "not a .cu file"), "%s", out);
+    cr_expect_eq(RUN("--vs", path, FIXTURES "/correct.cu"), HX_BAD_FILE, "%s", out);
+    cr_expect_eq(RUN("--resources", path), HX_BAD_FILE, "%s", out);
+    unlink(path);
+    rmdir(dir);
+}
+
+/* $NVCC names the one nvcc to use: a folder or a missing file there is the harness's error (12),
+ * said as such, never another nvcc's build nor the solution's compile error (5). */
+Test(cli, nvcc_variable_that_cannot_run)
+{
+    const char *bad[] = {FIXTURES, FIXTURES "/no_such_nvcc"};
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        cr_assert_eq(setenv("NVCC", bad[i], 1), 0);
+        cr_expect_eq(RUN("--rebuild", FIXTURES "/correct.cu"), HX_INTERNAL, "%s: %s", bad[i], out);
+        cr_expect(strstr(out, "is not an executable file"), "%s: %s", bad[i], out);
+    }
+    unsetenv("NVCC");
 }
 
 Test(cli, size_outside_constraints)
@@ -183,6 +207,9 @@ Test(cli, sizes_that_cannot_be_are_bad_sizes)
     cr_expect_eq(RUN("--shapes", "4096,2000000", FIXTURES "/correct.cu"), HX_BAD_SIZE, "%s", out);
     cr_expect_eq(RUN("--size", "16x16", FIXTURES "/correct.cu"), HX_USAGE, "%s", out);
     cr_expect_eq(RUN("--size", "1e3x16x16", FIXTURES "/correct.cu"), HX_USAGE, "%s", out);
+    /* commas join --shapes' entries: "16,16,16" is three cubes there, never one --size */
+    cr_expect_eq(RUN("--size", "16,16,16", FIXTURES "/correct.cu"), HX_USAGE, "%s", out);
+    cr_expect_eq(RUN("--size", "16,16x16", FIXTURES "/correct.cu"), HX_USAGE, "%s", out);
     cr_expect_eq(RUN("--shapes", "64,,64", FIXTURES "/correct.cu"), HX_USAGE, "%s", out);
 }
 
