@@ -330,7 +330,8 @@ static void lc_reasons(const lc_section *s, char *out, size_t len)
     if (c) lc_add(out, len, &n, "%d stage%s changed in comments only", c, c == 1 ? "" : "s");
 }
 
-static void lc_json(FILE *j, const char *file, const lc_section *sec, int n, int n_current, int code)
+static void lc_json(FILE *j, const char *file, const lc_section *sec, int n, int n_current, int code,
+                    const char *error)
 {
     fputs("{\"file\":", j);
     rp_json_string(j, file);
@@ -368,74 +369,119 @@ static void lc_json(FILE *j, const char *file, const lc_section *sec, int n, int
         }
         fputs("]}", j);
     }
-    fprintf(j, "],\"n_sections\":%d,\"n_current\":%d,\"exit_code\":%d}\n", n, n_current, code);
+    /* as the main command's JSON: error null when the exit is the verdict */
+    fprintf(j, "],\"n_sections\":%d,\"n_current\":%d,\"exit_code\":%d,\"error\":", n, n_current, code);
+    if (error) rp_json_string(j, error);
+    else fputs("null", j);
+    fputs("}\n", j);
 }
 
-/* The sections of text, in order, judged: their count, or -1 after saying why (markers that are
- * not one begin before one end, too many sections). */
-static int lc_sections(const char *path, const char *text, const char *only, lc_section *sec)
+void lb_check_json_error(FILE *j, const char *file, int code, const char *error)
 {
-    static const char open[] = "<!-- leaderboard:", begin[] = ":begin -->";
+    lc_json(j, file, NULL, 0, 0, code, error);
+}
+
+/* The human verdict: a row per section, then the commands that regenerate the stale ones. */
+static void lc_table(FILE *h, const char *path, const lc_section *sec, int n, int n_current)
+{
+    fprintf(h, "%s: %d section%s, %d current, %d stale (measured before a change to their stages, or "
+               "not checkable)\n\n%-28s %-12s %-10s %6s  %s\n",
+            path, n, n == 1 ? "" : "s", n_current, n - n_current, "section", "commit", "date", "stages", "state");
+    for (int k = 0; k < n; k++) {
+        char why[1024];
+        lc_reasons(&sec[k], why, sizeof(why));
+        fprintf(h, "%-28s %-12s %-10s %6d  %s%s%s%s\n", sec[k].name, sec[k].commit[0] ? sec[k].commit : "-",
+                sec[k].date[0] ? sec[k].date : "-", sec[k].n, sec[k].current ? "current" : "stale",
+                why[0] ? " (" : "", why, why[0] ? ")" : "");
+    }
+    bool said = false; /* the commands that regenerate the stale sections, once each */
+    for (int k = 0; k < n; k++) {
+        bool dup = sec[k].current || !sec[k].cmd[0];
+        for (int i = 0; !dup && i < k; i++) dup = !sec[i].current && !strcmp(sec[i].cmd, sec[k].cmd);
+        if (dup) continue;
+        if (!said) fprintf(h, "\nto regenerate the stale sections (a GPU run each):\n");
+        said = true;
+        fprintf(h, "  %s\n", sec[k].cmd);
+    }
+}
+
+/* The sections of text, in order, judged (only only's, when not NULL): their count, or -1 with
+ * why (markers that are not one begin before one end, by the writer's own rule; too many
+ * sections). *n_all: how many sections the file has, whatever only says. */
+static int lc_sections(const char *path, const char *text, const char *only, lc_section *sec, int *n_all,
+                       char *why, size_t why_len)
+{
+    static const char open[] = "<!-- leaderboard:", begin[] = ":begin -->", end[] = ":end -->";
     int n = 0;
+    *n_all = 0;
     for (const char *m = text; (m = strstr(m, open)); m++) {
         const char *nm = m + strlen(open);
         size_t w = strspn(nm, "abcdefghijklmnopqrstuvwxyz0123456789_-");
-        if (w == 0 || w >= sizeof(sec[0].name) || strncmp(nm + w, begin, strlen(begin)) != 0) continue;
-        char end_marker[160], begin_marker[160];
-        snprintf(end_marker, sizeof(end_marker), "%s%.*s:end -->", open, (int)w, nm);
-        snprintf(begin_marker, sizeof(begin_marker), "%s%.*s%s", open, (int)w, nm, begin);
-        const char *b = nm + w + strlen(begin), *e = strstr(b, end_marker), *again = strstr(b, begin_marker);
-        if (!e || (again && again < e) || strstr(e + 1, end_marker)) {
-            fprintf(stderr, "harness leaderboard: %s: the markers of section %.*s are not one begin before one end\n",
-                    path, (int)w, nm);
+        bool is_begin = !strncmp(nm + w, begin, strlen(begin)), is_end = !strncmp(nm + w, end, strlen(end));
+        if (w == 0 || w >= sizeof(sec[0].name) || !(is_begin || is_end)) continue;
+        char name[sizeof(sec[0].name)], bm[160], em[160];
+        snprintf(name, sizeof(name), "%.*s", (int)w, nm);
+        snprintf(bm, sizeof(bm), "%s%s%s", open, name, begin);
+        snprintf(em, sizeof(em), "%s%s%s", open, name, end);
+        const char *fb = strstr(text, bm), *fe = strstr(text, em);
+        if ((fb && fb < m) || (fe && fe < m)) continue; /* each name once, at its first marker */
+        /* a stray end counts too: what the writer would refuse to splice, the check refuses */
+        const char *b, *e;
+        if (lb_section_bounds(text, name, &b, &e) != 1) {
+            snprintf(why, why_len, "%s: the markers of section %s are not one begin before one end", path, name);
             return -1;
         }
+        (*n_all)++;
         lc_section s = {0};
-        snprintf(s.name, sizeof(s.name), "%.*s", (int)w, nm);
+        snprintf(s.name, sizeof(s.name), "%s", name);
         size_t ol = only ? strlen(only) : 0;
         if (only && !(strncmp(s.name, only, ol) == 0 &&
                       (!s.name[ol] || !strcmp(s.name + ol, "-shapes") || !strcmp(s.name + ol, "-random"))))
             continue;
-        for (int i = 0; i < n; i++)
-            if (!strcmp(sec[i].name, s.name)) {
-                fprintf(stderr, "harness leaderboard: %s: section %s appears twice\n", path, s.name);
-                return -1;
-            }
         if (n == LC_MAX_SECTIONS) {
-            fprintf(stderr, "harness leaderboard: %s: more than %d sections\n", path, LC_MAX_SECTIONS);
+            snprintf(why, why_len, "%s: more than %d sections", path, LC_MAX_SECTIONS);
             return -1;
         }
         sec[n] = s;
-        lc_judge(&sec[n++], b, e);
+        lc_judge(&sec[n++], b + strlen(bm), e);
     }
     return n;
 }
 
-int lb_check(const char *path, const char *only, const char *json_path)
+int lb_check(const char *path, const char *only, const char *json_path, bool quiet)
 {
-    char out[256];
+    char out[256], error[PATH_MAX + 160] = "";
+    int n = 0, n_all = 0, code = HX_SUCCESS;
+    lc_section *sec = NULL;
     char *ver[] = {"git", "--version", NULL};
-    if (ld_run_capture(ver, true, out, sizeof(out)) != 0) {
-        fprintf(stderr, "harness leaderboard: --check asks git what changed since each section's commit: git not found\n");
-        return HX_INTERNAL;
-    }
     size_t len = 0;
-    char *text = ld_read_text(path, &len);
-    if (!text || memchr(text, '\0', len)) {
-        fprintf(stderr, "harness leaderboard: %s cannot be read as a text file%s%s\n", path, text ? "" : ": ",
-                text ? "" : strerror(errno ? errno : EINVAL));
-        free(text);
-        return HX_BAD_FILE;
+    char *text = NULL;
+    if (ld_run_capture(ver, true, out, sizeof(out)) != 0) {
+        snprintf(error, sizeof(error), "--check asks git what changed since each section's commit: git not found");
+        code = HX_INTERNAL;
+    } else if (!(text = ld_read_text(path, &len)) || memchr(text, '\0', len)) {
+        snprintf(error, sizeof(error), "%s cannot be read as a text file%s%s", path, text ? "" : ": ",
+                 text ? "" : strerror(errno ? errno : EINVAL));
+        code = HX_BAD_FILE;
+    } else if (!(sec = calloc(LC_MAX_SECTIONS, sizeof(*sec)))) {
+        snprintf(error, sizeof(error), "out of memory");
+        code = HX_INTERNAL;
+    } else if ((n = lc_sections(path, text, only, sec, &n_all, error, sizeof(error))) < 0) {
+        code = HX_BAD_FILE;
+    } else if (n_all == 0) {
+        snprintf(error, sizeof(error), "%s has no section (no <!-- leaderboard:...:begin --> marker)", path);
+        code = HX_BAD_FILE;
     }
-    lc_section *sec = calloc(LC_MAX_SECTIONS, sizeof(*sec));
-    int n = sec ? lc_sections(path, text, only, sec) : -1;
     free(text);
-    if (n <= 0) {
-        if (n == 0)
-            fprintf(stderr, "harness leaderboard: %s has no %s%ssection (no <!-- leaderboard:...:begin --> marker)\n",
-                    path, only ? only : "", only ? " " : "");
+    if (code != HX_SUCCESS) {
+        fprintf(stderr, "harness leaderboard: %s\n", error);
+        lb_json js;
+        if (json_path && lb_json_open(&js, json_path)) {
+            lb_check_json_error(js.f, path, code, error);
+            (void)lb_json_close(&js);
+        }
         free(sec);
-        return sec ? HX_BAD_FILE : HX_INTERNAL;
+        return code;
     }
     for (size_t i = 0; i < pb_count() && n < LC_MAX_SECTIONS; i++) { /* a problem with no section */
         const pb_problem *p = pb_at(i);
@@ -451,31 +497,15 @@ int lb_check(const char *path, const char *only, const char *json_path)
     }
     int n_current = 0;
     for (int k = 0; k < n; k++) n_current += sec[k].current;
-    int code = n_current == n ? HX_SUCCESS : HX_FAILED;
-    printf("%s: %d section%s, %d current, %d stale (measured before a change to their stages, or "
-           "not checkable)\n\n%-28s %-12s %-10s %6s  %s\n",
-           path, n, n == 1 ? "" : "s", n_current, n - n_current, "section", "commit", "date", "stages", "state");
-    for (int k = 0; k < n; k++) {
-        char why[1024];
-        lc_reasons(&sec[k], why, sizeof(why));
-        printf("%-28s %-12s %-10s %6d  %s%s%s%s\n", sec[k].name, sec[k].commit[0] ? sec[k].commit : "-",
-               sec[k].date[0] ? sec[k].date : "-", sec[k].n, sec[k].current ? "current" : "stale",
-               why[0] ? " (" : "", why, why[0] ? ")" : "");
-    }
-    bool said = false; /* the commands that regenerate the stale sections, once each */
-    for (int k = 0; k < n; k++) {
-        bool dup = sec[k].current || !sec[k].cmd[0];
-        for (int i = 0; !dup && i < k; i++) dup = !sec[i].current && !strcmp(sec[i].cmd, sec[k].cmd);
-        if (dup) continue;
-        if (!said) printf("\nto regenerate the stale sections (a GPU run each):\n");
-        said = true;
-        printf("  %s\n", sec[k].cmd);
-    }
-    FILE *j = json_path ? lb_open_json(json_path) : NULL;
-    if (json_path && !j) code = HX_INTERNAL;
-    if (j) {
-        lc_json(j, path, sec, n, n_current, code);
-        if (fclose(j) != 0) code = HX_INTERNAL;
+    code = n_current == n ? HX_SUCCESS : HX_FAILED;
+    /* -q: the exit code alone; --json -: stdout holds the JSON only, the table goes to stderr */
+    FILE *h = quiet ? NULL : json_path && !strcmp(json_path, "-") ? stderr : stdout;
+    if (h) lc_table(h, path, sec, n, n_current);
+    lb_json js;
+    if (json_path && !lb_json_open(&js, json_path)) code = HX_INTERNAL;
+    else if (json_path) {
+        lc_json(js.f, path, sec, n, n_current, code, NULL);
+        if (lb_json_close(&js) != HX_SUCCESS) code = HX_INTERNAL;
     }
     free(sec);
     return code;

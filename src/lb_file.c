@@ -47,15 +47,24 @@ static char *lb_defuse(const char *sec)
     return out;
 }
 
+int lb_section_bounds(const char *text, const char *name, const char **b, const char **e)
+{
+    char begin[160], end[160];
+    lb_markers(name, begin, end, sizeof(begin));
+    size_t nb = text ? lb_count(text, begin) : 0, ne = text ? lb_count(text, end) : 0;
+    *b = nb == 1 ? strstr(text, begin) : NULL;
+    *e = ne == 1 ? strstr(text, end) : NULL;
+    if (!nb && !ne) return 0;
+    /* one begin before one end, or neither: anything else cannot say which text is the section */
+    return *b && *e && *b < *e ? 1 : -1;
+}
+
 char *lb_splice(const char *old, const char *problem, const char *section)
 {
-    char begin[128], end[128];
+    char begin[160], end[160];
     lb_markers(problem, begin, end, sizeof(begin));
-    const char *b = old ? strstr(old, begin) : NULL;
-    const char *e = b ? strstr(b, end) : NULL;
-    /* one begin before one end, or neither: anything else cannot say which text is the section */
-    size_t nb = old ? lb_count(old, begin) : 0, ne = old ? lb_count(old, end) : 0;
-    if (nb != ne || nb > 1 || (b && !e)) return NULL;
+    const char *b, *e;
+    if (lb_section_bounds(old, problem, &b, &e) < 0) return NULL;
     char *sec = lb_defuse(section);
     if (!sec) return NULL;
     size_t need = (old ? strlen(old) : 0) + strlen(sec) + strlen(begin) + strlen(end) + 8;
@@ -134,4 +143,69 @@ int lb_write_section(const char *out_path, const char *marker, char *sec)
     }
     free(text);
     return HX_SUCCESS;
+}
+
+/* path with its folder resolved (the name itself need not exist), into out; path as given when
+ * the folder cannot be resolved. */
+static void lb_canon_path(const char *path, char *out, size_t len)
+{
+    const char *slash = strrchr(path, '/');
+    char dir[PATH_MAX], real[PATH_MAX];
+    if (slash == path) snprintf(dir, sizeof(dir), "/");
+    else if (slash) snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path);
+    else snprintf(dir, sizeof(dir), ".");
+    if (realpath(dir, real)) snprintf(out, len, "%s/%s", real, slash ? slash + 1 : path);
+    else snprintf(out, len, "%s", path);
+}
+
+bool lb_same_file(const char *a, const char *b)
+{
+    struct stat sa, sb;
+    if (stat(a, &sa) == 0 && stat(b, &sb) == 0) return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+    char ca[2 * PATH_MAX], cb[2 * PATH_MAX]; /* not both there yet: the same name is the same file */
+    lb_canon_path(a, ca, sizeof(ca));
+    lb_canon_path(b, cb, sizeof(cb));
+    return strcmp(ca, cb) == 0;
+}
+
+bool lb_json_open(lb_json *j, const char *path)
+{
+    *j = (lb_json){.path = path};
+    /* in memory until the end: the file on disk is written whole, or not at all */
+    j->f = open_memstream(&j->buf, &j->len);
+    if (!j->f) fprintf(stderr, "harness leaderboard: cannot write %s: %s\n", path, strerror(errno));
+    return j->f != NULL;
+}
+
+/* j freed unwritten. */
+static void lb_json_drop(lb_json *j)
+{
+    if (j->f) fclose(j->f);
+    free(j->buf);
+    *j = (lb_json){0};
+}
+
+int lb_json_close(lb_json *j)
+{
+    if (!j->f) return HX_SUCCESS;
+    bool ok = fclose(j->f) == 0 && j->buf;
+    j->f = NULL;
+    struct stat sb;
+    if (ok && !j->len) { /* a run that failed before its first line: no empty file either */
+        lb_json_drop(j);
+        return HX_SUCCESS;
+    }
+    if (ok && strcmp(j->path, "-") == 0) {
+        ok = fputs(j->buf, stdout) >= 0 && fflush(stdout) == 0;
+    } else if (ok && stat(j->path, &sb) == 0 && !S_ISREG(sb.st_mode) && !S_ISDIR(sb.st_mode)) {
+        /* a device or a FIFO (/dev/null): written to, never renamed over */
+        FILE *f = fopen(j->path, "w");
+        ok = f && fputs(j->buf, f) >= 0;
+        ok = (f && fclose(f) == 0) && ok;
+    } else if (ok) {
+        ok = lb_write_atomic(j->path, j->buf) == 0;
+    }
+    if (!ok) fprintf(stderr, "harness leaderboard: cannot write %s: %s\n", j->path, strerror(errno));
+    lb_json_drop(j);
+    return ok ? HX_SUCCESS : HX_INTERNAL;
 }

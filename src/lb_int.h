@@ -1,7 +1,7 @@
 /* lb_int.h — what the leaderboard's files share; for src/leaderboard.c and src/lb_*.c only.
  * leaderboard.c: the command, the stage list and the helpers below; lb_stages.c: the stages
  * section; lb_sweep.c: --sweep's run; lb_shapes.c: the shapes section's writers; lb_file.c:
- * the splice between markers. */
+ * the splice between markers and --json's whole-file writes. */
 #ifndef LB_INT_H
 #define LB_INT_H
 
@@ -41,8 +41,6 @@ int lb_find_stages(const char *dir, lb_stage **out);
 void lb_commit_label(const char *given, const char *dir, char *out, size_t len);
 /* The line under a section's title: device, driver, runtime, date, commit. */
 void lb_run_header(const dv_info *dev, const char *commit, char *out, size_t len);
-/* path opened for the JSON, or NULL after saying why. */
-FILE *lb_open_json(const char *path);
 void lb_size_label(const pb_problem *p, const pb_case *c, char *out, size_t len);
 /* The same for a bare shape: "17×129×33", or "1000³" for a cube of three sizes. */
 void lb_shape_label(const pb_problem *p, pb_size s, char *out, size_t len);
@@ -56,6 +54,23 @@ void lb_json_sizes(FILE *j, const pb_problem *p, const pb_case *c);
 /* lb_file.c: splice section (freed there) between marker's markers in out_path, atomically.
  * An exit code. */
 int lb_write_section(const char *out_path, const char *marker, char *sec);
+/* Whether paths a and b name one file: the same device and inode where both exist, else the
+ * same path once their folders are resolved (--json must never overwrite --out). */
+bool lb_same_file(const char *a, const char *b);
+/* --json's sink: the JSON is written into f (memory), then to path whole by lb_json_close,
+ * through a temporary file beside it and a rename, so a failure never leaves half a file; "-"
+ * is stdout. */
+typedef struct {
+    FILE *f;
+    char *buf;
+    size_t len;
+    const char *path;
+} lb_json;
+/* false after saying why. */
+bool lb_json_open(lb_json *j, const char *path);
+/* Write what j holds to its path (nothing when it holds nothing) and free it: an exit code
+ * (HX_INTERNAL after saying why). */
+int lb_json_close(lb_json *j);
 
 /* lb_stages.c: everything after the options: run the stages, write the section (and the
  * JSON). An exit code. */
@@ -65,9 +80,12 @@ int lb_run(const pb_problem *p, const jd_options *o_in, lb_stage *stages, int n,
 
 /* lb_check.c: --check: whether each section of path (only problem only's, when not NULL)
  * describes its stages as they are now (git, and the host compiler's preprocessor for changes in
- * comments only); a table on stdout, JSON into json_path. 0 every section current, 1 one is not,
- * 3 path unreadable or its markers ambiguous, 12 no git. */
-int lb_check(const char *path, const char *only, const char *json_path);
+ * comments only); a table on stdout (stderr when json_path is "-", none when quiet), one JSON
+ * object into json_path on every exit. 0 every section current, 1 one is not (a problem with no
+ * stages section too), 3 path unreadable, without sections or its markers ambiguous, 12 no git. */
+int lb_check(const char *path, const char *only, const char *json_path, bool quiet);
+/* The check's JSON for an exit before any verdict (error: its line on stderr). */
+void lb_check_json_error(FILE *j, const char *file, int code, const char *error);
 
 /* lb_shapes.c: how many shapes a stage passed, and the geometric mean of its ratios (0: none). */
 int lb_sweep_totals(const lb_sweep_stage *s, int n_shapes, double *geomean);

@@ -203,8 +203,9 @@ int lb_run(const pb_problem *p, const jd_options *o_in, lb_stage *stages, int n,
     int wrc = lb_write_section(out_path, p->name, sec);
     if (wrc != HX_SUCCESS) return wrc;
     if (json_path) {
-        FILE *j = lb_open_json(json_path);
-        if (!j) return HX_INTERNAL;
+        lb_json js;
+        if (!lb_json_open(&js, json_path)) return HX_INTERNAL;
+        FILE *j = js.f;
         fprintf(j, "{\"problem\":\"%s\",\"device\":", p->name);
         rp_json_string(j, dev.name);
         fprintf(j, ",\"commit\":");
@@ -236,7 +237,7 @@ int lb_run(const pb_problem *p, const jd_options *o_in, lb_stage *stages, int n,
             fprintf(j, "]}");
         }
         fprintf(j, "]}\n");
-        fclose(j);
+        if (lb_json_close(&js) != HX_SUCCESS) return HX_INTERNAL;
     }
     if (!quiet) fprintf(stderr, "wrote the %s section of %s\n", p->name, out_path);
     return HX_SUCCESS;

@@ -126,20 +126,19 @@ static int lb_sweep_write(const pb_problem *p, const jd_options *o, const lb_swe
         if (rc != HX_SUCCESS) return rc;
         if (!quiet) fprintf(stderr, "wrote the %s section of %s\n", marker, out_path);
     }
-    FILE *j = NULL;
-    if (json_path && !(j = lb_open_json(json_path))) return HX_INTERNAL;
+    lb_json js = {0};
+    if (json_path && !lb_json_open(&js, json_path)) return HX_INTERNAL;
+    FILE *j = js.f;
     if (j && (parts & LB_PART_SHAPES)) lb_shapes_json(j, &t);
-    if (!(parts & LB_PART_RANDOM)) {
-        if (j) fclose(j);
-        return HX_SUCCESS;
-    }
+    if (!(parts & LB_PART_RANDOM)) return lb_json_close(&js);
     pb_size rshapes[LR_N];
     lr_table rt = {.problem = p, .command = command, .header = header, .timing_note = note,
                    .device_name = dev->name, .commit = commit, .random = {LR_N, LR_SEED},
                    .shapes = rshapes, .runs = rnd, .n_stages = n, .n_yards = lr_yardsticks(p)};
     rc = sh_random_shapes(p, &rt.random, rshapes) ? lb_random_write(&rt, out_path, j, quiet) : HX_INTERNAL;
-    if (j) fclose(j);
-    return rc;
+    /* what was written to --out is in the JSON (the shapes line) even when the random part failed */
+    int jrc = lb_json_close(&js);
+    return rc != HX_SUCCESS ? rc : jrc;
 }
 
 int lb_sweep_run(const pb_problem *p, const jd_options *o_in, const char *dir,

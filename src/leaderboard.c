@@ -17,6 +17,7 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -187,14 +188,6 @@ void lb_run_header(const dv_info *dev, const char *commit, char *out, size_t len
              dev->runtime_version % 1000 / 10, date, commit);
 }
 
-/* path opened for the JSON, or NULL after saying why. */
-FILE *lb_open_json(const char *path)
-{
-    FILE *j = fopen(path, "w");
-    if (!j) fprintf(stderr, "harness leaderboard: cannot write %s: %s\n", path, strerror(errno));
-    return j;
-}
-
 void lb_size_label(const pb_problem *p, const pb_case *c, char *out, size_t len)
 {
     lb_shape_label(p, pb_case_size(p, c), out, len);
@@ -257,10 +250,15 @@ static void lb_usage(FILE *out)
           "--sweep=shapes or --sweep=random: that section only.\n"
           "--max-time SEC, --min-runs N: timing per size or shape (default 1 s, 0.5 s with --sweep;\n"
           "30 runs).\n"
-          "       harness leaderboard --check [--problem P] [--out FILE] [--json FILE]\n"
+          "       harness leaderboard --check [--problem P] [--out FILE] [--json FILE] [-q]\n"
           "Runs nothing: says which sections of FILE (every problem's, or P's) still describe the\n"
           "stages as they are, from the commit each names (git; a change in comments only keeps a\n"
-          "section current) and the stages it should list. Exit 0 all current, 1 one is not.\n",
+          "section current) and the stages it should list; a problem with no section is stale.\n"
+          "Exit 0 all current, 1 one is not, 3 FILE unreadable or its markers ambiguous.\n"
+          "-q: no table, the exit code alone.\n"
+          "--json FILE (every mode): written whole (a temporary beside it, renamed); never the\n"
+          "--out file (exit 2); '-' is stdout, which then holds the JSON alone (--check's table on\n"
+          "stderr).\n",
           out);
 }
 
@@ -289,6 +287,20 @@ static pb_scan lb_parse_sizes(const pb_problem *p, const char *list, pb_case *si
     return PB_SCAN_OK;
 }
 
+/* A usage error into bad (the first one only): lb_main says it once the whole line is read, so
+ * that --check --json - can answer with its JSON object whatever came first. */
+static void lb_bad(char *bad, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void lb_bad(char *bad, size_t len, const char *fmt, ...)
+{
+    if (bad[0]) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(bad, len, fmt, ap);
+    va_end(ap);
+    for (char *p = bad; *p; p++) /* one line, whatever an argument held */
+        if (*p == '\n' || *p == '\r') *p = ' ';
+}
+
 int lb_main(int argc, char **argv)
 {
     const char *problem_name = "gemm_fp16", *dir_opt = NULL, *out_path = "leaderboard.md",
@@ -301,6 +313,7 @@ int lb_main(int argc, char **argv)
     const char *stages_opt = NULL;
     double d;
     uint64_t u;
+    char bad[PATH_MAX + 160] = ""; /* the first usage error: said once the whole line is read */
     enum { L_SWEEP = 512, L_STAGES, L_MAXTIME, L_MINRUNS }; /* the shapes section's */
     enum { L_SIZES = 256, L_DIR, L_OUT, L_JSON, L_FLUSH, L_TIMEOUT, L_COMMIT, L_CHECK };
     static const struct option longs[] = {
@@ -318,6 +331,7 @@ int lb_main(int argc, char **argv)
     opterr = 0;
     while ((c = getopt_long(argc, argv, "p:qh", longs, NULL)) != -1) {
         run_opts += c != 'p' && c != L_OUT && c != L_JSON && c != L_CHECK && c != 'q' && c != 'h';
+        if (bad[0] && c == 'h') continue; /* a usage error stands, --help or not */
         switch (c) {
         case 'p':
             problem_name = optarg;
@@ -330,11 +344,9 @@ int lb_main(int argc, char **argv)
         case L_JSON: json_path = optarg; break;
         case L_FLUSH: o.topts.flush_l2 = true; break;
         case L_TIMEOUT:
-            if (!cl_parse_decimal(optarg, 0.1, 3600, &d)) { /* the main command's parsers */
-                fprintf(stderr, "harness leaderboard: --timeout: expected seconds in 0.1..3600, got '%s'\n", optarg);
-                return HX_USAGE;
-            }
-            o.timeout_s = d;
+            if (!cl_parse_decimal(optarg, 0.1, 3600, &d)) /* the main command's parsers */
+                lb_bad(bad, sizeof(bad), "--timeout: expected seconds in 0.1..3600, got '%s'", optarg);
+            else o.timeout_s = d;
             break;
         case L_COMMIT: commit_opt = optarg; break;
         case L_SWEEP: /* --sweep[=shapes|random], the value also after a space */
@@ -342,9 +354,9 @@ int lb_main(int argc, char **argv)
                 (strcmp(argv[optind], "shapes") == 0 || strcmp(argv[optind], "random") == 0))
                 optarg = argv[optind++];
             if (optarg && strcmp(optarg, "shapes") && strcmp(optarg, "random")) {
-                fprintf(stderr, "harness leaderboard: --sweep: expected shapes or random (or "
-                                "nothing: both sections), got '%s'\n", optarg);
-                return HX_USAGE;
+                lb_bad(bad, sizeof(bad), "--sweep: expected shapes or random (or nothing: both sections), got '%s'",
+                       optarg);
+                break;
             }
             sweep = true;
             parts = !optarg ? LB_PART_SHAPES | LB_PART_RANDOM
@@ -352,43 +364,40 @@ int lb_main(int argc, char **argv)
             break;
         case L_STAGES: stages_opt = optarg; break;
         case L_MAXTIME:
-            if (!cl_parse_decimal(optarg, 0.01, 600, &d)) {
-                fprintf(stderr, "harness leaderboard: --max-time: expected seconds in 0.01..600, got '%s'\n", optarg);
-                return HX_USAGE;
-            }
-            o.topts.max_time_s = d;
+            if (!cl_parse_decimal(optarg, 0.01, 600, &d))
+                lb_bad(bad, sizeof(bad), "--max-time: expected seconds in 0.01..600, got '%s'", optarg);
+            else o.topts.max_time_s = d;
             max_time_given = true;
             break;
         case L_MINRUNS:
-            if (!cl_parse_uint(optarg, 3, 1000, &u)) {
-                fprintf(stderr, "harness leaderboard: --min-runs: expected a whole number in 3..1000, got '%s'\n", optarg);
-                return HX_USAGE;
-            }
-            o.topts.min_runs = (int)u;
+            if (!cl_parse_uint(optarg, 3, 1000, &u))
+                lb_bad(bad, sizeof(bad), "--min-runs: expected a whole number in 3..1000, got '%s'", optarg);
+            else o.topts.min_runs = (int)u;
             break;
         case 'q': quiet = true; break;
         case 'h': lb_usage(stdout); return HX_SUCCESS;
         default: /* the option as written */
-            fprintf(stderr, "harness leaderboard: %s: unknown option or missing its value (see --help)\n",
-                    optind > 0 && optind <= argc ? argv[optind - 1] : "?");
-            return HX_USAGE;
+            lb_bad(bad, sizeof(bad), "%s: unknown option or missing its value (see --help)",
+                   optind > 0 && optind <= argc ? argv[optind - 1] : "?");
         }
     }
-    if (optind != argc) {
-        fprintf(stderr, "harness leaderboard: unexpected argument '%s' (see --help)\n", argv[optind]);
-        return HX_USAGE;
-    }
+    if (optind != argc) lb_bad(bad, sizeof(bad), "unexpected argument '%s' (see --help)", argv[optind]);
     const pb_problem *p = pb_find(problem_name);
-    if (!p) {
-        fprintf(stderr, "harness leaderboard: unknown problem '%s'\n", problem_name);
+    if (!p) lb_bad(bad, sizeof(bad), "unknown problem '%s'", problem_name);
+    if (check && run_opts)
+        lb_bad(bad, sizeof(bad), "--check reads the file and runs nothing: only --problem, --out, --json and -q go "
+                                 "with it");
+    /* the JSON is written last: naming --out it would replace the leaderboard it describes */
+    if (json_path && strcmp(json_path, "-") && lb_same_file(json_path, out_path))
+        lb_bad(bad, sizeof(bad), "--json %s is the --out file (%s): name another file, or - for stdout", json_path,
+               out_path);
+    if (bad[0]) {
+        fprintf(stderr, "harness leaderboard: %s\n", bad);
+        /* --check --json -: stdout holds its one object on every exit, as the main command's */
+        if (check && json_path && !strcmp(json_path, "-")) lb_check_json_error(stdout, out_path, HX_USAGE, bad);
         return HX_USAGE;
     }
-    if (check && run_opts) {
-        fprintf(stderr, "harness leaderboard: --check reads the file and runs nothing: only --problem, --out and "
-                        "--json go with it\n");
-        return HX_USAGE;
-    }
-    if (check) return lb_check(out_path, problem_given ? p->name : NULL, json_path);
+    if (check) return lb_check(out_path, problem_given ? p->name : NULL, json_path, quiet);
     if (sweep ? sizes_opt != NULL : stages_opt != NULL) {
         fprintf(stderr, sweep ? "harness leaderboard: --sweep times the problem's sweep shapes: not with --sizes\n"
                               : "harness leaderboard: --stages goes with --sweep (the main section has every stage)\n");

@@ -18,6 +18,11 @@ int lb_main(int argc, char **argv);
  * memory). */
 char *lb_splice(const char *old_text, const char *problem, const char *section);
 
+/* Where name's section is in text: 1 with *b at its begin marker and *e at its end marker, 0
+ * when text has neither marker, -1 when its markers are not one begin before one end (the
+ * writer's rule, which --check shares). */
+int lb_section_bounds(const char *text, const char *name, const char **b, const char **e);
+
 /* Write text to path through a temporary file and rename: readers see the old or the new file,
  * never half of one. A link is written through to its target, whose mode is kept. 0 on
  * success, -1 (errno set) on failure, leaving path untouched. */

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "judge.h"
+#include "leaderboard.h"
 #include "util.h"
 
 static const char naive[] = "// 01_naive — one thread an element\n"
@@ -119,7 +120,7 @@ Test(lb_check, code_changes_make_a_section_stale)
     cr_assert_not_null(j);
     cr_expect(strstr(j, "{\"stage\":\"02_best\",\"state\":\"code-changed\"}"), "%s", j);
     cr_expect(strstr(j, "{\"stage\":\"01_naive\",\"state\":\"unchanged\"}"), "%s", j);
-    cr_expect(strstr(j, "\"exit_code\":1}"), "%s", j);
+    cr_expect(strstr(j, "\"exit_code\":1,\"error\":null}"), "%s", j);
     free(j);
 }
 
@@ -206,4 +207,148 @@ Test(lb_check, bad_files_and_options)
     cr_expect(strstr(out, "not one begin before one end"), "%s", out);
     free(t);
     free(u);
+}
+
+/* --json never overwrites --out (the same file by inode, or by path where one is not there yet),
+ * in any mode: exit 2 before anything runs, the leaderboard as it was. */
+Test(lb_check, json_never_overwrites_the_leaderboard)
+{
+    char dir[600], out[8192], md[700], cmd[2048];
+    lc_repo("lc_json_out", "", dir, sizeof(dir));
+    snprintf(md, sizeof(md), "%s/leaderboard.md", dir);
+    char *before = tu_slurp(md);
+    cr_assert_not_null(before);
+    snprintf(cmd, sizeof(cmd), "cd '%s' && ln -s leaderboard.md link.md", dir);
+    cr_assert_eq(tu_run_shell(NULL, 0, cmd), 0);
+    const char *same[] = {"--json leaderboard.md", "--json ./leaderboard.md", "--json link.md",
+                          "--out link.md --json leaderboard.md", "--out new.md --json ./new.md"};
+    for (size_t i = 0; i < sizeof(same) / sizeof(same[0]); i++) {
+        cr_expect_eq(lc_check(dir, same[i], out, sizeof(out)), HX_USAGE, "%s: %s", same[i], out);
+        cr_expect(strstr(out, "is the --out file"), "%s: %s", same[i], out);
+    }
+    /* the runs refuse it too, before looking for a GPU or a stage */
+    const char *runs[] = {"", "--sweep", "--sweep=random"};
+    for (size_t i = 0; i < sizeof(runs) / sizeof(runs[0]); i++) {
+        snprintf(cmd, sizeof(cmd), "cd '%s' && '%s' leaderboard -p matmul_fp32 %s --json leaderboard.md 2>&1", dir,
+                 HARNESS_BIN, runs[i]);
+        cr_expect_eq(tu_run_shell(out, sizeof(out), cmd), HX_USAGE, "%s: %s", runs[i], out);
+    }
+    char *after = tu_slurp(md);
+    cr_assert_not_null(after);
+    cr_expect_str_eq(after, before);
+    char p[700];
+    snprintf(p, sizeof(p), "%s/new.md", dir);
+    cr_expect_neq(access(p, F_OK), 0);
+    free(before);
+    free(after);
+}
+
+/* --json -: stdout holds exactly one JSON object (the table on stderr), on a verdict and on an
+ * error alike; no file named "-". A JSON file is written whole, through a temporary beside it. */
+Test(lb_check, json_to_stdout_and_whole_files)
+{
+    char dir[600], out[8192], cmd[2048], p[700];
+    lc_repo("lc_json_stdout", "", dir, sizeof(dir));
+    snprintf(cmd, sizeof(cmd), "cd '%s' && '%s' leaderboard --check -p matmul_fp32 --json - 2>/dev/null", dir,
+             HARNESS_BIN);
+    cr_expect_eq(tu_run_shell(out, sizeof(out), cmd), HX_SUCCESS, "%s", out);
+    cr_expect(out[0] == '{' && strchr(out, '\n') == out + strlen(out) - 1, "one line of JSON: %s", out);
+    cr_expect(strstr(out, "\"n_current\":2,\"exit_code\":0,\"error\":null}"), "%s", out);
+    snprintf(cmd, sizeof(cmd), "cd '%s' && '%s' leaderboard --check -p matmul_fp32 --json - 2>&1 >/dev/null", dir,
+             HARNESS_BIN);
+    cr_expect_eq(tu_run_shell(out, sizeof(out), cmd), HX_SUCCESS, "%s", out);
+    cr_expect(strstr(out, "2 sections, 2 current, 0 stale"), "the table on stderr: %s", out);
+    snprintf(p, sizeof(p), "%s/-", dir);
+    cr_expect_neq(access(p, F_OK), 0, "no file named -");
+
+    /* an exit before a verdict (a usage error, an unreadable file) still answers with one object */
+    snprintf(cmd, sizeof(cmd), "cd '%s' && '%s' leaderboard --check --bogus --json - 2>/dev/null", dir, HARNESS_BIN);
+    cr_expect_eq(tu_run_shell(out, sizeof(out), cmd), HX_USAGE, "%s", out);
+    cr_expect(out[0] == '{' && strstr(out, "\"exit_code\":2,\"error\":\"--bogus: unknown option"), "%s", out);
+    snprintf(cmd, sizeof(cmd), "cd '%s' && '%s' leaderboard --check --out no_such.md --json - 2>/dev/null", dir,
+             HARNESS_BIN);
+    cr_expect_eq(tu_run_shell(out, sizeof(out), cmd), HX_BAD_FILE, "%s", out);
+    cr_expect(strstr(out, "\"sections\":[]") && strstr(out, "\"exit_code\":3,\"error\":\"no_such.md cannot be read"),
+              "%s", out);
+
+    /* a file: replaced whole, no temporary left; one whose folder is missing is exit 12 */
+    snprintf(p, sizeof(p), "%s/lc.json", dir);
+    cr_assert(tu_write(p, "old"));
+    cr_expect_eq(lc_check(dir, "-p matmul_fp32 --json lc.json", out, sizeof(out)), HX_SUCCESS, "%s", out);
+    char *j = tu_slurp(p);
+    cr_assert_not_null(j);
+    cr_expect(j[0] == '{' && strstr(j, "\"exit_code\":0,\"error\":null}\n"), "%s", j);
+    free(j);
+    snprintf(cmd, sizeof(cmd), "cd '%s' && ls -a | grep -c tmp", dir);
+    tu_run_shell(out, sizeof(out), cmd);
+    cr_expect_eq(atoi(out), 0, "no temporary left: %s", out);
+    cr_expect_eq(lc_check(dir, "-p matmul_fp32 --json no_such_dir/lc.json", out, sizeof(out)), HX_INTERNAL, "%s", out);
+}
+
+/* --check reads markers by the writer's rule: an end before the begin, or a stray end of a
+ * section the file does not have, is exit 3 naming the section (the writer would refuse it). */
+Test(lb_check, markers_by_the_writers_rule)
+{
+    char dir[600], out[8192], md[700];
+    lc_repo("lc_markers", "", dir, sizeof(dir));
+    snprintf(md, sizeof(md), "%s/leaderboard.md", dir);
+    char *t = tu_slurp(md);
+    cr_assert_not_null(t);
+    const char *strays[] = {"<!-- leaderboard:matmul_fp32:end -->\n", "<!-- leaderboard:matmul_fp32-random:end -->\n",
+                            "<!-- leaderboard:sgemm:end -->\n"};
+    const char *names[] = {"section matmul_fp32 ", "section matmul_fp32-random ", "section sgemm "};
+    for (size_t i = 0; i < sizeof(strays) / sizeof(strays[0]); i++) {
+        size_t n = strlen(t) + 64;
+        char *u = malloc(n);
+        cr_assert_not_null(u);
+        snprintf(u, n, "%s%s", strays[i], t);
+        cr_assert(tu_write(md, u));
+        cr_expect_null(lb_splice(u, i == 2 ? "sgemm" : i ? "matmul_fp32-random" : "matmul_fp32", "x\n"),
+                       "the writer refuses it: %s", strays[i]);
+        cr_expect_eq(lc_check(dir, "", out, sizeof(out)), HX_BAD_FILE, "%s: %s", strays[i], out);
+        cr_expect(strstr(out, names[i]) && strstr(out, "not one begin before one end"), "%s", out);
+        cr_expect_eq(lc_check(dir, "-p matmul_fp32", out, sizeof(out)), HX_BAD_FILE, "%s: %s", strays[i], out);
+        free(u);
+    }
+    free(t);
+}
+
+/* With --problem, a problem without its stages section is what the full check says: stale,
+ * exit 1, and the command that writes it; its other sections are still checked. */
+Test(lb_check, a_missing_section_under_problem_is_stale)
+{
+    char dir[600], out[8192];
+    lc_repo("lc_missing", "", dir, sizeof(dir));
+    cr_expect_eq(lc_check(dir, "-p sgemm", out, sizeof(out)), HX_FAILED, "%s", out);
+    cr_expect(strstr(out, "1 section, 0 current, 1 stale") && strstr(out, "stale (no section)") &&
+              strstr(out, "\n  ./harness leaderboard --problem sgemm\n"), "%s", out);
+
+    char md[700];
+    snprintf(md, sizeof(md), "%s/leaderboard.md", dir);
+    char *t = tu_slurp(md);
+    cr_assert_not_null(t);
+    char *b = strstr(t, "<!-- leaderboard:matmul_fp32:begin -->"), *e = strstr(t, "<!-- leaderboard:matmul_fp32:end -->");
+    cr_assert(b && e);
+    memmove(b, e + strlen("<!-- leaderboard:matmul_fp32:end -->"), strlen(e) - strlen("<!-- leaderboard:matmul_fp32:end -->") + 1);
+    cr_assert(tu_write(md, t));
+    free(t);
+    cr_expect_eq(lc_check(dir, "-p matmul_fp32", out, sizeof(out)), HX_FAILED, "%s", out);
+    cr_expect(strstr(out, "2 sections, 1 current, 1 stale") && strstr(out, "stale (no section)") &&
+              strstr(out, "\n  ./harness leaderboard --problem matmul_fp32\n"), "%s", out);
+}
+
+/* -q: the exit code alone, nothing printed; the JSON still written. */
+Test(lb_check, quiet_sets_only_the_exit_code)
+{
+    char dir[600], out[8192], p[700];
+    lc_repo("lc_quiet", "", dir, sizeof(dir));
+    cr_expect_eq(lc_check(dir, "-q -p matmul_fp32 --json lc.json", out, sizeof(out)), HX_SUCCESS, "%s", out);
+    cr_expect_str_eq(out, "");
+    snprintf(p, sizeof(p), "%s/lc.json", dir);
+    cr_expect_eq(access(p, F_OK), 0);
+    lc_edit(dir, "solutions/matmul_fp32/02_best.cu", "#define TILE 64", "#define TILE 128");
+    cr_expect_eq(lc_check(dir, "--quiet -p matmul_fp32", out, sizeof(out)), HX_FAILED, "%s", out);
+    cr_expect_str_eq(out, "");
+    cr_expect_eq(lc_check(dir, "-q --out no_such.md", out, sizeof(out)), HX_BAD_FILE, "%s", out);
+    cr_expect(strstr(out, "cannot be read"), "an error still says why: %s", out);
 }

@@ -69,7 +69,13 @@ Test(leaderboard, ambiguous_markers_are_refused)
         snprintf(buf, sizeof(buf), "%s\n%s\n%s\n%s\n%s\n", shapes[i][0], shapes[i][1],
                  shapes[i][2], shapes[i][3], i == 0 ? "<!-- leaderboard:x:begin -->" : "");
         cr_expect_null(lb_splice(buf, "x", "y\n"), "case %zu: %s", i, buf);
+        const char *bb, *ee; /* --check's reading of the markers is the writer's */
+        cr_expect_eq(lb_section_bounds(buf, "x", &bb, &ee), -1, "case %zu: %s", i, buf);
     }
+    const char *bb, *ee;
+    cr_expect_eq(lb_section_bounds("a <!-- leaderboard:x:begin -->s<!-- leaderboard:x:end --> z", "x", &bb, &ee), 1);
+    cr_expect(bb && ee && !strncmp(bb, "<!-- leaderboard:x:begin", 24) && !strncmp(ee, "<!-- leaderboard:x:end", 22));
+    cr_expect_eq(lb_section_bounds("<!-- leaderboard:x-random:begin -->", "x", &bb, &ee), 0, "another section's");
 }
 
 /* The file on disk: one that cannot be read whole as text is left as it was (exit 3), and a
