@@ -238,7 +238,7 @@ static void lb_usage(FILE *out)
           "Runs every stage in DIR (default solutions/ for gemm_fp16, solutions/P/ otherwise)\n"
           "with the judge's and extra tests, times each at every size beside cuBLAS, and rewrites\n"
           "P's section of FILE (default leaderboard.md) between its markers, atomically.\n"
-          "LIST: comma list of N (N³) or MxNxK; default 1024,4096 for gemm_fp16.\n"
+          "LIST: comma list of at most 4 entries, N (N³) or MxNxK; default 1024,4096 for gemm_fp16.\n"
           "REV labels the section (default: git rev-parse HEAD, marked when solutions/ has changes).\n"
           "       harness leaderboard --sweep [--problem P] [--stages LIST] [--dir DIR] [--out FILE]\n"
           "                           [--json FILE] [--max-time SEC] [--min-runs N] [-q]\n"
