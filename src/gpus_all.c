@@ -27,19 +27,40 @@ static void gp_first_error(const ld_build *b, char *out, size_t len)
     free(log);
 }
 
+/* The first test with a verdict other than passed or not run (NULL when none, or none ran). */
+static const rs_test *gp_first_failure(const jd_result *r)
+{
+    for (size_t t = 0; r->ran && t < r->run.n_tests; t++)
+        if (r->run.tests[t].status != RS_SUCCESS && r->run.tests[t].status != RS_NOT_RUN)
+            return &r->run.tests[t];
+    return NULL;
+}
+
 /* A row from one jd_judge result. */
 static void gp_fill_row(gp_row *row, const jd_result *r, const dv_info *dev, gp_how how)
 {
     row->exit_code = r->exit_code;
     row->status = r->status;
     snprintf(row->detail, sizeof(row->detail), "%s", r->detail);
-    if (!dev->present) {
-        snprintf(row->ran_here, sizeof(row->ran_here), "no: no CUDA device");
-        return;
-    }
-    if (how == GP_RUN_NONE) {
-        snprintf(row->ran_here, sizeof(row->ran_here), "no: %s code cannot run on %s (sm_%d%d)",
-                 row->gpu->arch, dev->name, dev->cc_major, dev->cc_minor);
+    if (!dev->present || how == GP_RUN_NONE) {
+        char why[200];
+        if (!dev->present)
+            snprintf(why, sizeof(why), "no CUDA device");
+        else
+            snprintf(why, sizeof(why), "%s code cannot run on %s (sm_%d%d)", row->gpu->arch,
+                     dev->name, dev->cc_major, dev->cc_minor);
+        /* the object was still loaded (its constructors ran): a failure there is the row's
+         * verdict, and with no test of the row's shown, the row says it (its detail, the error) */
+        const rs_test *t = gp_first_failure(r);
+        row->load_failed = t || (r->ran && r->run.outcome == RN_LOAD_FAILED &&
+                                 r->exit_code == HX_ERROR); /* dlopen's own error: in detail */
+        if (!row->load_failed) {
+            snprintf(row->ran_here, sizeof(row->ran_here), "no: %s", why);
+            return;
+        }
+        snprintf(row->ran_here, sizeof(row->ran_here), "no: %s; loading it: %s", why,
+                 rs_status_name(t ? t->status : r->status));
+        if (!row->detail[0] && t) snprintf(row->detail, sizeof(row->detail), "%s", t->detail);
         return;
     }
     row->ran = r->ran && r->run.outcome == RN_OK;
@@ -70,7 +91,8 @@ static void gp_fill_row(gp_row *row, const jd_result *r, const dv_info *dev, gp_
 }
 
 /* m->error from the exit code and the rows: the first row with that code says why, unless its
- * code is its tests' verdict (no detail). The rows are in gp_targets' order, as first_bad was. */
+ * code is its tests' verdict (no detail; a load that failed where no test ran has one). The rows
+ * are in gp_targets' order, as first_bad was. */
 static void gp_set_error(gp_matrix *m, const char *solution)
 {
     m->error[0] = '\0';

@@ -11,6 +11,8 @@ typedef struct {
     bool compiled;          /* the target's SASS build succeeded */
     char compile_error[400]; /* nvcc's first error line when it did not */
     bool ran;               /* its tests ran here */
+    bool load_failed;       /* they did not (no device, or code this GPU cannot run), but loading
+                               the object did and failed: detail says how */
     char ran_here[300];     /* "yes, as SASS", "yes, as compute_75 PTX on NVIDIA H200", "no: ..." */
     int exit_code;          /* jd_judge's for this row (HX_COMPILE when it did not compile) */
     rs_status status;
@@ -35,7 +37,9 @@ typedef struct {
  * compile; else the first failing row's code (1, 6, 9, 10, 11...); else 8 when there is no
  * device; else 0 (rows that cannot run here, 13 on their own, do not count). m->error then
  * says why when that is not a test's verdict: 5, the first target that does not compile and
- * nvcc's first error; 8, no device; another (6, 12...), the first such row's target and error. */
+ * nvcc's first error; 8, no device; another (6, 12...), the first such row's target and error,
+ * also a load that failed where no test ran (11, 9...: without a device, the object is still
+ * loaded, and a constructor's crash or hang is the row's verdict). */
 int gp_judge_all(const jd_options *o, gp_matrix *m);
 
 #endif

@@ -378,8 +378,8 @@ static int jd_run(const jd_options *o, jd_result *r, bool lookup_only)
         return r->exit_code = HX_NO_SOLVE;
     case RN_LOAD_FAILED:
         return r->exit_code = jd_load_failed(o, r, plan.so_path);
-    case RN_INTERNAL:
-        snprintf(r->detail, sizeof(r->detail), "harness: %s", r->run.detail);
+    case RN_INTERNAL: /* no "harness: " here: the line on stderr adds it (main.c's hm_line) */
+        snprintf(r->detail, sizeof(r->detail), "%s", r->run.detail);
         return r->exit_code = HX_INTERNAL;
     }
     return r->exit_code = HX_INTERNAL;
@@ -450,7 +450,7 @@ int jd_judge(const jd_options *o, jd_result *r)
 
     /* the compiler built what it could not read through for the check: no verdict on solve */
     if (!r->check.answered) {
-        snprintf(r->detail, sizeof(r->detail), "harness: %s", r->check.error);
+        snprintf(r->detail, sizeof(r->detail), "%s", r->check.error);
         return r->exit_code = HX_INTERNAL;
     }
 

@@ -216,19 +216,26 @@ void rp_text(FILE *out, const rp_report *r)
         }
         for (size_t i = 0; i < run->n_tests; i++)
             if (run->tests[i].timing.done) rp_timing(out, r, &run->tests[i]);
-        int judge_bad = 0, extra_bad = 0, extra_n = 0;
+        /* a test that never ran (a load that failed, an interrupt) is neither passed nor
+         * failed: counted apart, so that no summary claims it passed */
+        int judge_bad = 0, judge_skipped = 0, extra_passed = 0, extra_skipped = 0, extra_n = 0;
         for (size_t i = 0; i < run->n_tests; i++) {
             const rs_test *t = &run->tests[i];
-            bool bad = t->status != RS_SUCCESS && t->status != RS_NOT_RUN;
+            bool skipped = t->status == RS_NOT_RUN;
             if (t->set == PB_SET_EXTRA) {
                 extra_n++;
-                extra_bad += bad;
+                extra_passed += t->status == RS_SUCCESS;
+                extra_skipped += skipped;
             } else {
-                judge_bad += bad;
+                judge_bad += t->status != RS_SUCCESS && !skipped;
+                judge_skipped += skipped;
             }
         }
-        fprintf(out, "\nJudge tests: %s", judge_bad ? "failed" : "passed");
-        if (extra_n) fprintf(out, "; extra tests: %d of %d passed", extra_n - extra_bad, extra_n);
+        fprintf(out, "\nJudge tests: %s",
+                judge_bad ? "failed" : judge_skipped ? "none failed" : "passed");
+        if (judge_skipped) fprintf(out, ", %d not run", judge_skipped);
+        if (extra_n) fprintf(out, "; extra tests: %d of %d passed", extra_passed, extra_n);
+        if (extra_skipped) fprintf(out, ", %d not run", extra_skipped);
         fputc('\n', out);
     }
     fprintf(out, "Status: %s\n", rs_status_name(r->status));

@@ -75,12 +75,13 @@ void rp_gpus_text(FILE *out, const char *solution, const gp_matrix *m)
         fputc('\n', out);
     }
 
-    bool any_error = false, any_ptx = false, any_fail = false;
+    bool any_error = false, any_ptx = false, any_fail = false, any_load_failed = false;
     for (size_t i = 0; i < GP_N; i++) {
         const gp_row *row = &m->rows[i];
         any_error = any_error || !row->compiled;
         any_ptx = any_ptx || (row->ran && strstr(row->ran_here, "PTX"));
-        any_fail = any_fail || (row->ran && row->status != RS_SUCCESS);
+        any_fail = any_fail || ((row->ran || row->load_failed) && row->status != RS_SUCCESS);
+        any_load_failed = any_load_failed || row->load_failed;
     }
     if (any_error) {
         fputs("\ncompile errors (nvcc's first error per target; --gpu NAME prints them all):\n", out);
@@ -98,7 +99,7 @@ void rp_gpus_text(FILE *out, const char *solution, const gp_matrix *m)
         fputs("\nfailures (--gpu NAME shows each test):\n", out);
         for (size_t i = 0; i < GP_N; i++) {
             const gp_row *row = &m->rows[i];
-            if (row->ran && row->status != RS_SUCCESS)
+            if ((row->ran || row->load_failed) && row->status != RS_SUCCESS)
                 fprintf(out, "  %s: %s%s%s\n", row->gpu->name, rs_status_name(row->status),
                         row->detail[0] ? ": " : "", row->detail);
         }
@@ -109,6 +110,9 @@ void rp_gpus_text(FILE *out, const char *solution, const gp_matrix *m)
               "for this GPU: its times are this GPU's, not the judge GPU's. ", out);
     if (d->present)
         fputs("SASS rows' times are this GPU's too, unless it is that chip.\n", out);
+    else if (any_load_failed) /* the constructors ran: "nothing ran" would hide their failure */
+        fputs("No test ran (no CUDA device), but the object was loaded, and that failed: see the "
+              "failures above.\n", out);
     else
         fputs("Nothing ran: no CUDA device.\n", out);
     fprintf(out, "Exit: %d\n", m->exit_code);

@@ -9,6 +9,7 @@
 
 #include "archs.h"
 #include "judge.h"
+#include "report.h"
 #include "util.h"
 
 static char out[1 << 16];
@@ -337,6 +338,8 @@ Test(cli, json_on_every_exit, .timeout = 120)
         char *err = tu_slurp(err_path);
         cr_expect(err && (strstr(err, "harness: ") || code == HX_COMPILE),
                   "%s: stderr has the line: %s", cases[i][0], err ? err : "(unread)");
+        cr_expect(err && !strstr(err, "harness: harness: "), "%s: one prefix: %s", cases[i][0],
+                  err ? err : "(unread)");
         free(err);
     }
     unlink(err_path);
@@ -443,4 +446,83 @@ Test(cli, new_refuses_numbers_without_a_next)
     cr_assert(tu_write(path, "//\n"));
     cr_expect_eq(RUN("new", "zz", "--dir", dir), HX_SUCCESS, "%s", out);
     cr_expect(strstr(out, "/2147483647_zz.cu"), "%s", out);
+}
+
+/* A test that never ran is never counted as passed: a constructor that aborts (exit 11, with or
+ * without a GPU) leaves every later test not run, and the summary says so. */
+Test(cli, tests_never_run_are_not_counted_passed, .timeout = 120)
+{
+    const pb_problem *p = pb_find("gemm_fp16");
+    size_t judge = p->n_cases[PB_SET_EXAMPLE] + p->n_cases[PB_SET_FUNCTIONAL] +
+                   p->n_cases[PB_SET_PERFORMANCE], extra = p->n_cases[PB_SET_EXTRA];
+    cr_expect_eq(RUN("--arch", "sm_80", "--no-timing", FIXTURES "/ctor_abort.cu"), HX_ERROR, "%s", out);
+    char want[160];
+    snprintf(want, sizeof(want), "Judge tests: failed, %zu not run; extra tests: 0 of %zu passed, "
+             "%zu not run\n", judge - 1, extra, extra);
+    cr_expect(strstr(out, want), "want '%s' in %s", want, out);
+}
+
+/* The summary's words from a run stopped between tests (an interrupt): none failed is not
+ * passed, and the extras that never ran are not run, not passed. */
+Test(cli, summary_of_a_run_stopped_between_tests)
+{
+    const pb_problem *p = pb_find("gemm_fp16");
+    rs_test tests[3];
+    memset(tests, 0, sizeof(tests));
+    const pb_set sets[3] = {PB_SET_EXAMPLE, PB_SET_FUNCTIONAL, PB_SET_EXTRA};
+    for (int i = 0; i < 3; i++) {
+        tests[i].set = sets[i];
+        tests[i].status = i ? RS_NOT_RUN : RS_SUCCESS;
+        snprintf(tests[i].name, sizeof(tests[i].name), "t%d", i);
+    }
+    rs_run run;
+    memset(&run, 0, sizeof(run));
+    run.outcome = RN_OK;
+    run.tests = tests;
+    run.n_tests = 3;
+    rp_report r = {.solution = "x.cu", .problem = p, .arch = "sm_80", .run = &run,
+                   .status = RS_INTERRUPTED, .width = 80};
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    cr_assert_not_null(f);
+    rp_text(f, &r);
+    fclose(f);
+    cr_expect(strstr(text, "Judge tests: none failed, 1 not run; extra tests: 0 of 1 passed, 1 not run\n"),
+              "%s", text);
+    tests[1].status = tests[2].status = RS_SUCCESS; /* all ran: the line as it always was */
+    free(text);
+    f = open_memstream(&text, &len);
+    cr_assert_not_null(f);
+    rp_text(f, &r);
+    fclose(f);
+    cr_expect(strstr(text, "Judge tests: passed; extra tests: 1 of 1 passed\n"), "%s", text);
+    free(text);
+}
+
+/* A failure that is the harness's own (exit 12, here the sandbox's malformed uid) is one line on
+ * stderr with one "harness: ", equal to "harness: " and JSON's error, as for every other exit. */
+Test(cli, internal_error_has_one_prefix, .timeout = 120)
+{
+    if (geteuid() != 0) cr_skip_test("HARNESS_SOLUTION_UID is read only as root");
+    char err_path[] = SCRATCH "/uid_stderr_XXXXXX", cmd[2048];
+    mkdir(SCRATCH, 0755);
+    int fd = mkstemp(err_path);
+    cr_assert(fd >= 0);
+    close(fd);
+    snprintf(cmd, sizeof(cmd), "HARNESS_SOLUTION_UID=junk HARNESS_CACHE='%s/cache' '%s' --json "
+             "--arch sm_80 '%s' 2>'%s'", SCRATCH, HARNESS_BIN, FIXTURES "/correct.cu", err_path);
+    cr_expect_eq(tu_run_shell(out, sizeof(out), cmd), HX_INTERNAL, "%s", out);
+    const char *e = strstr(out, "\"error\":\"");
+    cr_assert_not_null(e, "%s", out);
+    e += strlen("\"error\":\"");
+    char line[600];
+    snprintf(line, sizeof(line), "harness: %.*s\n", (int)strcspn(e, "\""), e);
+    const char *msg = "HARNESS_SOLUTION_UID: expected UID or UID:GID, got 'junk'";
+    cr_expect(strncmp(e, msg, strlen(msg)) == 0, "the error is the message itself: %s", out);
+    char *err = tu_slurp(err_path);
+    cr_expect(err && strstr(err, line), "stderr has '%s': %s", line, err ? err : "(unread)");
+    cr_expect(err && !strstr(err, "harness: harness: "), "one prefix: %s", err ? err : "(unread)");
+    free(err);
+    unlink(err_path);
 }

@@ -124,6 +124,41 @@ Test(gpus, judge_gpus_column_from_real_builds, .timeout = 300)
     cr_expect_str_eq(names[2], "");
 }
 
+/* --gpu all without a device still loads each target's object: a constructor that aborts or
+ * hangs is the row's verdict (11, 9), and the row, the footer, the JSON and the exit code all
+ * say so; never "Nothing ran". With a GPU only the exit code is the same everywhere. */
+Test(gpus, all_without_a_device_shows_a_load_that_failed, .timeout = 300)
+{
+    char why[256];
+    bool gpu = tu_have_gpu(why, sizeof(why));
+    int code = RUN("--gpu", "all", FX("ctor_abort"));
+    cr_expect_eq(code, HX_ERROR, "%s", out);
+    cr_expect(!strstr(out, "Nothing ran"), "a load crashed: %s", out);
+    if (!gpu) {
+        cr_expect(strstr(out, "T4    sm_75    yes       no: no CUDA device; loading it: error"), "%s", out);
+        cr_expect(strstr(out, "failures (--gpu NAME shows each test):\n  T4: error: the solution's "
+                              "process was killed by signal 6 (SIGABRT"), "%s", out);
+        cr_expect(strstr(out, "harness: sm_75: the solution's process was killed by signal 6"),
+                  "the error line on stderr: %s", out);
+        cr_expect(strstr(out, "Exit: 11"), "%s", out);
+    }
+    code = RUN("--gpu", "all", "--json", FX("ctor_abort"));
+    cr_expect_eq(code, HX_ERROR, "%s", out);
+    if (!gpu) {
+        cr_expect(strstr(out, "\"ran_here\":\"no: no CUDA device; loading it: error\",\"status\":"
+                              "\"error\",\"exit_code\":11"), "%s", out);
+        cr_expect(strstr(out, "\"detail\":\"the solution's process was killed by signal 6"), "%s", out);
+        cr_expect(strstr(out, "\"exit_code\":11,\"error\":\"sm_75: the solution's process was "
+                              "killed by signal 6"), "the error is not null: %s", out);
+    }
+    code = RUN("--gpu", "all", "--timeout", "1", "--json", FX("ctor_hang"));
+    cr_expect_eq(code, HX_TIMEOUT, "%s", out);
+    if (!gpu)
+        cr_expect(strstr(out, "no: no CUDA device; loading it: timeout") &&
+                  strstr(out, "\"error\":\"sm_75: loading the solution (its constructors) did not "
+                              "finish within the 1 s limit"), "%s", out);
+}
+
 /* The NEEDED entries of a cached object, from the JSON's "object" path. */
 static void needed_of(const char *json, char *needed, size_t len)
 {
