@@ -310,6 +310,16 @@ static int jd_read_solution(const jd_options *o, jd_result *r)
     return HX_SUCCESS;
 }
 
+/* --vs: the other file's failure to load, said beside an outcome where no case ran (otherwise
+ * each timed case carries it, vs_status): it is that file's, never this one's. */
+static void jd_vs_lost_note(const jd_options *o, jd_result *r)
+{
+    if (!o->vs || r->run.vs_lost == RS_SUCCESS) return;
+    size_t u = strlen(r->detail);
+    snprintf(r->detail + u, sizeof(r->detail) - u, "; the --vs file %s was not compared: %s (%s)",
+             o->vs, rs_status_name(r->run.vs_lost), r->run.vs_lost_detail);
+}
+
 /* 5. run: the plan to the runner (and --vs's file built), its outcome the status and the exit
  * code. lookup_only: solve is only looked up (--gpu's target cannot run here). */
 static int jd_run(const jd_options *o, jd_result *r, bool lookup_only)
@@ -350,6 +360,7 @@ static int jd_run(const jd_options *o, jd_result *r, bool lookup_only)
     case RN_OK:
         if (lookup_only && rn_overall(&r->run) == RS_SUCCESS) { /* r->detail says why */
             r->status = RS_COMPILED_ONLY;
+            jd_vs_lost_note(o, r);
             return r->exit_code = HX_CANNOT_RUN;
         }
         if (lookup_only) r->detail[0] = '\0'; /* loading it failed: the test says how */
@@ -361,6 +372,7 @@ static int jd_run(const jd_options *o, jd_result *r, bool lookup_only)
                  "no CUDA device found (%s): %s compiled for %s and its solve was found, but "
                  "nothing was run",
                  r->run.detail, o->solution, r->arch);
+        jd_vs_lost_note(o, r);
         return r->exit_code = HX_NO_DEVICE;
     case RN_NO_SOLVE:
         if (o->vs && strncmp(r->run.detail, "--vs: ", 6) == 0) { /* the worker's mark: the other file */

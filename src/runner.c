@@ -198,6 +198,27 @@ static bool rn_swapped_inputs(rn_ctx *x, size_t i, const wr_layout *l, uint64_t 
     return true;
 }
 
+/* A case without --vs's other file (runner_int.h). */
+bool rn_case_alone(rn_ctx *x, const wr_layout *l, size_t i, rs_test *t)
+{
+    if (!rn_ask_worker(x, WR_CMD_RUN, (int)i, t, NULL)) return false;
+    if (x->m.err) {
+        rn_cuda_fail(&x->m, t);
+        return false;
+    }
+    if (!rn_check(x, l, t, "")) return false;
+    t->status = RS_SUCCESS;
+    if (!x->plan->items[i].timed) return false;
+    double parent_ms = 0;
+    if (!rn_ask_worker(x, WR_CMD_TIME, (int)i, t, &parent_ms)) return false;
+    if (x->m.err) {
+        rn_cuda_fail(&x->m, t);
+        return false;
+    }
+    wr_msg done = x->m;
+    return rn_timing(x, l, i, &done, parent_ms, t);
+}
+
 /* A signal to stop came during the test: whatever it was becoming, it is interrupted (its
  * processes were killed by the harness, not by what they did). */
 static void rn_mark_stopped(rs_test *t)
@@ -252,23 +273,8 @@ static rn_outcome rn_test(rn_ctx *x, size_t i)
         rn_outcome o = rn_vs_case(x, &l, i, t, &ok);
         if (o != RN_OK) return o;
         if (!ok) goto out;
-    } else {
-        if (!rn_ask_worker(x, WR_CMD_RUN, (int)i, t, NULL)) goto out;
-        if (x->m.err) {
-            rn_cuda_fail(&x->m, t);
-            goto out;
-        }
-        if (!rn_check(x, &l, t, "")) goto out;
-        t->status = RS_SUCCESS;
-        if (!it->timed) goto out;
-        double parent_ms = 0;
-        if (!rn_ask_worker(x, WR_CMD_TIME, (int)i, t, &parent_ms)) goto out;
-        if (x->m.err) {
-            rn_cuda_fail(&x->m, t);
-            goto out;
-        }
-        wr_msg done = x->m;
-        if (!rn_timing(x, &l, i, &done, parent_ms, t)) goto out;
+    } else if (!rn_case_alone(x, &l, i, t)) {
+        goto out;
     }
     /* The output of the last timed call must be right too. */
     if (!rn_check(x, &l, t, "output of the timed calls: ")) goto out;

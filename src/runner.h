@@ -153,6 +153,11 @@ typedef struct {
     bool sandbox_dropped, sandbox_filtered; /* it ran as an unprivileged uid; under the filter */
     char output[256];        /* the first bytes the solution wrote to stdout/stderr */
     size_t output_bytes;     /* all it wrote, over the run */
+    /* --vs: the other file's verdict on its own loading (its constructors) when that failed
+     * (RS_SUCCESS: it did not). From then on the solution's processes load this file alone,
+     * and each timed case carries it as vs_status, not compared. */
+    rs_status vs_lost;
+    char vs_lost_detail[400];
 } rs_run;
 
 /* The time a report shows: the events' median, or the host clock's when work escaped the

@@ -152,6 +152,14 @@ static void rn_close_all(int *fds, int n)
         if (fds[i] >= 0) close(fds[i]);
 }
 
+/* What the next solution's child loads with --vs: the other file not again once it failed to. */
+static wr_vs_load rn_vs_load(const rn_ctx *x)
+{
+    return x->run->vs_lost != RS_SUCCESS ? WR_VS_JUDGED_ONLY
+           : x->wk_vs_first              ? WR_VS_OTHER_FIRST
+                                         : WR_VS_JUDGED_FIRST;
+}
+
 static bool rn_spawn(rn_ctx *x, rn_child *ch, bool oracle)
 {
     int fds[6] = {-1, -1, -1, -1, -1, -1}, *cmd = fds, *msg = fds + 2, *out = fds + 4;
@@ -191,7 +199,7 @@ static bool rn_spawn(rn_ctx *x, rn_child *ch, bool oracle)
         int keep[2] = {cmd[0], msg[1]};
         wr_close_other_fds(keep, 2);
         munmap(x->orc, x->orc_bytes); /* the references and pristine inputs: out of reach */
-        wk_main(x->plan, x->sol, x->sol_bytes, cmd[0], msg[1], x->wk_vs_first);
+        wk_main(x->plan, x->sol, x->sol_bytes, cmd[0], msg[1], rn_vs_load(x));
         _exit(0);
     }
     close(cmd[0]);
@@ -262,9 +270,19 @@ bool rn_oracle_up(rn_ctx *x)
 }
 
 /* A start-up that failed because of the solution (its constructors, or its code loaded while
- * the context came up): the test's verdict, and no further test runs. */
-static rn_outcome rn_load_verdict(rn_ctx *x, rs_test *t, rs_status st, const char *detail)
+ * the context came up): the test's verdict, and no further test runs. other: the --vs file's
+ * constructors failed, not the judged file's: kept for the timed cases (rs_run.vs_lost), and
+ * the judged file is started again alone (the child was ended). */
+static rn_outcome rn_load_verdict(rn_ctx *x, rs_test *t, rs_status st, const char *detail,
+                                  bool other)
 {
+    if (other) {
+        x->run->vs_lost = st;
+        snprintf(x->run->vs_lost_detail, sizeof(x->run->vs_lost_detail), "%s", detail);
+        x->out_bytes = 0; /* its output does not count against the judged file's cap */
+        x->out_head[0] = '\0';
+        return rn_worker_up(x, t);
+    }
     t->status = st;
     snprintf(t->detail, sizeof(t->detail), "%s", detail);
     x->halt = true;
@@ -311,13 +329,18 @@ static bool rn_claim_refuted(rn_ctx *x, wr_msg_kind k, char *why, size_t len)
 }
 
 /* Start the solution's child: it confines itself, loads the object (the solution's constructors
- * run: within the test's time limit, and what they do is the solution's verdict, given to t) and
- * makes its context (the limit plus 20 s). RN_OK: ready, or (not alive) solve looked up only, or
+ * run: within the test's time limit, and what they do is the solution's verdict, given to t;
+ * with --vs the other object's too, their failure that file's: rn_load_verdict) and makes its
+ * context (the limit plus 20 s). RN_OK: ready, or (not alive) solve looked up only, or
  * t holds a verdict (x->halt set). Another outcome ends the run (run->detail says why). */
 rn_outcome rn_worker_up(rn_ctx *x, rs_test *t)
 {
     const rn_plan *plan = x->plan;
     rs_run *run = x->run;
+    /* --vs: two objects load, the second after WR_LOADED_FIRST */
+    const wr_vs_load load = rn_vs_load(x);
+    const bool two = plan->vs_path && load != WR_VS_JUDGED_ONLY;
+    bool second = false;
     if (!rn_spawn(x, &x->wk, false)) {
         snprintf(run->detail, sizeof(run->detail), "cannot start a worker: %s", strerror(errno));
         return RN_INTERNAL;
@@ -338,7 +361,12 @@ rn_outcome rn_worker_up(rn_ctx *x, rs_test *t)
             phase = 1;
             continue;
         }
-        if (r == RN_W_GOT && phase == 1 && k == WR_LOADED) {
+        if (r == RN_W_GOT && phase == 1 && k == WR_LOADED_FIRST && two && !second) {
+            second = true;
+            deadline = wr_now() + plan->timeout_s; /* each file's constructors get the limit */
+            continue;
+        }
+        if (r == RN_W_GOT && phase == 1 && k == WR_LOADED && (!two || second)) {
             if (plan->lookup_only) { /* solve found is the answer */
                 rn_child_reap(&x->wk, NULL);
                 return RN_OK;
@@ -354,9 +382,13 @@ rn_outcome rn_worker_up(rn_ctx *x, rs_test *t)
         bool said = r == RN_W_GOT && (((phase == 1) && (k == WR_NO_SOLVE || k == WR_LOAD_FAILED)) ||
                                       ((phase == 0 || phase == 2) && k == WR_FATAL) ||
                                       (phase == 2 && k == WR_NO_DEVICE));
+        /* whose constructors were running: the --vs file's is not the judged file's failure.
+         * WR_LOADED_FIRST comes after the first file's code ran, which could forge it: at worst
+         * the second file is blamed, and the judged file is then judged alone all the same. */
+        const bool other = phase == 1 && two && second != (load == WR_VS_OTHER_FIRST);
         if (said && phase > 0 && rn_claim_refuted(x, k, why, sizeof(why))) {
             rn_child_kill(&x->wk, NULL); /* its own records say nothing of what it does next */
-            return rn_load_verdict(x, t, RS_ERROR, why);
+            return rn_load_verdict(x, t, RS_ERROR, why, other);
         }
         if (said) {
             snprintf(run->detail, sizeof(run->detail), "%s", x->m.detail);
@@ -373,25 +405,27 @@ rn_outcome rn_worker_up(rn_ctx *x, rs_test *t)
             x->halt = true;
             return RN_OK;
         }
-        const char *when = phase == 1 ? "while loading the solution (its constructors ran)"
-                                      : "while its CUDA context was created (the solution loaded)";
+        const char *when = phase != 1 ? "while its CUDA context was created (the solution loaded)"
+                           : other    ? "while loading the --vs file (its constructors ran)"
+                                      : "while loading the solution (its constructors ran)";
         if (phase > 0 && r == RN_W_FLOOD) {
             rn_flood_detail(x, why, sizeof(why));
-            return rn_load_verdict(x, t, RS_OUTPUT_EXCEEDED, why);
+            return rn_load_verdict(x, t, RS_OUTPUT_EXCEEDED, why, other);
         }
         if (phase > 0 && r == RN_W_GOT) {
             snprintf(why, sizeof(why), "the solution's process sent a record that cannot be right "
                      "%s (kind %d)", when, (int)k);
-            return rn_load_verdict(x, t, RS_ERROR, why);
+            return rn_load_verdict(x, t, RS_ERROR, why, other);
         }
         if (phase > 0 && r == RN_W_GONE) {
             rn_describe_exit(ws, when, why, sizeof(why));
-            return rn_load_verdict(x, t, RS_ERROR, why);
+            return rn_load_verdict(x, t, RS_ERROR, why, other);
         }
         if (phase == 1 && r == RN_W_LATE) {
-            snprintf(why, sizeof(why), "loading the solution (its constructors) did not finish "
-                     "within the %.0f s limit (killed)", plan->timeout_s);
-            return rn_load_verdict(x, t, RS_TIMEOUT, why);
+            snprintf(why, sizeof(why), "loading %s (its constructors) did not finish within the "
+                     "%.0f s limit (killed)", other ? "the --vs file" : "the solution",
+                     plan->timeout_s);
+            return rn_load_verdict(x, t, RS_TIMEOUT, why, other);
         }
         if (r == RN_W_LATE)
             snprintf(run->detail, sizeof(run->detail), "the worker did not start within %.0f s",

@@ -61,6 +61,9 @@ bool rn_ask_oracle(rn_ctx *x, int index, rs_test *t);
 /* runner.c */
 bool rn_check(rn_ctx *x, const wr_layout *l, rs_test *t, const char *what);
 void rn_cuda_fail(const wr_msg *m, rs_test *t);
+/* A case's first call checked, then, when it is timed, its timed loop: the judged file alone
+ * (no --vs, or the other file not loaded). False: t holds a verdict, or the case is untimed. */
+bool rn_case_alone(rn_ctx *x, const wr_layout *l, size_t i, rs_test *t);
 
 /* runner_timing.c */
 bool rn_timing(rn_ctx *x, const wr_layout *l, size_t i, const wr_msg *m, double parent_ms,
@@ -69,8 +72,9 @@ bool rn_timing(rn_ctx *x, const wr_layout *l, size_t i, const wr_msg *m, double 
 void rn_vs_merge(rs_timing *out, const rs_timing h[2], const double *const sol[2],
                  const double *const other[2]);
 
-/* runner_vs.c: a timed case's --vs part, after its inputs are in the arena. RN_OK with *ok
- * false: t holds the verdict (or the run halts); another outcome ends the run. */
+/* runner_vs.c: a timed case's --vs part, after its inputs are in the arena (once the other file
+ * failed to load, rs_run.vs_lost, the judged file alone). RN_OK with *ok false: t holds the
+ * verdict (or the run halts); another outcome ends the run. */
 rn_outcome rn_vs_case(rn_ctx *x, const wr_layout *l, size_t i, rs_test *t, bool *ok);
 
 #endif

@@ -33,6 +33,13 @@ static void rn_vs_note(rs_test *t, const rs_test *tb)
     snprintf(t->vs_detail, sizeof(t->vs_detail), "%s", tb->detail);
 }
 
+/* The other file failed to load (rs_run.vs_lost): its verdict on every timed case, not compared. */
+static void rn_vs_lost_note(const rn_ctx *x, rs_test *t)
+{
+    t->vs_status = x->run->vs_lost;
+    snprintf(t->vs_detail, sizeof(t->vs_detail), "%s", x->run->vs_lost_detail);
+}
+
 /* One command's call (the judged file's into t, the other's into tb), checked. False: the
  * process is gone or t holds a verdict that ends the case. */
 static bool rn_vs_call(rn_ctx *x, const wr_layout *l, size_t i, wr_cmd_kind kind, bool other,
@@ -79,12 +86,31 @@ rn_outcome rn_vs_case(rn_ctx *x, const wr_layout *l, size_t i, rs_test *t, bool 
     static const char *const what[2] = {"--vs, this file's first call first: ",
                                         "--vs, the other file's first call first: "};
     *ok = false;
+    if (x->run->vs_lost != RS_SUCCESS) { /* the other file is not loaded: this file alone */
+        rn_vs_lost_note(x, t);
+        *ok = rn_case_alone(x, l, i, t);
+        return RN_OK;
+    }
     rs_test half[2];
     rn_vs_keep keep = {{NULL, NULL}, {NULL, NULL}};
     int orders = 0;
     rn_outcome out = RN_OK;
     for (int o = 0; o < 2; o++) {
         if ((out = rn_vs_fresh(x, t, o == 1)) != RN_OK || !x->wk.alive) break; /* t holds why */
+        if (x->run->vs_lost != RS_SUCCESS) { /* it failed to load just now: this file alone */
+            rn_vs_lost_note(x, t);
+            if (o == 0) {
+                *ok = rn_case_alone(x, l, i, t);
+                return RN_OK;
+            }
+            /* order 0's times stand; this file's first call in the fresh process, checked, gives
+             * it the case's buffers for the checks that follow */
+            if (rn_ask_worker(x, WR_CMD_RUN, (int)i, t, NULL)) {
+                if (x->m.err) rn_cuda_fail(&x->m, t);
+                else rn_check(x, l, t, "");
+            }
+            break;
+        }
         rs_test tb = *t;
         tb.status = RS_SUCCESS;
         tb.detail[0] = '\0';

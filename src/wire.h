@@ -101,8 +101,10 @@ typedef enum {
     WR_FATAL,          /* the child cannot go on (harness-side failure) */
     WR_BEAT,           /* alive: the command is still running (timing) */
     WR_DONE,           /* the command finished: the facts below */
-    WR_SANDBOX         /* first of all, before the solution is loaded: its confinement (detail:
+    WR_SANDBOX,        /* first of all, before the solution is loaded: its confinement (detail:
                           what does not hold; dropped, filtered) */
+    WR_LOADED_FIRST    /* --vs: the first of the two objects loaded (solve found); what fails
+                          from here on, until WR_LOADED, is the second's */
 } wr_msg_kind;
 
 /* Where a step failed on the device: which CUDA call returned err. */
@@ -147,12 +149,17 @@ int wr_read(int fd, void *buf, size_t n, double deadline);
 /* Close every descriptor from 3 up but those in keep (a child's first act). */
 void wr_close_other_fds(const int *keep, int n_keep);
 
+/* With --vs, what the solution's child loads: both objects, the judged one first or the other
+ * one first (runner_vs.c's second order), or the judged one alone (the other failed to load
+ * once: its constructors are not run again). */
+typedef enum { WR_VS_JUDGED_FIRST, WR_VS_OTHER_FIRST, WR_VS_JUDGED_ONLY } wr_vs_load;
+
 /* The children's entry points: the plan and the arena are the parent's, inherited at fork. The
  * solution's child runs in its own process group, its stdin /dev/null, its stdout and stderr the
- * output pipe; wk_main confines it (sandbox.h) before it loads the solution (vs_first: the
- * --vs object before it, as runner_vs.c's second order wants). */
+ * output pipe; wk_main confines it (sandbox.h) before it loads the solution (and, with --vs,
+ * the other object as vs says). */
 void wk_main(const rn_plan *plan, unsigned char *arena, size_t arena_bytes, int cmd_fd,
-             int msg_fd, bool vs_first);
+             int msg_fd, wr_vs_load vs);
 void or_main(const rn_plan *plan, unsigned char *arena, size_t arena_bytes, int cmd_fd,
              int msg_fd);
 

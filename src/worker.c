@@ -409,8 +409,12 @@ static int wk_time_loop(wk_ctx *x, dv_flusher *fl, double *const *ser, int *n_so
         return 2;
     }
     bool on[3];
-    on[WK_BASE] = o->baseline && (x->plan->problem->baseline || x->solve_vs);
-    if (!on[WK_BASE] && o->baseline)
+    /* --vs: the other file's calls, never the library's in their place (it may not be loaded) */
+    on[WK_BASE] = o->baseline && (x->plan->vs_path ? x->solve_vs != NULL
+                                                   : x->plan->problem->baseline != NULL);
+    if (!on[WK_BASE] && o->baseline && x->plan->vs_path)
+        snprintf(berr, berrlen, "the --vs file is not loaded");
+    else if (!on[WK_BASE] && o->baseline)
         snprintf(berr, berrlen, "no library baseline for %s yet", x->plan->problem->name);
     /* --baseline both: cuBLASLt is a third series in the same rounds */
     on[WK_ALT] = on[WK_BASE] && o->yardstick == RN_YS_BOTH && x->lt && !x->solve_vs;
@@ -520,7 +524,7 @@ static void *wk_load(const char *path, int fd, bool copy, char *why, size_t len)
 }
 
 void wk_main(const rn_plan *plan, unsigned char *arena, size_t arena_bytes, int cmd_fd,
-             int msg_fd, bool vs_first)
+             int msg_fd, wr_vs_load vs)
 {
     wk_ctx *x = calloc(1, sizeof(*x)); /* a few KB: off the stack */
     if (!x) _exit(4);
@@ -538,8 +542,9 @@ void wk_main(const rn_plan *plan, unsigned char *arena, size_t arena_bytes, int 
     }
     /* what the unprivileged uid may not reach: opened first */
     char why[300];
+    const bool two = plan->vs_path && vs != WR_VS_JUDGED_ONLY;
     int fd = -1, vfd = -1, e = wk_open(plan->so_path, &fd);
-    if (!e && plan->vs_path) e = wk_open(plan->vs_path, &vfd);
+    if (!e && two) e = wk_open(plan->vs_path, &vfd);
 #ifdef HARNESS_KERNELS
     dlopen(HARNESS_KERNELS, RTLD_NOW | RTLD_LOCAL); /* device.c's later dlopen finds it by name */
 #endif
@@ -566,9 +571,11 @@ void wk_main(const rn_plan *plan, unsigned char *arena, size_t arena_bytes, int 
         _exit(0);
     }
     /* the two objects in the order asked (--vs: each order of first calls loads its first
-     * caller first too) */
-    for (int k = 0; k < (plan->vs_path ? 2 : 1); k++) {
-        bool other = plan->vs_path && (k == 0) == vs_first;
+     * caller first too); the parent is told when the second starts, so a death or hang in its
+     * constructors is blamed on its file */
+    for (int k = 0; k < (two ? 2 : 1); k++) {
+        bool other = two && (k == 0) == (vs == WR_VS_OTHER_FIRST);
+        if (k == 1) wk_send_kind(x, WR_LOADED_FIRST, NULL);
         void *so = wk_load(other ? plan->vs_path : plan->so_path, other ? vfd : fd, sb.dropped,
                            why, sizeof(why));
         void *sym = so ? dlsym(so, "solve") : NULL;

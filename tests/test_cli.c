@@ -140,6 +140,12 @@ Test(cli, vs_checks_its_file_before_any_run)
         cr_expect_eq(RUN("--vs", FIXTURES "/correct.cu", "--arch", "sm_80", "--json", FIXTURES "/correct.cu"),
                      HX_NO_DEVICE, "%s", out);
         cr_expect(strstr(out, "\"vs\":"), "the JSON names the other file: %s", out);
+        /* the other file's constructors abort: its failure, named, never this file's (exit 8
+         * without a device, as this file alone) */
+        cr_expect_eq(RUN("--vs", FIXTURES "/ctor_abort.cu", "--arch", "sm_80", "--json", FIXTURES "/correct.cu"),
+                     HX_NO_DEVICE, "%s", out);
+        cr_expect(strstr(out, "the --vs file " FIXTURES "/ctor_abort.cu was not compared: error") &&
+                      strstr(out, "SIGABRT") && strstr(out, "while loading the --vs file"), "%s", out);
     }
 }
 

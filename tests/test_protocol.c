@@ -6,7 +6,7 @@
  * their contents is timed computing), an exit, a hang and forged records each get their
  * verdict from the parent; --vs compares two files; an fp32 output close to the exact answer
  * alone passes (the fake's fp32 reference skewed). The process suite: constructors that abort,
- * exit or hang, a grandchild holding the pipe, a solution reaching for the harness (signals,
+ * exit or hang (--vs's other file's: its failure), a grandchild holding the pipe, a solution reaching for the harness (signals,
  * /proc/PPID/mem, ptrace), an output flood, and SIGINT mid-run. No GPU and no nvcc needed. */
 #include <criterion/criterion.h>
 #include <math.h>
@@ -554,6 +554,51 @@ Test(process, constructor_hang_times_out_within_the_limit, .timeout = 60)
                                           "within the 1 s limit"), "%s", run.tests[0].detail);
     cr_expect_lt(secs, 6.0, "killed at the limit: %.1f s", secs);
     cr_expect_eq(run.tests[1].status, RS_NOT_RUN);
+    rn_free(&run);
+}
+
+/* --vs: the other file's constructors failing (an abort, a hang) are its failure, not the
+ * judged file's: it is not loaded again, the judged file is judged alone and passes, and the
+ * timed case carries the other's verdict, not compared. Dying only in the second order's
+ * process, it leaves the first order's comparison standing. The judged file's own failing
+ * constructors stay its error. */
+Test(process, vs_constructor_failure_is_the_other_files, .timeout = 60)
+{
+    struct {
+        const char *vs;
+        rs_status st;
+        const char *detail;
+    } cases[] = {
+        {FAKE_CTOR_ABORT, RS_ERROR, "SIGABRT"},
+        {FAKE_CTOR_HANG, RS_TIMEOUT, "did not finish within the 2 s limit"},
+    };
+    rn_item it[16];
+    size_t n = items_gemm(it, true);
+    for (size_t c = 0; c < 2; c++) {
+        rs_run run = run_fake(FAKE_CORRECT, cases[c].vs, 2.0, it, n);
+        expect_all_passed(&run, n);
+        cr_expect_eq(run.vs_lost, cases[c].st, "%s: %s", cases[c].vs, run.vs_lost_detail);
+        cr_expect(strstr(run.vs_lost_detail, "loading the --vs file") &&
+                  strstr(run.vs_lost_detail, cases[c].detail), "%s", run.vs_lost_detail);
+        const rs_test *t = &run.tests[n - 1];
+        cr_expect_eq(t->vs_status, cases[c].st, "%s", t->vs_detail);
+        cr_expect(t->timing.done && t->timing.vs && !t->timing.base_done && t->timing.vs_orders == 1,
+                  "timed alone, not compared: %s", t->timing.base_error);
+        rn_free(&run);
+    }
+    rs_run run = run_fake(FAKE_LOADED, FAKE_CTOR_ABORT_FIRST, 10, it, n);
+    expect_all_passed(&run, n);
+    const rs_test *t = &run.tests[n - 1];
+    cr_expect_eq(t->vs_status, RS_ERROR, "%s", t->vs_detail);
+    cr_expect(strstr(t->vs_detail, "SIGABRT"), "%s", t->vs_detail);
+    cr_expect(t->timing.base_done && t->timing.vs_orders == 1, "the first order compared");
+    rn_free(&run);
+    run = run_fake(FAKE_CTOR_ABORT, FAKE_CORRECT, 10, it, n);
+    cr_expect_eq(run.tests[0].status, RS_ERROR, "%s", run.tests[0].detail);
+    cr_expect(strstr(run.tests[0].detail, "SIGABRT") &&
+              strstr(run.tests[0].detail, "while loading the solution"), "%s", run.tests[0].detail);
+    cr_expect_eq(run.vs_lost, RS_SUCCESS, "%s", run.vs_lost_detail);
+    cr_expect_eq(run.tests[1].status, RS_NOT_RUN, "not loaded again");
     rn_free(&run);
 }
 
