@@ -270,18 +270,26 @@ bool rn_oracle_up(rn_ctx *x)
 }
 
 /* A start-up that failed because of the solution (its constructors, or its code loaded while
- * the context came up): the test's verdict, and no further test runs. other: the --vs file's
- * constructors failed, not the judged file's: kept for the timed cases (rs_run.vs_lost), and
- * the judged file is started again alone (the child was ended). */
+ * the context came up): the test's verdict, and no further test runs. both: the process held
+ * the --vs file too, whose code may be the one that failed (its constructors, or a record one
+ * of them forged, WR_LOADED_FIRST included): the failure is kept as the other file's
+ * (rs_run.vs_lost) and this file starts again alone; if it fails alone too, the failure is its
+ * own and the other file's is unknown. */
 static rn_outcome rn_load_verdict(rn_ctx *x, rs_test *t, rs_status st, const char *detail,
-                                  bool other)
+                                  bool both)
 {
-    if (other) {
+    if (both) {
         x->run->vs_lost = st;
         snprintf(x->run->vs_lost_detail, sizeof(x->run->vs_lost_detail), "%s", detail);
+        x->vs_unsure = true;
         x->out_bytes = 0; /* its output does not count against the judged file's cap */
         x->out_head[0] = '\0';
         return rn_worker_up(x, t);
+    }
+    if (x->vs_unsure) { /* alone it failed too: not the other file's doing */
+        x->run->vs_lost = RS_SUCCESS;
+        x->run->vs_lost_detail[0] = '\0';
+        x->vs_unsure = false;
     }
     t->status = st;
     snprintf(t->detail, sizeof(t->detail), "%s", detail);
@@ -369,6 +377,7 @@ rn_outcome rn_worker_up(rn_ctx *x, rs_test *t)
         if (r == RN_W_GOT && phase == 1 && k == WR_LOADED && (!two || second)) {
             if (plan->lookup_only) { /* solve found is the answer */
                 rn_child_reap(&x->wk, NULL);
+                x->vs_unsure = false;
                 return RN_OK;
             }
             phase = 2;
@@ -377,18 +386,20 @@ rn_outcome rn_worker_up(rn_ctx *x, rs_test *t)
         }
         if (r == RN_W_GOT && phase == 2 && k == WR_READY) {
             x->wk_fresh = true;
+            x->vs_unsure = false; /* this file came up alone: the failure was the other's */
             return RN_OK;
         }
         bool said = r == RN_W_GOT && (((phase == 1) && (k == WR_NO_SOLVE || k == WR_LOAD_FAILED)) ||
                                       ((phase == 0 || phase == 2) && k == WR_FATAL) ||
                                       (phase == 2 && k == WR_NO_DEVICE));
-        /* whose constructors were running: the --vs file's is not the judged file's failure.
-         * WR_LOADED_FIRST comes after the first file's code ran, which could forge it: at worst
-         * the second file is blamed, and the judged file is then judged alone all the same. */
+        /* whose constructors were running, for the words only: WR_LOADED_FIRST comes after the
+         * first file's code ran, which could forge it. Whose failure it is, this file alone
+         * decides (rn_load_verdict). */
         const bool other = phase == 1 && two && second != (load == WR_VS_OTHER_FIRST);
+        const bool both = phase > 0 && two;
         if (said && phase > 0 && rn_claim_refuted(x, k, why, sizeof(why))) {
             rn_child_kill(&x->wk, NULL); /* its own records say nothing of what it does next */
-            return rn_load_verdict(x, t, RS_ERROR, why, other);
+            return rn_load_verdict(x, t, RS_ERROR, why, both);
         }
         if (said) {
             snprintf(run->detail, sizeof(run->detail), "%s", x->m.detail);
@@ -410,22 +421,22 @@ rn_outcome rn_worker_up(rn_ctx *x, rs_test *t)
                                       : "while loading the solution (its constructors ran)";
         if (phase > 0 && r == RN_W_FLOOD) {
             rn_flood_detail(x, why, sizeof(why));
-            return rn_load_verdict(x, t, RS_OUTPUT_EXCEEDED, why, other);
+            return rn_load_verdict(x, t, RS_OUTPUT_EXCEEDED, why, both);
         }
         if (phase > 0 && r == RN_W_GOT) {
             snprintf(why, sizeof(why), "the solution's process sent a record that cannot be right "
                      "%s (kind %d)", when, (int)k);
-            return rn_load_verdict(x, t, RS_ERROR, why, other);
+            return rn_load_verdict(x, t, RS_ERROR, why, both);
         }
         if (phase > 0 && r == RN_W_GONE) {
             rn_describe_exit(ws, when, why, sizeof(why));
-            return rn_load_verdict(x, t, RS_ERROR, why, other);
+            return rn_load_verdict(x, t, RS_ERROR, why, both);
         }
         if (phase == 1 && r == RN_W_LATE) {
             snprintf(why, sizeof(why), "loading %s (its constructors) did not finish within the "
                      "%.0f s limit (killed)", other ? "the --vs file" : "the solution",
                      plan->timeout_s);
-            return rn_load_verdict(x, t, RS_TIMEOUT, why, other);
+            return rn_load_verdict(x, t, RS_TIMEOUT, why, both);
         }
         if (r == RN_W_LATE)
             snprintf(run->detail, sizeof(run->detail), "the worker did not start within %.0f s",

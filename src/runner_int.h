@@ -36,6 +36,8 @@ typedef struct {
     bool oracle_ready;        /* its WR_READY was read */
     bool wk_fresh;            /* the solution's child has not answered a command yet */
     bool wk_vs_first;         /* the next solution's child loads the --vs object first */
+    bool vs_unsure;           /* run->vs_lost comes from a start-up of both files: this file
+                                 alone decides whose failure it was */
     bool device_known;
     uint32_t nonce;
     wr_msg m;
