@@ -293,10 +293,19 @@ Test(cli, help_is_complete)
                           "--ptx", "--sass", "--sanitize", "--profile", "4 MiB", " 13 "};
     for (size_t i = 0; i < sizeof(opts) / sizeof(opts[0]); i++)
         cr_expect(strstr(out, opts[i]), "--help lacks %s", opts[i]);
-    for (int code = 0; code <= 13; code++) {
-        char word[8];
-        snprintf(word, sizeof(word), "%2d ", code);
-        cr_expect(strstr(out, word), "--help lacks exit code %d", code);
+    /* each code beside its meaning, as the table prints it (a bare number would be found in
+     * the other lines' text) */
+    static const char *const meaning[] = {
+        "success", "test-case-failed", "bad option or argument", "missing, unreadable",
+        "--size/--shapes outside", "compile-error", "no extern \"C\" solve",
+        "solve's signature", "no CUDA device", "timeout", "out-of-memory", "error (crash",
+        "the harness itself failed", "compiled for the --gpu target", "output-exceeded",
+        "interrupted"};
+    cr_assert_eq(sizeof(meaning) / sizeof(meaning[0]), HX_INTERRUPTED + 1);
+    for (int code = 0; code <= HX_INTERRUPTED; code++) {
+        char row[64];
+        snprintf(row, sizeof(row), "%2d %s", code, meaning[code]);
+        cr_expect(strstr(out, row), "--help lacks exit code %d (\"%s\")", code, row);
     }
 }
 

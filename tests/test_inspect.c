@@ -129,6 +129,7 @@ Test(resources, cuobjdump_sample_agrees_with_ptxas_for_stage_05)
     cr_assert(in_parse_resource_usage(t, &ku));
     cr_assert(in_parse_ptxas(p, &ks));
     cr_expect_eq(ku.n, 3);
+    cr_expect_eq(ks.n, 2, "ptxas lists stage 05's two kernels (the loop below checks each)");
     for (size_t i = 0; i < ks.n; i++) {
         const in_kernel *a = &ks.k[i], *b = kernel(&ku, a->name);
         cr_expect_eq(a->regs, b->regs, "%s", a->name);

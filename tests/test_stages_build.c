@@ -82,6 +82,7 @@ static void build_dir(const char *dir)
         }
     }
     closedir(d);
+    cr_assert_gt(stages, 0, "%s holds no stage", dir);
     gp_build_all(jobs, n, 0);
     /* a cached object whose log is gone: built again, so its warnings can be read */
     for (size_t i = 0; i < n; i++) {
@@ -95,8 +96,9 @@ static void build_dir(const char *dir)
         char *log = ld_read_text(b->log_path, NULL);
         cr_expect_eq(jobs[i].status, LD_OK, "%s failed to build for %s: %s\n%s", jobs[i].src,
                      archs[i], b->error, log ? log : "");
-        cr_expect(!log || !strstr(log, "warning"), "%s builds with warnings for %s:\n%s",
-                  jobs[i].src, archs[i], log);
+        if (jobs[i].status == LD_OK)
+            cr_expect(log && !strstr(log, "warning"), "%s builds with warnings for %s:\n%s",
+                      jobs[i].src, archs[i], log ? log : "(its build log cannot be read)");
         free(log);
         compiled += !b->cached;
     }
@@ -104,20 +106,26 @@ static void build_dir(const char *dir)
                 compiled, cache);
 }
 
-Test(stages, gemm_fp16_build, .timeout = 1800) { build_dir(SOURCE_DIR "/solutions"); }
-Test(stages, sgemm_build, .timeout = 1800) { build_dir(SOURCE_DIR "/solutions/sgemm"); }
-Test(stages, matmul_fp32_build, .timeout = 1800) { build_dir(SOURCE_DIR "/solutions/matmul_fp32"); }
-Test(stages, batched_matmul_fp32_build, .timeout = 1800) { build_dir(SOURCE_DIR "/solutions/batched_matmul_fp32"); }
-Test(stages, batched_matmul_fp16_build, .timeout = 1800) { build_dir(SOURCE_DIR "/solutions/batched_matmul_fp16"); }
-Test(stages, int8_matmul_build, .timeout = 1800) { build_dir(SOURCE_DIR "/solutions/int8_matmul"); }
-Test(stages, int4_matmul_build, .timeout = 1800) { build_dir(SOURCE_DIR "/solutions/int4_matmul"); }
+/* One build test a stage directory (each its own worker and time limit); the list below makes
+ * both the tests and every_problem_is_built's table, so they cannot drift apart. */
+#define STAGE_DIRS(X)                                                                              \
+    X(gemm_fp16, "solutions")                                                                      \
+    X(sgemm, "solutions/sgemm")                                                                    \
+    X(matmul_fp32, "solutions/matmul_fp32")                                                        \
+    X(batched_matmul_fp32, "solutions/batched_matmul_fp32")                                        \
+    X(batched_matmul_fp16, "solutions/batched_matmul_fp16")                                        \
+    X(int8_matmul, "solutions/int8_matmul")                                                        \
+    X(int4_matmul, "solutions/int4_matmul")
+#define STAGE_BUILD_TEST(name, rel)                                                                \
+    Test(stages, name##_build, .timeout = 1800) { build_dir(SOURCE_DIR "/" rel); }
+STAGE_DIRS(STAGE_BUILD_TEST)
 
-/* every problem's stage directory has a suite above */
+/* every problem's stage directory has a build test above */
 Test(stages, every_problem_is_built)
 {
-    const char *built[] = {"solutions", "solutions/sgemm", "solutions/matmul_fp32",
-                           "solutions/batched_matmul_fp32", "solutions/batched_matmul_fp16",
-                           "solutions/int8_matmul", "solutions/int4_matmul"};
+#define STAGE_REL(name, rel) rel,
+    const char *built[] = {STAGE_DIRS(STAGE_REL)};
+#undef STAGE_REL
     for (size_t i = 0; i < pb_count(); i++) {
         char rel[256];
         pb_stage_dir(pb_at(i), rel, sizeof(rel));
@@ -134,9 +142,11 @@ static void headers_in(const char *dir, const regex_t *run)
     DIR *d = opendir(dir);
     cr_assert_not_null(d, "%s", dir);
     struct dirent *e;
+    int files = 0;
     while ((e = readdir(d))) {
         size_t len = strlen(e->d_name);
         if (len < 4 || strcmp(e->d_name + len - 3, ".cu") != 0) continue;
+        files++;
         char path[PATH_MAX], line[1024];
         snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
         FILE *f = fopen(path, "r");
@@ -151,6 +161,7 @@ static void headers_in(const char *dir, const regex_t *run)
         cr_expect_leq(n, 45, "%s: a %d-line header (at most 45)", path, n);
     }
     closedir(d);
+    cr_expect_gt(files, 0, "%s holds no stage", dir);
 }
 
 Test(stages, headers_teach)
@@ -176,8 +187,9 @@ static bool probe_fresh(const char *out, const char *cmd)
     char *old = tu_slurp(path);
     bool same = old && strcmp(old, cmd) == 0;
     free(old);
-    struct stat so;
-    if (!same || stat(out, &so) != 0) return false;
+    struct stat so, sl;
+    snprintf(path, sizeof(path), "%s.log", out); /* the warnings check reads the kept log */
+    if (!same || stat(out, &so) != 0 || stat(path, &sl) != 0) return false;
     snprintf(path, sizeof(path), "%s.d", out);
     char *deps = tu_slurp(path);
     if (!deps) return false;
@@ -192,9 +204,10 @@ static bool probe_fresh(const char *out, const char *cmd)
     return fresh && colon;
 }
 
-/* The probes in lab/probes/ build as their header comments say (probe_trace includes 12_best with
- * its trace hooks defined, so a change to those hooks is caught here); rebuilt only when they or
- * what they include changed. */
+/* The two probes that measure the product itself build as their header comments say, without
+ * warnings: probe_launch (12_best's launch paths) and probe_trace (12_best with its trace hooks
+ * defined, so a change to those hooks is caught here); rebuilt only when they or what they
+ * include changed. The other lab/probes/ programs are one-off experiments, built by hand. */
 Test(stages, probes_build, .timeout = 600)
 {
     char nvcc[4096];
@@ -202,22 +215,24 @@ Test(stages, probes_build, .timeout = 600)
     static const char *probes[] = {"probe_launch", "probe_trace"};
     mkdir(SCRATCH, 0755);
     for (size_t i = 0; i < sizeof(probes) / sizeof(probes[0]); i++) {
-        char out_path[PATH_MAX], cmd[8192], out[1 << 15], path[PATH_MAX + 8];
+        char out_path[PATH_MAX], cmd[8192], out[1 << 15], log_path[PATH_MAX + 8],
+            cmd_path[PATH_MAX + 8];
         snprintf(out_path, sizeof(out_path), "%s/%s", SCRATCH, probes[i]);
         snprintf(cmd, sizeof(cmd),
                  "'%s' -O2 -std=c++17 -gencode=arch=compute_90a,code=sm_90a -MD -MF '%s.d' -o '%s' "
                  "'%s/lab/probes/%s.cu' 2>&1",
                  nvcc, out_path, out_path, SOURCE_DIR, probes[i]);
-        snprintf(path, sizeof(path), "%s.log", out_path);
+        snprintf(log_path, sizeof(log_path), "%s.log", out_path);
+        snprintf(cmd_path, sizeof(cmd_path), "%s.cmd", out_path);
         if (!probe_fresh(out_path, cmd)) {
             int code = tu_run_shell(out, sizeof(out), cmd);
             cr_expect_eq(code, 0, "lab/probes/%s.cu failed to build:\n%s", probes[i], out);
-            tu_write(path, out);
-            snprintf(path, sizeof(path), "%s.cmd", out_path);
-            if (code == 0) tu_write(path, cmd); /* a failed build is tried again next time */
-            else unlink(path);
+            cr_expect(tu_write(log_path, out), "cannot write %s", log_path);
+            if (code == 0) tu_write(cmd_path, cmd); /* a failed build is tried again next time */
+            else unlink(cmd_path);
         }
-        char *log = tu_slurp(path);
+        /* the build's own output, fresh or kept from the build that made the binary */
+        char *log = tu_slurp(log_path);
         cr_expect(log && !strstr(log, "warning"), "lab/probes/%s.cu builds with warnings:\n%s",
                   probes[i], log ? log : "(no log)");
         free(log);

@@ -70,6 +70,13 @@ bool tu_have_gpu(char *reason, size_t len)
     dv_info info;
     bool ok = rn_probe(&info, 60.0);
     if (!ok) snprintf(reason, len, "%s", info.error[0] ? info.error : "no CUDA device");
+    /* The probe is the harness's own code: on the GPU machine (tools/gpu_session.sh sets
+     * HARNESS_REQUIRE_GPU=1) a probe that fails is a failure, never a reason to skip. */
+    const char *req = getenv("HARNESS_REQUIRE_GPU");
+    if (!ok && req && strcmp(req, "1") == 0) {
+        fprintf(stderr, "HARNESS_REQUIRE_GPU=1, but the device probe failed: %s\n", reason);
+        exit(1);
+    }
     return ok;
 }
 
