@@ -23,7 +23,7 @@ case "${1:-}" in
     BUDGET=420 LINE_LIMIT=150 $G build \
         "sh=$(sed -n 's/^#   \(.*\)$/\1/p' $R/batch_run254.txt | head -1)" batch=$R/batch_run254.txt ;;
 15) # ~9 min: runs 253 and 254 in one call, each patch's answer before the controls (255)
-    BUDGET=570 LINE_LIMIT=150 $G build \
+    BUDGET=${BUDGET:-570} LINE_LIMIT=150 $G build \
         "sh=$(sed -n 's/^#   \(.*\)$/\1/p' $R/batch_run255.txt | head -1)" batch=$R/batch_run255.txt ;;
 11) # ~9 min: batched 03's bmm_rows with its idle threads in groups over k, fewer rows a block
     # (249); then, on top, bmm_slab capped at 80 registers for 3 blocks an SM (250)
