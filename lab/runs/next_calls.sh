@@ -9,22 +9,12 @@ cd "$(dirname "$0")/../.."
 G="bash tools/gpu_session.sh"
 R=lab/runs
 case "${1:-}" in
-8)  # ~8 min: fp32 03's unaligned large shapes beside their aligned twins (252, HEAD); then
-    # matmul 03's 128×64 tiles where the depth is ≤ 256 (variants 1024, 8192) (247)
-    BUDGET=570 LINE_LIMIT=150 $G build batch=$R/batch_run252.txt \
+8)  # ~7 min: matmul 03's 128×64 tiles where the depth is ≤ 256 (variants 1024, 8192) (247)
+    BUDGET=${BUDGET:-470} LINE_LIMIT=150 $G build \
         "sh=$(sed -n 's/^#   \(.*\)$/\1/p' $R/batch_run247.txt | head -1)" batch=$R/batch_run247.txt ;;
 9)  # ~5 min: profiles of the fp32 03 shapes still over cuBLAS (248, HEAD), then run 246's clean-up
     BUDGET=480 LINE_LIMIT=200 $G build batch=$R/batch_run248.txt \
         "sh=$(sed -n 's/^#   \(.*\)$/\1/p' $R/batch_run246.txt | head -1)" batch=$R/batch_run246.txt ;;
-13) # ~5 min: matmul 03 reading unaligned operands of large products through padded copies (253)
-    BUDGET=420 LINE_LIMIT=150 $G build \
-        "sh=$(sed -n 's/^#   \(.*\)$/\1/p' $R/batch_run253.txt | head -1)" batch=$R/batch_run253.txt ;;
-14) # ~5 min: batched 03 the same (254): only after 253 landed or 252 showed the cost
-    BUDGET=420 LINE_LIMIT=150 $G build \
-        "sh=$(sed -n 's/^#   \(.*\)$/\1/p' $R/batch_run254.txt | head -1)" batch=$R/batch_run254.txt ;;
-15) # ~9 min: runs 253 and 254 in one call, each patch's answer before the controls (255)
-    BUDGET=${BUDGET:-570} LINE_LIMIT=150 $G build \
-        "sh=$(sed -n 's/^#   \(.*\)$/\1/p' $R/batch_run255.txt | head -1)" batch=$R/batch_run255.txt ;;
 11) # ~9 min: batched 03's bmm_rows with its idle threads in groups over k, fewer rows a block
     # (249); then, on top, bmm_slab capped at 80 registers for 3 blocks an SM (250)
     BUDGET=570 LINE_LIMIT=150 $G build \
@@ -45,5 +35,5 @@ case "${1:-}" in
     4) BUDGET=500 $G build leaderboard=matmul_fp32 leaderboard-random=matmul_fp32:02,03 ;;
     5) BUDGET=570 $G build leaderboard=batched_matmul_fp32 leaderboard-random=batched_matmul_fp32:02,03 ;;
     esac ;;
-*)  echo "usage: lab/runs/next_calls.sh 3|4|5|8|9|10|11|12|13|14|15" >&2; exit 2 ;;
+*)  echo "usage: lab/runs/next_calls.sh 3|4|5|8|9|10|11|12" >&2; exit 2 ;;
 esac

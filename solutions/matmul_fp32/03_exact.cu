@@ -2,47 +2,45 @@
 //
 // Changed from 02: the numbers, not the tiling. At 1e-4 with U(−10, 10) fills an fp32 sum in an
 //   order other than cuBLAS's lands outside both references wherever a long sum cancels: 02
-//   fails 12–20 of 64 random shapes a seed, and no fp32 order passes them all on the host; only
-//   fp64 accumulation does. A product of two fp32 values is exact in fp64, and an fp64 sum of
-//   8192 of them is within ~1e-12 of the exact one: C rounded once is within any tolerance.
+//   fails 12–20 of 64 random shapes a seed, and no fp32 order passes them all. A product of two
+//   fp32 values is exact in fp64, and an fp64 sum of 8192 of them is within ~1e-12 of the exact
+//   one: C rounded once is within any tolerance.
 // Exact tiles (mm_exact): 128×128 on 8 warps of 64×32 (64 doubles a thread), 128×64 and 64×64
 //   on 4 warps, picked by 02's makespan model; a cp.async ring of fp32 k-tiles (zero-filled past
-//   the edges), converted to fp64 at the fragment load (half the shared bytes of fp64 tiles).
-//   The 128-row tiles take 32-deep k-tiles, 3 stages: each k-tile costs a wait and a barrier, and
-//   its first fragment loads cannot start before them, so 32-deep tiles expose that every 4 k8
-//   steps, not 2. Where 32 would pad a shallow depth (under 128, ceil(depth/16) odd): 16-deep.
-//   Hopper: mma m16n8k8 .f64, the k pairs (t, t + 4) read as the tile's (2t, 2t + 1), so A's two
-//   come in one 8-byte load; A rows 24 floats apart (mod 32) and B's 16-byte chunks XOR-swizzled
-//   by row pair keep every fragment load conflict-free. A100: m8n8k4.
-// Split K (fewer 64×64 tiles than 1.5 waves, depth ≥ 256): pieces for 4 CTAs an SM, each ≥ 128
-//   deep, write fp64 planes and stop; mm_split_sum, a thread an output over the whole grid, adds
-//   them in piece order (8 loads in flight) and rounds once. At 2 waves 1024³ split and lost.
-// Odd cols (C's rows not 16-byte aligned) where the tiles fill the SMs: 02's staged epilogue, the
-//   tile through the freed ring as fp32 and out a row at a time, not the fragment layout's 4-byte
-//   pieces over 8 rows (two half-sector writes for every 32 bytes of C).
-// Up to 16 rows (mm_gemv): a 64-row tile would be at most 1/4 full. A lane a column of B, read
-//   once and coalesced; A's rows converted once into shared memory; the depth sliced for 4 blocks
-//   an SM, the slices' planes added in order by mm_split_sum (a slab's last block adding them
-//   alone was the bound from 3 rows on). mm_thin, mm_dot (depth ≤ 8; small C): 02's, fp64 sums.
+//   the edges), widened to fp64 at the fragment load (half the shared bytes of fp64 tiles). The
+//   128-row tiles take 32-deep k-tiles, 3 stages: each k-tile's wait and barrier is exposed every
+//   4 k8 steps, not 2 (16-deep where 32 would pad a depth under 128). Hopper: m16n8k8 .f64, the
+//   k pairs (t, t + 4) read as the tile's (2t, 2t + 1): A's two in one 8-byte load; A rows 24
+//   floats apart (mod 32), B's 16-byte chunks XOR-swizzled by row pair: no bank conflicts.
+// Padded copies (mm_pad): A's or B's rows not 16-byte aligned (depth or cols % 4 ≠ 0) made the
+//   tiles copy them 4 bytes at a time, 4× the cp.async (16 a thread a k-tile on 128×128, not 4).
+//   For ≥ 2^28 multiply-adds such a matrix is copied once into rows rounded up to 4 floats (zeros
+//   after: a k past the depth meets B's zero rows); the 128-row tiles read it 16 bytes at a time.
+// Split K (fewer 64×64 tiles than 1.5 waves, depth ≥ 256): pieces for 4 CTAs an SM write fp64
+//   planes; mm_split_sum adds them in piece order and rounds once. Odd cols where tiles fill the
+//   SMs: 02's staged epilogue (the tile out a row at a time through the freed ring).
+// Up to 16 rows (mm_gemv): a lane a column of B, read once; A's rows widened once in shared
+//   memory; the depth sliced for 4 blocks an SM, the slices added in order by mm_split_sum.
+//   mm_thin, mm_dot (depth ≤ 8; small C): 02's, with fp64 sums.
 // Why DMMA: on A100/H100/H200 twice the FP64 FMA pipe's rate; Hopper's needs m16n8k8 (43 TF/s).
 // Paths by judge GPU: A100, H100, H200 exact; T4 (no DMMA, FP64 at 1/32), B200 (DMMA at half its
 //   FP32 rate) and sm_75 PTX on a newer GPU (mm_exact_ok asks the PTX version): 02's fp32 kernels.
 // Prediction (before measuring): every random shape passes on A100/H100/H200; large shapes
 //   1.1–1.2× cuBLAS's time; geo mean ~0.75× cuBLAS (02: 0.58–0.63×). 32-deep k-tiles 0.85–0.95×
-//   the 16-deep ones on DMMA-bound shapes; split sum kernel 0.5–0.7× the tile's own sum; mm_gemv
-//   to 16 rows 0.6–0.9× the tiles where they were few, 1.0–1.2× at 16×4000×4000.
+//   the 16-deep ones; split sum kernel 0.5–0.7× the tile's own sum. Padded copies: 0.70–0.85× at
+//   6120×746×4757 (A and B padded), 0.80–0.90× on the other large unaligned shapes, 1.00× aligned.
 // Measured (H100 and H200, cuBLAS and cuBLASLt timed beside it): every test passes on SASS and on
-//   the A100 and T4 paths (as PTX), memcheck and racecheck clean. 32-deep k-tiles: 0.86× at
-//   8192×6144×4096 and 4096³, 0.91–0.96× on other DMMA-bound shapes; 1.16× at 3800×16×8055, 1.00×
-//   with 16-deep ones back there. 8192×6144×4096: 1.03× cuBLAS (02: 1.04×). Split: sum kernel
-//   0.40–0.64×, the 4-CTA, 1.5-wave rule 0.67–0.91× (2577×1433×48 1.04×). Staged epilogue
-//   0.53–0.92×; mm_gemv 0.44–0.54× at 1–2 rows; to 16 rows 0.64–0.94× the tiles (16×4000×4000
-//   1.07×; one row 1.06× the last block's sum). Random, seeds 1–3 (H100): 64/64 each, geo
-//   0.62–0.66× cuBLAS, 0.74–0.79× Lt; 4–9 shapes a seed over 1.0×, worst 1.11× (2136×7585×8),
-//   1.12× (784×702×50), 1.41× (6120×746×4757, DMMA-bound).
+//   the A100 and T4 paths (as PTX), memcheck and racecheck clean. 32-deep k-tiles 0.86× at 4096³,
+//   0.91–0.96× elsewhere; split sum 0.40–0.64×, the split rule 0.67–0.91×; staged epilogue
+//   0.53–0.92×; mm_gemv 0.44–0.94× the tiles. 8192×6144×4096: 1.03× cuBLAS. Random, seeds 1–3
+//   (H100, before the padded copies): 64/64 each, geo 0.62–0.66× cuBLAS; worst 1.41× at
+//   6120×746×4757, the large unaligned shapes 1.11–1.27×: 30–33 TF/s against ~49 for aligned ones.
+//   Padded copies (H200): 0.76× at 6120×746×4757, 0.89–0.92× at 3005×3002×608, 4192×184×3987 and
+//   6264×137×4336 (now 1.06×, 1.10×, 1.12×, 0.94× cuBLAS); 1.00× aligned and with padding off.
 // Tiles: exact 128×128×32, 128×64×32 × 3 (×16 × 4 where 32 pads), 64×64×16 × 4; fp32: 02's.
 // Targets: sm_75 sm_80 sm_90a sm_100a
 // Judge GPUs: T4 A100 H100 H200 B200
+// History (the header before it was condensed): lab/stages/matmul_fp32_03_exact.md
 
 #include <cuda_runtime.h>
 
@@ -669,8 +667,9 @@ static bool shallow_pads(int depth) { return MM_EXACT_BK > 16 && depth < 128 && 
 using XSmall = XTile<64, 64, 2, 2>;  // 4 warps of 32×32
 
 // C (rows×cols) = A (rows×depth) · B (depth×cols). A_VEC / B_VEC: that matrix's rows are 16-byte
-// aligned. SPLIT: piece z = blockIdx.z sums k in [z·k_per, (z+1)·k_per) into ws + z·rows·cols
-// (fp64); mm_split_sum then adds the pieces in order into C. STAGE (C's rows
+// aligned, on the 128-row tiles each its width rounded up to 4 floats long (a padded copy's rows
+// end in zeros). SPLIT: piece z = blockIdx.z sums k in [z·k_per, (z+1)·k_per) into
+// ws + z·rows·cols (fp64); mm_split_sum then adds the pieces in order into C. STAGE (C's rows
 // not 16-byte aligned): the tile goes through the freed ring as fp32 and is written a row at a
 // time, a warp 32 consecutive columns, not in the fragment layout's 4-byte pieces over 8 rows
 // (02's staged epilogue: 0.64–0.97× the scattered stores' time where the tiles fill the SMs).
@@ -678,6 +677,8 @@ template <class T, bool A_VEC, bool B_VEC, bool SPLIT, bool STAGE = false>
 __global__ void __launch_bounds__(T::NT)
     mm_exact(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C, int rows,
              int depth, int cols, int k_per, double* __restrict__ ws) {
+    constexpr bool PADS = T::BM == 128;  // only the 128-row tiles read padded copies
+    const int lda = A_VEC && PADS ? (depth + 3) & ~3 : depth, ldb = B_VEC && PADS ? (cols + 3) & ~3 : cols;
     const int m0 = blockIdx.y * T::BM, n0 = blockIdx.x * T::BN;
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
     extern __shared__ __align__(16) float smem[];
@@ -691,30 +692,30 @@ __global__ void __launch_bounds__(T::NT)
         float* as = smem + stage * T::STAGE_FLOATS;
         float* bs = as + T::A_FLOATS;
         const int k0 = kb + kt * T::BK;
-        if (A_VEC) {  // depth % 4 == 0 and k_per % 16 == 0: a chunk is all in or all out
+        if (A_VEC) {  // lda % 4 == 0, k_per % 16 == 0: a chunk is in, out, or ends in the row's zeros
             for (int c = tid; c < T::BM * T::BK / 4; c += T::NT) {
                 const int r = c / (T::BK / 4), q = (c % (T::BK / 4)) * 4;
                 const bool ok = m0 + r < rows && k0 + q < ke;
-                cp16_zfill(as + r * T::LDA + q, ok ? A + (size_t)(m0 + r) * depth + k0 + q : A, ok);
+                cp16_zfill(as + r * T::LDA + q, ok ? A + (size_t)(m0 + r) * lda + k0 + q : A, ok);
             }
         } else {
             for (int c = tid; c < T::BM * T::BK; c += T::NT) {
                 const int r = c / T::BK, q = c % T::BK;
                 const bool ok = m0 + r < rows && k0 + q < ke;
-                cp4_zfill(as + r * T::LDA + q, ok ? A + (size_t)(m0 + r) * depth + k0 + q : A, ok);
+                cp4_zfill(as + r * T::LDA + q, ok ? A + (size_t)(m0 + r) * lda + k0 + q : A, ok);
             }
         }
-        if (B_VEC) {  // cols % 4 == 0
+        if (B_VEC) {  // ldb % 4 == 0
             for (int c = tid; c < T::BK * T::BN / 4; c += T::NT) {
                 const int r = c / (T::BN / 4), q = (c % (T::BN / 4)) * 4;
                 const bool ok = k0 + r < ke && n0 + q < cols;
-                cp16_zfill(bs + T::bidx(r, q), ok ? B + (size_t)(k0 + r) * cols + n0 + q : B, ok);
+                cp16_zfill(bs + T::bidx(r, q), ok ? B + (size_t)(k0 + r) * ldb + n0 + q : B, ok);
             }
         } else {
             for (int c = tid; c < T::BK * T::BN; c += T::NT) {
                 const int r = c / T::BN, q = c % T::BN;
                 const bool ok = k0 + r < ke && n0 + q < cols;
-                cp4_zfill(bs + T::bidx(r, q), ok ? B + (size_t)(k0 + r) * cols + n0 + q : B, ok);
+                cp4_zfill(bs + T::bidx(r, q), ok ? B + (size_t)(k0 + r) * ldb + n0 + q : B, ok);
             }
         }
     };
@@ -851,7 +852,7 @@ __global__ void __launch_bounds__(T::NT)
         const int m = m0 + e / T::BN, n = n0 + e % T::BN;
         if (m >= rows || n >= cols) continue;
         double s = 0.0;
-        for (int k = 0; k < depth; ++k) s = fma((double)A[(size_t)m * depth + k], (double)B[(size_t)k * cols + n], s);
+        for (int k = 0; k < depth; ++k) s = fma((double)A[(size_t)m * lda + k], (double)B[(size_t)k * ldb + n], s);
         C[(size_t)m * cols + n] = static_cast<float>(s);
     }
 #endif
@@ -922,14 +923,26 @@ static void launch_exact_as(const float* A, const float* B, float* C, int rows, 
                     (unsigned)splits);
     kern<<<grid, T::NT, T::SMEM>>>(A, B, C, rows, depth, cols, k_per, ws);
 }
+// Operands: A and B, or their padded copies (pa, pb: rows of their width rounded up to 4 floats)
+struct Ops {
+    const float* A;
+    const float* B;
+    bool pa, pb;
+};
 template <class T, bool SPLIT>
-static void launch_exact(const float* A, const float* B, float* C, int rows, int depth, int cols,
-                         int splits = 1, int k_per = 0, double* ws = nullptr, bool stage = false) {
-    const bool av = depth % 4 == 0 && ((size_t)A & 15) == 0;
-    const bool bv = cols % 4 == 0 && ((size_t)B & 15) == 0;
-    if (!SPLIT && stage && !bv) {  // B's rows unaligned too (cols % 4 != 0): the usual case
+static void launch_exact(const Ops& o, float* C, int rows, int depth, int cols, int splits = 1,
+                         int k_per = 0, double* ws = nullptr, bool stage = false) {
+    const float *A = o.A, *B = o.B;
+    const bool av = (o.pa || depth % 4 == 0) && ((size_t)A & 15) == 0;
+    const bool bv = (o.pb || cols % 4 == 0) && ((size_t)B & 15) == 0;
+    if (!SPLIT && stage && !bv) {  // B's rows unaligned too (cols % 4 != 0, not padded)
         if (av) launch_exact_as<T, true, false, false, true>(A, B, C, rows, depth, cols, 1, 0, nullptr);
         else launch_exact_as<T, false, false, false, true>(A, B, C, rows, depth, cols, 1, 0, nullptr);
+        return;
+    }
+    if (!SPLIT && stage && o.pb) {  // C's rows unaligned, B read from its padded copy
+        if (av) launch_exact_as<T, true, true, false, true>(A, B, C, rows, depth, cols, 1, 0, nullptr);
+        else launch_exact_as<T, false, true, false, true>(A, B, C, rows, depth, cols, 1, 0, nullptr);
         return;
     }
     if (av && bv) launch_exact_as<T, true, true, SPLIT>(A, B, C, rows, depth, cols, splits, k_per, ws);
@@ -962,6 +975,57 @@ static bool split_space(SplitSpace& w, size_t bytes) {
     }
     w.bytes = bytes;
     return true;
+}
+
+// Unaligned operands of a large product: A's rows (depth % 4 != 0) or B's (cols % 4 != 0) that
+// are not 16-byte aligned make the exact tiles copy them 4 bytes at a time: 4× the cp.async, each
+// with its own index arithmetic (128×128: 16 a thread a k-tile against 4). mm_pad copies such a
+// matrix once into rows of ld = its width rounded up to 4 floats, the rest zero (a k past depth
+// then meets B's zero-filled rows; a column past cols lands outside C), and the tiles read the
+// copy 16 bytes at a time. A float of A feeds cols
+// products and one of B rows: the copy (~8 bytes of traffic a float) pays only where that is
+// many, and the product large enough to cover its launch.
+#ifndef MM_PAD_MIN
+#define MM_PAD_MIN 256                // pad A where cols ≥ this, B where rows ≥ this ...
+#endif
+#ifndef MM_PAD_MACS
+#define MM_PAD_MACS 268435456.0       // ... and rows·depth·cols ≥ this (2^28)
+#endif
+constexpr int kPadThreads = 256;
+__global__ void __launch_bounds__(kPadThreads)
+    mm_pad(const float* __restrict__ src, float* __restrict__ dst, int width, int ld) {
+    const int r = blockIdx.y, c = (blockIdx.x * kPadThreads + threadIdx.x) * 4;  // a float4 of dst
+    if (c >= ld) return;
+    const float* s = src + (size_t)r * width + c;
+    float4 v;
+    v.x = c < width ? __ldg(s) : 0.0f;
+    v.y = c + 1 < width ? __ldg(s + 1) : 0.0f;
+    v.z = c + 2 < width ? __ldg(s + 2) : 0.0f;
+    v.w = c + 3 < width ? __ldg(s + 3) : 0.0f;
+    *reinterpret_cast<float4*>(dst + (size_t)r * ld + c) = v;
+}
+static bool pad_one(const float* src, float* dst, int height, int width, int ld) {
+    if (height > 65535) return false;  // a grid row a matrix row
+    const dim3 grid((unsigned)((ld / 4 + kPadThreads - 1) / kPadThreads), (unsigned)height);
+    mm_pad<<<grid, kPadThreads>>>(src, dst, width, ld);
+    return true;
+}
+static Ops aligned_ops(const float* A, const float* B, int rows, int depth, int cols) {
+    Ops o{A, B, false, false};
+    const bool macs = (double)rows * depth * cols >= MM_PAD_MACS;
+    const bool pad_a = macs && cols >= MM_PAD_MIN && !(depth % 4 == 0 && ((size_t)A & 15) == 0);
+    const bool pad_b = macs && rows >= MM_PAD_MIN && !(cols % 4 == 0 && ((size_t)B & 15) == 0);
+    if (!pad_a && !pad_b) return o;
+    const int lda = (depth + 3) / 4 * 4, ldb = (cols + 3) / 4 * 4;
+    const size_t a_bytes = pad_a ? ((size_t)rows * lda * sizeof(float) + 255) / 256 * 256 : 0;
+    const size_t b_bytes = pad_b ? (size_t)depth * ldb * sizeof(float) : 0;
+    static SplitSpace space = {nullptr, 0};
+    if (!split_space(space, a_bytes + b_bytes)) return o;  // no room: the 4-byte copies
+    float* ap = static_cast<float*>(space.ptr);
+    float* bp = reinterpret_cast<float*>(static_cast<char*>(space.ptr) + a_bytes);
+    if (pad_a && pad_one(A, ap, rows, depth, lda)) o.A = ap, o.pa = true;
+    if (pad_b && pad_one(B, bp, depth, cols, ldb)) o.B = bp, o.pb = true;
+    return o;
 }
 
 // Makespan model: the busiest SM runs ceil(tiles / SMs) tiles; a tile costs its area divided by
@@ -1090,7 +1154,7 @@ static bool solve_split(const float* A, const float* B, float* C, int rows, int 
     void* ws = static_cast<char*>(space.ptr) + kCounterBytes;
     if (exact) {
         double* planes_ws = static_cast<double*>(ws);
-        launch_exact<XSmall, true>(A, B, C, rows, depth, cols, (int)s, k_per, planes_ws);
+        launch_exact<XSmall, true>(Ops{A, B, false, false}, C, rows, depth, cols, (int)s, k_per, planes_ws);
         const size_t plane = (size_t)rows * cols;
         mm_split_sum<<<(unsigned)((plane + kSumThreads - 1) / kSumThreads), kSumThreads>>>(planes_ws, C, plane, (int)s);
     } else
@@ -1168,11 +1232,12 @@ extern "C" void solve(const float* A, const float* B, float* C, int M, int N, in
     const bool stage = !vec && tiles >= sms;
     if (exact) {
         const bool pads = shallow_pads(depth);
-        if (mid && pads) launch_exact<XMid16, false>(A, B, C, rows, depth, cols, 1, 0, nullptr, stage);
-        else if (mid) launch_exact<XMid, false>(A, B, C, rows, depth, cols, 1, 0, nullptr, stage);
-        else if (big && pads) launch_exact<XBig16, false>(A, B, C, rows, depth, cols, 1, 0, nullptr, stage);
-        else if (big) launch_exact<XBig, false>(A, B, C, rows, depth, cols, 1, 0, nullptr, stage);
-        else launch_exact<XSmall, false>(A, B, C, rows, depth, cols, 1, 0, nullptr, stage);
+        const Ops o = mid || big ? aligned_ops(A, B, rows, depth, cols) : Ops{A, B, false, false};
+        if (mid && pads) launch_exact<XMid16, false>(o, C, rows, depth, cols, 1, 0, nullptr, stage);
+        else if (mid) launch_exact<XMid, false>(o, C, rows, depth, cols, 1, 0, nullptr, stage);
+        else if (big && pads) launch_exact<XBig16, false>(o, C, rows, depth, cols, 1, 0, nullptr, stage);
+        else if (big) launch_exact<XBig, false>(o, C, rows, depth, cols, 1, 0, nullptr, stage);
+        else launch_exact<XSmall, false>(o, C, rows, depth, cols, 1, 0, nullptr, stage);
         return;
     }
     if (mid)
