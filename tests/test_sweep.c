@@ -709,7 +709,9 @@ Test(random_section, shapes_the_yardstick_did_not_time)
 Test(random_section, a_stage_run_through_the_judge, .timeout = 180)
 {
     char why[256];
-    if (tu_have_gpu(why, sizeof(why))) cr_skip_test("a device is present: this test is of the path without one (the device path runs in gpu_session.sh's leaderboard-random steps)");
+    if (tu_have_gpu(why, sizeof(why)))
+        cr_skip_test("a device is present: this test is of the path without one (the device "
+                     "path runs in gpu_session.sh's leaderboard-random steps)");
     mkdir(SCRATCH, 0755);
     jd_options o;
     jd_default_options(&o);

@@ -982,9 +982,9 @@ static bool split_space(SplitSpace& w, size_t bytes) {
 // with its own index arithmetic (128×128: 16 a thread a k-tile against 4). mm_pad copies such a
 // matrix once into rows of ld = its width rounded up to 4 floats, the rest zero (a k past depth
 // then meets B's zero-filled rows; a column past cols lands outside C), and the tiles read the
-// copy 16 bytes at a time. A float of A feeds cols
-// products and one of B rows: the copy (~8 bytes of traffic a float) pays only where that is
-// many, and the product large enough to cover its launch.
+// copy 16 bytes at a time. A float of A feeds cols products and one of B rows: the copy (~8
+// bytes of traffic a float) pays only where that is many, and the product large enough to cover
+// its launch.
 #ifndef MM_PAD_MIN
 #define MM_PAD_MIN 256                // pad A where cols ≥ this, B where rows ≥ this ...
 #endif
