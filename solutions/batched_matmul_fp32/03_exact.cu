@@ -1178,35 +1178,47 @@ static void pad_rows(const float* src, float* dst, int BATCH, int height, int wi
     const dim3 grid((unsigned)((ld / 4 + kPadThreads - 1) / kPadThreads), (unsigned)height, (unsigned)BATCH);
     bmm_pad<<<grid, kPadThreads>>>(src, dst, width, ld);
 }
-struct PadSpace {  // the copies, grown on demand, never freed
+// A device buffer grown on demand, never freed (the judge calls solve many times): the padded
+// copies' and split K's planes. False, w empty, when cudaMalloc fails.
+struct Space {
     void* ptr;
     size_t bytes;
 };
+static bool grow_space(Space& w, size_t bytes) {
+    if (w.ptr && w.bytes >= bytes) return true;
+    if (w.ptr) cudaFree(w.ptr);  // synchronizes: no earlier launch still uses it
+    w = Space{nullptr, 0};
+    if (cudaMalloc(&w.ptr, bytes) != cudaSuccess) {
+        (void)cudaGetLastError();
+        w.ptr = nullptr;
+        return false;
+    }
+    w.bytes = bytes;
+    return true;
+}
+// A and B replaced by their padded copies where that pays (above); av, bv: whether A's and B's
+// rows are now 16-byte aligned. No room for the copies: the operands as they were.
+static void pad_operands(const float*& A, const float*& B, bool& av, bool& bv, int BATCH, int M,
+                         int N, int K) {
+    const bool macs = (double)BATCH * M * N * K >= BMM_PAD_MACS && M <= 65535 && K <= 65535;
+    const bool pad_a = !av && macs && N >= BMM_PAD_MIN, pad_b = !bv && macs && M >= BMM_PAD_MIN;
+    if (!pad_a && !pad_b) return;
+    const int lda = (K + 3) & ~3, ldb = (N + 3) & ~3;
+    const size_t a_bytes = pad_a ? ((size_t)BATCH * M * lda * sizeof(float) + 255) / 256 * 256 : 0;
+    const size_t b_bytes = pad_b ? (size_t)BATCH * K * ldb * sizeof(float) : 0;
+    static Space space = {nullptr, 0};
+    if (!grow_space(space, a_bytes + b_bytes)) return;
+    float* ap = static_cast<float*>(space.ptr);
+    float* bp = reinterpret_cast<float*>(static_cast<char*>(space.ptr) + a_bytes);
+    if (pad_a) pad_rows(A, ap, BATCH, M, K, lda), A = ap, av = true;
+    if (pad_b) pad_rows(B, bp, BATCH, K, N, ldb), B = bp, bv = true;
+}
 template <class T>
 static void launch_dmma_any(const float* A, const float* B, float* C, int BATCH, int M, int N,
                             int K) {
     bool av = K % 4 == 0 && ((size_t)A & 15) == 0;
     bool bv = N % 4 == 0 && ((size_t)B & 15) == 0;
-    const bool macs = (double)BATCH * M * N * K >= BMM_PAD_MACS && M <= 65535 && K <= 65535;
-    const bool pad_a = !av && macs && N >= BMM_PAD_MIN, pad_b = !bv && macs && M >= BMM_PAD_MIN;
-    if (pad_a || pad_b) {
-        const int lda = (K + 3) & ~3, ldb = (N + 3) & ~3;
-        const size_t a_bytes = pad_a ? ((size_t)BATCH * M * lda * sizeof(float) + 255) / 256 * 256 : 0;
-        const size_t b_bytes = pad_b ? (size_t)BATCH * K * ldb * sizeof(float) : 0;
-        static PadSpace space = {nullptr, 0};
-        if (space.bytes < a_bytes + b_bytes) {
-            if (space.ptr) cudaFree(space.ptr);  // synchronizes: no earlier launch still reads it
-            space.bytes = 0;
-            if (cudaMalloc(&space.ptr, a_bytes + b_bytes) == cudaSuccess) space.bytes = a_bytes + b_bytes;
-            else (void)cudaGetLastError(), space.ptr = nullptr;
-        }
-        if (space.ptr) {  // no room: the 4-byte copies
-            float* ap = static_cast<float*>(space.ptr);
-            float* bp = reinterpret_cast<float*>(static_cast<char*>(space.ptr) + a_bytes);
-            if (pad_a) pad_rows(A, ap, BATCH, M, K, lda), A = ap, av = true;
-            if (pad_b) pad_rows(B, bp, BATCH, K, N, ldb), B = bp, bv = true;
-        }
-    }
+    pad_operands(A, B, av, bv, BATCH, M, N, K);
     if (av && bv) launch_dmma<T, true, true>(A, B, C, BATCH, M, N, K);
     else if (av) launch_dmma<T, true, false>(A, B, C, BATCH, M, N, K);
     else if (bv) launch_dmma<T, false, true>(A, B, C, BATCH, M, N, K);
@@ -1250,22 +1262,9 @@ static bool solve_split(const float* A, const float* B, float* C, int BATCH, int
     const int k_per = (int)((K + s - 1) / s + DSmall::BK - 1) / DSmall::BK * DSmall::BK;  // whole k-tiles
     s = (K + k_per - 1) / k_per;
     if (s < 2) return false;
-    static void* space = nullptr;
-    static size_t bytes = 0;
-    const size_t need = (size_t)s * BATCH * M * N * sizeof(double);
-    if (bytes < need) {
-        if (space) cudaFree(space);  // synchronizes: no earlier launch still uses it
-        space = nullptr;
-        bytes = 0;
-        if (cudaMalloc(&space, need) != cudaSuccess) {
-            (void)cudaGetLastError();
-            if (space) cudaFree(space);
-            space = nullptr;
-            return false;
-        }
-        bytes = need;
-    }
-    double* ws = static_cast<double*>(space);
+    static Space space = {nullptr, 0};
+    if (!grow_space(space, (size_t)s * BATCH * M * N * sizeof(double))) return false;
+    double* ws = static_cast<double*>(space.ptr);
     const bool av = K % 4 == 0 && ((size_t)A & 15) == 0;
     const bool bv = N % 4 == 0 && ((size_t)B & 15) == 0;
     const int S = (int)s;
