@@ -6,12 +6,14 @@
 //   fp32 values is exact in fp64, and an fp64 sum of 8192 of them is within ~1e-12 of the exact
 //   one: C rounded once is within any tolerance.
 // Exact tiles (mm_exact): 128×128 on 8 warps of 64×32 (64 doubles a thread), 128×64 and 64×64
-//   on 4 warps, picked by 02's makespan model; a cp.async ring of fp32 k-tiles (zero-filled past
-//   the edges), widened to fp64 at the fragment load (half the shared bytes of fp64 tiles). The
-//   128-row tiles take 32-deep k-tiles, 3 stages: each k-tile's wait and barrier is exposed every
-//   4 k8 steps, not 2 (16-deep where 32 would pad a depth under 128). Hopper: m16n8k8 .f64, the
-//   k pairs (t, t + 4) read as the tile's (2t, 2t + 1): A's two in one 8-byte load; A rows 24
-//   floats apart (mod 32), B's 16-byte chunks XOR-swizzled by row pair: no bank conflicts.
+//   on 4 warps, picked by 02's makespan model, and 128×64 wherever 128×128 runs at a depth ≤ 256:
+//   one 128×128 CTA fills an SM, so its prologue and epilogue stall it; two 128×64 overlap them.
+//   A cp.async ring of fp32 k-tiles (zero-filled past the edges), widened to fp64 at the fragment
+//   load (half the shared bytes of fp64 tiles). The 128-row tiles take 32-deep k-tiles, 3 stages:
+//   a k-tile's wait and barrier every 4 k8 steps, not 2 (16-deep where 32 would pad a depth under
+//   128). Hopper: m16n8k8 .f64, the k pairs (t, t + 4) read as the tile's (2t, 2t + 1): A's two
+//   in one 8-byte load; A rows 24 floats apart (mod 32), B's 16-byte chunks XOR-swizzled by row
+//   pair: no bank conflicts.
 // Padded copies (mm_pad): A's or B's rows not 16-byte aligned (depth or cols % 4 ≠ 0) made the
 //   tiles copy them 4 bytes at a time, 4× the cp.async (16 a thread a k-tile on 128×128, not 4).
 //   For ≥ 2^28 multiply-adds such a matrix is copied once into rows rounded up to 4 floats (zeros
@@ -28,15 +30,15 @@
 // Prediction (before measuring): every random shape passes on A100/H100/H200; large shapes
 //   1.1–1.2× cuBLAS's time; geo mean ~0.75× cuBLAS (02: 0.58–0.63×). 32-deep k-tiles 0.85–0.95×
 //   the 16-deep ones; split sum kernel 0.5–0.7× the tile's own sum. Padded copies: 0.70–0.85× at
-//   6120×746×4757 (A and B padded), 0.80–0.90× on the other large unaligned shapes, 1.00× aligned.
+//   6120×746×4757, 0.80–0.90× on other large unaligned shapes; 128×64 at depth ≤ 256: 0.80–0.95×.
 // Measured (H100 and H200, cuBLAS and cuBLASLt timed beside it): every test passes on SASS and on
 //   the A100 and T4 paths (as PTX), memcheck and racecheck clean. 32-deep k-tiles 0.86× at 4096³,
 //   0.91–0.96× elsewhere; split sum 0.40–0.64×, the split rule 0.67–0.91×; staged epilogue
 //   0.53–0.92×; mm_gemv 0.44–0.94× the tiles. 8192×6144×4096: 1.03× cuBLAS. Random, seeds 1–3
-//   (H100, before the padded copies): 64/64 each, geo 0.62–0.66× cuBLAS; worst 1.41× at
-//   6120×746×4757, the large unaligned shapes 1.11–1.27×: 30–33 TF/s against ~49 for aligned ones.
-//   Padded copies (H200): 0.76× at 6120×746×4757, 0.89–0.92× at 3005×3002×608, 4192×184×3987 and
-//   6264×137×4336 (now 1.06×, 1.10×, 1.12×, 0.94× cuBLAS); 1.00× aligned and with padding off.
+//   (H100, before the padded copies): 64/64 each, geo 0.62–0.66× cuBLAS; the large unaligned
+//   shapes 1.11–1.41× (30–33 TF/s, aligned ones ~49). Padded copies (H200): 0.76× at
+//   6120×746×4757, 0.89–0.92× on the others; 128×64 at depth ≤ 256 (H100): 0.88–0.96×, 1.00× off
+//   its path. Now 0.95–1.05× cuBLAS there (H100); H200: 6120×746×4757 1.06×, 3005×3002×608 1.10×.
 // Tiles: exact 128×128×32, 128×64×32 × 3 (×16 × 4 where 32 pads), 64×64×16 × 4; fp32: 02's.
 // Targets: sm_75 sm_80 sm_90a sm_100a
 // Judge GPUs: T4 A100 H100 H200 B200
@@ -1031,6 +1033,9 @@ static Ops aligned_ops(const float* A, const float* B, int rows, int depth, int 
 // Makespan model: the busiest SM runs ceil(tiles / SMs) tiles; a tile costs its area divided by
 // the tile shape's relative efficiency (64×64 does ~20% more work per output: more LDS and more
 // global traffic per FMA).
+#ifndef MM_MID_DEPTH
+#define MM_MID_DEPTH 256  // exact tiles: 128×64 rather than 128×128 at this depth or less (0: never)
+#endif
 constexpr double kMidEff = 0.94;  // 128×64 (batched fp32 02: 1.05–1.06× 128×128's time over several waves)
 static double makespan(long long tiles, int bm, int bn, double eff, int sms) {
     return (double)((tiles + sms - 1) / sms) * bm * bn / eff;
@@ -1223,9 +1228,13 @@ extern "C" void solve(const float* A, const float* B, float* C, int M, int N, in
     const bool big = makespan(big_tiles, 128, 128, 1.0, sms) <= makespan(small_tiles, 64, 64, 0.8, sms);
     // Where 128×128 wins, 128×64 where its makespan is shorter (8×8 a thread, or 4 warps of 64×32
     // exact, at efficiency kMidEff; a 128×128 block alone on its SM at 0.75)
+    // For the exact tiles a shallow depth (≤ MM_MID_DEPTH) takes 128×64 wherever 128×128 runs: a
+    // 128×128 tile is alone on its SM (its registers), so its prologue's wait and its epilogue's
+    // stores stand between its few k-tiles; two 128×64 tiles an SM overlap one's with the other's.
     const long long mid_tiles = (long long)((rows + 127) / 128) * ((cols + 63) / 64);
-    const bool mid = big && makespan(mid_tiles, 128, 64, kMidEff, sms) <
-                                makespan(big_tiles, 128, 128, big_tiles <= sms ? 0.75 : 1.0, sms);
+    const bool mid = big && ((exact && depth <= MM_MID_DEPTH) ||
+                             makespan(mid_tiles, 128, 64, kMidEff, sms) <
+                                 makespan(big_tiles, 128, 128, big_tiles <= sms ? 0.75 : 1.0, sms));
     const long long tiles = mid ? mid_tiles : big ? big_tiles : small_tiles;
     // C's rows not 16-byte aligned: the staged epilogue where the tiles fill the SMs (0.64–0.97×
     // the scattered stores' time there; under one wave its barriers cost up to 5%)
