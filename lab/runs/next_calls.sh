@@ -9,9 +9,6 @@ cd "$(dirname "$0")/../.."
 G="bash tools/gpu_session.sh"
 R=lab/runs
 case "${1:-}" in
-8)  # ~7 min: matmul 03's 128×64 tiles where the depth is ≤ 256 (variants 1024, 8192) (247)
-    BUDGET=${BUDGET:-470} LINE_LIMIT=150 $G build \
-        "sh=$(sed -n 's/^#   \(.*\)$/\1/p' $R/batch_run247.txt | head -1)" batch=$R/batch_run247.txt ;;
 9)  # ~5 min: profiles of the fp32 03 shapes still over cuBLAS (248, HEAD), then run 246's clean-up
     BUDGET=480 LINE_LIMIT=200 $G build batch=$R/batch_run248.txt \
         "sh=$(sed -n 's/^#   \(.*\)$/\1/p' $R/batch_run246.txt | head -1)" batch=$R/batch_run246.txt ;;
@@ -20,9 +17,6 @@ case "${1:-}" in
     BUDGET=570 LINE_LIMIT=150 $G build \
         "sh=$(sed -n 's/^#   \(.*\)$/\1/p' $R/batch_run249.txt | head -1)" batch=$R/batch_run249.txt \
         "sh=$(sed -n 's/^#   \(.*\)$/\1/p' $R/batch_run250.txt | head -1)" batch=$R/batch_run250.txt ;;
-12) # ~6 min: batched 03's 128×64 DMMA tile, by 02's makespan model (251)
-    BUDGET=420 LINE_LIMIT=150 $G build \
-        "sh=$(sed -n 's/^#   \(.*\)$/\1/p' $R/batch_run251.txt | head -1)" batch=$R/batch_run251.txt ;;
 3|4|5|10) # the leaderboard: the sections `./harness leaderboard --check` calls stale, from the tree
     # as committed (no sh= step: gpu_session.sh refuses a leaderboard step after one), labelled
     # with COMMIT (this copy has no .git). Copy each call's $OUT/leaderboard.md into the tree
@@ -35,5 +29,5 @@ case "${1:-}" in
     4) BUDGET=500 $G build leaderboard=matmul_fp32 leaderboard-random=matmul_fp32:02,03 ;;
     5) BUDGET=570 $G build leaderboard=batched_matmul_fp32 leaderboard-random=batched_matmul_fp32:02,03 ;;
     esac ;;
-*)  echo "usage: lab/runs/next_calls.sh 3|4|5|8|9|10|11|12" >&2; exit 2 ;;
+*)  echo "usage: lab/runs/next_calls.sh 3|4|5|9|10|11" >&2; exit 2 ;;
 esac
