@@ -9,14 +9,17 @@ cd "$(dirname "$0")/../.."
 G="bash tools/gpu_session.sh"
 R=lab/runs
 case "${1:-}" in
-9)  # ~5 min: profiles of the fp32 03 shapes still over cuBLAS (248, HEAD), then run 246's clean-up
-    BUDGET=480 LINE_LIMIT=200 $G build batch=$R/batch_run248.txt \
+9)  # ~8 min: profiles of the fp32 03 shapes still over cuBLAS (248, HEAD), then run 246's clean-up
+    BUDGET=570 LINE_LIMIT=260 $G build batch=$R/batch_run248.txt \
         "sh=$(sed -n 's/^#   \(.*\)$/\1/p' $R/batch_run246.txt | head -1)" batch=$R/batch_run246.txt ;;
 11) # ~9 min: batched 03's bmm_rows with its idle threads in groups over k, fewer rows a block
     # (249); then, on top, bmm_slab capped at 80 registers for 3 blocks an SM (250)
     BUDGET=570 LINE_LIMIT=150 $G build \
         "sh=$(sed -n 's/^#   \(.*\)$/\1/p' $R/batch_run249.txt | head -1)" batch=$R/batch_run249.txt \
         "sh=$(sed -n 's/^#   \(.*\)$/\1/p' $R/batch_run250.txt | head -1)" batch=$R/batch_run250.txt ;;
+13) # ~6 min: matmul 03's MM_MID_DEPTH 512 and 1024 against 256 (256)
+    BUDGET=${BUDGET:-420} LINE_LIMIT=150 $G build \
+        "sh=$(sed -n 's/^#   \(.*\)$/\1/p' $R/batch_run256.txt | head -1)" batch=$R/batch_run256.txt ;;
 3|4|5|10) # the leaderboard: the sections `./harness leaderboard --check` calls stale, from the tree
     # as committed (no sh= step: gpu_session.sh refuses a leaderboard step after one), labelled
     # with COMMIT (this copy has no .git). Copy each call's $OUT/leaderboard.md into the tree
@@ -29,5 +32,5 @@ case "${1:-}" in
     4) BUDGET=500 $G build leaderboard=matmul_fp32 leaderboard-random=matmul_fp32:02,03 ;;
     5) BUDGET=570 $G build leaderboard=batched_matmul_fp32 leaderboard-random=batched_matmul_fp32:02,03 ;;
     esac ;;
-*)  echo "usage: lab/runs/next_calls.sh 3|4|5|9|10|11" >&2; exit 2 ;;
+*)  echo "usage: lab/runs/next_calls.sh 3|4|5|9|10|11|13" >&2; exit 2 ;;
 esac
