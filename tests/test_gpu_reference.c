@@ -172,9 +172,10 @@ static void check_fp32_bound(const pb_problem *p, const pb_case *c, const tu_buf
         double bound = gamma * (double)sum[e] * (1 + 4 * u) + ulp + (double)(K + 2) * 0x1p-149;
         if (!(fabs((double)g[e] - (double)k[e]) <= bound) && outside++ == 0) first = e;
     }
-    cr_expect_eq(outside, 0, "%s %s: cuBLAS's fp32 is outside the fp32 rounding bound at %zu of "
-                 "%zu (first %zu: %.9g against float64's %.9g, bound %.3g and an ulp)", p->name, c->name,
-                 outside, n, first, g[first], k[first],
+    cr_expect_eq(outside, 0,
+                 "%s %s: cuBLAS's fp32 is outside the fp32 rounding bound at %zu of %zu (first "
+                 "%zu: %.9g against float64's %.9g, bound %.3g and an ulp)",
+                 p->name, c->name, outside, n, first, g[first], k[first],
                  gamma * (double)sum[first] * (1 + 4 * u));
     for (int b = 0; b < t->l.n_bufs; b++) free(abs_in[b]);
     free(sum);
