@@ -1030,12 +1030,12 @@ static Ops aligned_ops(const float* A, const float* B, int rows, int depth, int 
     return o;
 }
 
-// Makespan model: the busiest SM runs ceil(tiles / SMs) tiles; a tile costs its area divided by
-// the tile shape's relative efficiency (64×64 does ~20% more work per output: more LDS and more
-// global traffic per FMA).
 #ifndef MM_MID_DEPTH
 #define MM_MID_DEPTH 256  // exact tiles: 128×64 rather than 128×128 at this depth or less (0: never)
 #endif
+// Makespan model: the busiest SM runs ceil(tiles / SMs) tiles; a tile costs its area divided by
+// the tile shape's relative efficiency (64×64 does ~20% more work per output: more LDS and more
+// global traffic per FMA).
 constexpr double kMidEff = 0.94;  // 128×64 (batched fp32 02: 1.05–1.06× 128×128's time over several waves)
 static double makespan(long long tiles, int bm, int bn, double eff, int sms) {
     return (double)((tiles + sms - 1) / sms) * bm * bn / eff;
