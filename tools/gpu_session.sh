@@ -5,8 +5,9 @@
 #
 # Steps: build, full01, leaderboard-fp16, leaderboard-shapes (the shape sweep of stages 09-12),
 #        leaderboard-sgemm, leaderboard-matmul, seed, test, sass, big (8192³ and 2048³ for the
-#        tensor-core stages), gpu-suites (build and run the GPU suites), fixtures (run the GPU
-#        suites already built), leaderboard-family (a leaderboard section per family problem),
+#        tensor-core stages), gpu-suites (build and run the GPU suites), suite=NAME (build and
+#        run that one: suite=test_gpu_reference), fixtures (run the GPU suites already built),
+#        leaderboard-family (a leaderboard section per family problem),
 #        leaderboard=PROBLEM (that problem's section alone), leaderboard-random (the random-shapes
 #        section of every problem but gemm_fp16, whose leaderboard-shapes step writes it;
 #        leaderboard-random=PROBLEM[:STAGES]: that problem's alone, of those stages),
@@ -139,6 +140,10 @@ for step in "$@"; do
         run gpu_suites_build 300 bash -c 'cmake -S . -B build -DHARNESS_TESTS=ON >/dev/null && cmake --build build -j16 --target harness test_gpu_fixtures test_gpu_reference test_gpu_gpus' || TEST_FAILS="$TEST_FAILS gpu_suites_build"
         for t in build/tests/test_gpu_*; do suite "$t"; done ;;
     fixtures) for t in build/tests/test_gpu_*; do suite "$t"; done ;;
+    suite=*) # suite=NAME: one GPU suite (tests/NAME.c) built and run alone
+        t=${step#suite=}
+        run "build_$t" 300 bash -c "cmake -S . -B build -DHARNESS_TESTS=ON >/dev/null && cmake --build build -j16 --target harness $t" || TEST_FAILS="$TEST_FAILS build_$t"
+        [ -x "build/tests/$t" ] && suite "build/tests/$t" ;;
     leaderboard-family) # a section per family problem, each stage beside its yardstick
         for p in batched_matmul_fp32 batched_matmul_fp16 int8_matmul int4_matmul; do
             run "lb_$p" 400 ./harness leaderboard --problem "$p" --timeout 10 --json "$OUT/logs/lb_$p.json" ${COMMIT:+--commit "$COMMIT"}

@@ -20,8 +20,10 @@ case "${1:-}" in
 13) # ~6 min: matmul 03's MM_MID_DEPTH 512 and 1024 against 256 (256)
     BUDGET=${BUDGET:-420} LINE_LIMIT=150 $G build \
         "sh=$(sed -n 's/^#   \(.*\)$/\1/p' $R/batch_run256.txt | head -1)" batch=$R/batch_run256.txt ;;
-14) # ~7 min: matmul 03's split K on 128×64 exact tiles (257)
-    BUDGET=${BUDGET:-450} LINE_LIMIT=150 $G build \
+14|15) # ~7 min: matmul 03's split K on 128×64 exact tiles (257); 15 first runs the reference
+    # suite (~2 min: the fp32 rounding bound's first GPU run)
+    pre=""; [ "$1" = 15 ] && pre=suite=test_gpu_reference
+    BUDGET=${BUDGET:-$([ "$1" = 15 ] && echo 585 || echo 450)} LINE_LIMIT=150 $G build $pre \
         "sh=$(sed -n 's/^#   \(.*\)$/\1/p' $R/batch_run257.txt | head -1)" batch=$R/batch_run257.txt ;;
 3|4|5|10) # the leaderboard: the sections `./harness leaderboard --check` calls stale, from the tree
     # as committed (no sh= step: gpu_session.sh refuses a leaderboard step after one), labelled
@@ -35,5 +37,5 @@ case "${1:-}" in
     4) BUDGET=500 $G build leaderboard=matmul_fp32 leaderboard-random=matmul_fp32:02,03 ;;
     5) BUDGET=570 $G build leaderboard=batched_matmul_fp32 leaderboard-random=batched_matmul_fp32:02,03 ;;
     esac ;;
-*)  echo "usage: lab/runs/next_calls.sh 3|4|5|9|10|11|13|14" >&2; exit 2 ;;
+*)  echo "usage: lab/runs/next_calls.sh 3|4|5|9|10|11|13|14|15" >&2; exit 2 ;;
 esac
