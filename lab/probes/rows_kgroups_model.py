@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""rows_kgroups_model.py: is experiments/run249_b32_rows_kgroups.patch's bmm_rows right?
+"""rows_kgroups_model.py: is batched_matmul_fp32 03_exact's bmm_rows with k-groups (run 249, landed) right?
 
 The patched host choice (launch_rows_exact: rows a block halved while the blocks are fewer than
 the SMs and B's re-reads stay within 2^22 floats; groups = min(256 / (R·N), 16), KW = 64 / groups

@@ -1,42 +1,45 @@
 // 03_exact — every sum exact where the GPU has fast FP64 tensor cores: 02's dispatch, its tiles on DMMA (m16n8k8 on sm_90+, m8n8k4 on sm_80) fed by a 4-stage cp.async ring of fp32 k-tiles, its row and thin paths summing in fp64
 //
-// Changed from 02: the numbers, not the dispatch. At atol = rtol = 1e-5 with U(−10, 10) fills an
-//   fp32 sum lands outside both references wherever a long sum cancels: 02 fails 5–12 of 64
-//   random shapes a seed, and no fp32 order passes them all (lab/probes/fp32_order_sweep.c). A
-//   product of two fp32 values is exact in fp64, and an fp64 sum of ≤ 1024 of them (|products|
-//   ≤ 100) is within ~1e-8 of the exact sum: C is the exact sum rounded once to fp32.
+// Changed from 02: the numbers. At atol = rtol = 1e-5, U(−10, 10) fills, an fp32 sum misses both
+//   references where a long sum cancels: 02 fails 5–12 of 64 random shapes a seed, as does every
+//   fp32 order (lab/probes/fp32_order_sweep.c). fp32 products are exact in fp64, and an fp64 sum
+//   of ≤ 1024 (|products| ≤ 100) is within ~1e-8 of exact: C is the exact sum rounded once.
 // Tiles (bmm_dmma): 128×128 on 8 warps of 64×32 (64 doubles a thread) or 64×64 on 4 warps of
 //   32×32, by 02's makespan model; 16-deep fp32 k-tiles in a 4-stage cp.async ring (zero-filled
 //   past the edges), widened to fp64 at the fragment load. sm_90+: m16n8k8, the k pairs (t, t + 4)
 //   read as the tile's (2t, 2t + 1): A's two in one 8-byte load; A rows 24 floats apart, B's
 //   16-byte chunks XOR-swizzled by row pair: no bank conflicts. sm_80: m8n8k4.
-// Padded copies (bmm_pad): A's rows (K % 4 ≠ 0) or B's (N % 4 ≠ 0) not 16-byte aligned made the
-//   tiles copy them 4 bytes at a time (8 cp.async a thread a k-tile against 2 for each). For
-//   BATCH·M·N·K ≥ 2^28, such a matrix (every batch, one launch) is copied once into rows rounded
-//   up to 4 floats, zeros after, and the tiles read it 16 bytes at a time.
+// Padded copies (bmm_pad): rows not 16-byte aligned (K % 4 ≠ 0 for A, N % 4 for B) are copied
+//   4 bytes at a time (4× the cp.async). For BATCH·M·N·K ≥ 2^28 such a matrix is copied once
+//   into rows rounded up to 4 floats (one launch, zeros after); the tiles read it 16 bytes a time.
 // Split K (the batches' 64×64 tiles fewer than the SMs, K ≥ 128): pieces for 2 CTAs an SM, each
 //   ≥ 64 deep, write fp64 planes; bmm_split_sum adds them in piece order and rounds once.
 // bmm_slab (M ≤ 8, N > 32): a block a 32-column slab of C[b], A's rows and B streamed through
 //   bmm_rows' ring 64 k at a time, B read once; a warp 8 k of each chunk for every row, a lane a
-//   column: one B load feeds M independent fp64 chains; the warps' sums meet at the end.
-// bmm_rows (N ≤ 32, K ≥ 128, few outputs) and bmm_thin (K ≤ 8): 02's, with fp64 sums.
+//   column: one B load feeds M independent fp64 chains; the warps' sums meet at the end. Its
+//   registers are capped for 4 blocks an SM: 32 warps to hide the ring's waits and barriers.
+// bmm_rows (N ≤ 32, K ≥ 128, few outputs) and bmm_thin (K ≤ 8): 02's, fp64 sums. In bmm_rows the
+//   threads past a block's R·N outputs sum more groups of each chunk's k (added in group order),
+//   and blocks have fewer rows while fewer than SMs: 8×1×26×632 ran 8 blocks of 26 chains 632 long.
 // Paths by judge GPU: A100, H100, H200 (cc 8.0, 9.x, asked at run time): exact on every path.
 //   T4 (no DMMA, FP64 at 1/32), B200 (DMMA at half its FP32 rate), others: 02's, not exact.
 // Prediction (before measuring): every random shape passes on A100/H100/H200; geo mean ~0.75×
 //   cuBLAS (02: 0.57–0.61×, fp32); 128×1024³ ~1.15× cuBLAS's time. bmm_slab: the M ≤ 8 shapes
 //   from 2.4–4.1× to ≤ 1.2× cuBLAS. Split K: 0.4–0.7× the unsplit tiles'. Slab's warps over k:
 //   0.4–0.7× a warp a row. Padded copies: 0.70–0.85× at 8×528×368×965, 1.00× on aligned twins.
-// Measured (H200 and H100, cuBLAS and cuBLASLt timed beside it): every test passes on SASS and on
-//   the A100 and T4 paths (as PTX), memcheck and racecheck clean. 128×1024³ 1.23× 02's time;
+//   Rows' k-groups: 0.5–0.8× where blocks were few. Slab at 4 blocks an SM: 0.80–0.95×.
+// Measured (H200, H100; cuBLAS, cuBLASLt beside it): every test passes on SASS and on the A100
+//   and T4 paths (as PTX), memcheck and racecheck clean. 128×1024³ 1.23× 02's time;
 //   bmm_rows and bmm_thin in fp64 up to 1.44× and 1.50× 02's. bmm_slab: 0.29–0.55× the tiles'
 //   time where they were few. Split K: 0.34–0.96× (2×816×162×675 now 1.08× cuBLAS). Slab's warps
 //   over k: 0.64–0.94× a warp a row. Random, seeds 1–3 (H100, before the padded copies): 64/64
 //   (02: 59, 56, 52), geo 0.56–0.62× cuBLAS; worst 1.82× (8×528×368×965), 1.54× (83×8×992×500).
 //   Padded copies (H200): 0.86× at 8×528×368×965 (now 1.50× cuBLAS; its aligned twin
 //   8×528×368×968 1.00×), 0.75–0.86× at 3×761×761×511, 16×300×257×333, 2×1000×999×1001; 1.00×
-//   with padding off.
-// Tiles: DMMA 128×128×16 (8 warps of 64×32, 80 KB) or 64×64×16 (4 warps of 32×32, 40 KB), 4
-//   stages; fp32: 02's; bmm_rows/bmm_slab 256 threads, 64-deep chunks; bmm_thin 128 threads.
+//   with padding off. Rows' k-groups (H100): 0.46–0.74× at 1×56×8×641, 8×1×26×632, 37×8×12×881,
+//   0.89× at 75×147×1×296, 1.00× where one group. Slab at 4 blocks: 0.79–0.87× where it fills SMs.
+// Tiles: DMMA 128×128×16 (80 KB) or 64×64×16 (40 KB), 4 stages; fp32: 02's; bmm_rows/bmm_slab
+//   256 threads, 64-deep chunks; bmm_thin 128 threads.
 // Targets: sm_75 sm_80 sm_90a sm_100a
 // Judge GPUs: T4 A100 H100 H200 B200
 // History (the header before it was condensed): lab/stages/batched_matmul_fp32_03_exact.md
@@ -735,6 +738,22 @@ __device__ __forceinline__ Acc chain_chunk(Acc acc, const float* arow, const flo
     return acc;
 }
 
+// A group's part of a chunk (bmm_rows with KW < kRowKC): kc k from arow and bcol (kc may be ≤ 0
+// past the last chunk's end), A 4 k a load while 4 remain (arow is 16-byte aligned: KW % 4 == 0)
+template <class Acc>
+__device__ __forceinline__ Acc chain_part(Acc acc, const float* arow, const float* bcol, int ldb, int kc) {
+    int kk = 0;
+    for (; kk + 4 <= kc; kk += 4) {
+        const float4 a4 = *reinterpret_cast<const float4*>(arow + kk);
+        acc = mac(a4.x, bcol[(kk + 0) * ldb], acc);
+        acc = mac(a4.y, bcol[(kk + 1) * ldb], acc);
+        acc = mac(a4.z, bcol[(kk + 2) * ldb], acc);
+        acc = mac(a4.w, bcol[(kk + 3) * ldb], acc);
+    }
+    for (; kk < kc; ++kk) acc = mac(arow[kk], bcol[kk * ldb], acc);
+    return acc;
+}
+
 // bmm_rows's copies: cp.async on sm_80+; on sm_75 a plain load and store, which keeps the ring
 // correct (the waits are no-ops, the barriers still order everything)
 __device__ __forceinline__ void row_cp4(float* dst, const float* src) {
@@ -764,10 +783,14 @@ __device__ __forceinline__ void row_wait() {
 }
 
 // VEC: N % 4 == 0 and B 16-byte aligned (then every chunk of B[b], (b·K + k0)·N floats in, is)
-template <class Acc, bool VEC>
+// GROUPS (exact sums only; without it 02's order): the block's threads past its R·N outputs are
+// not idle but more groups of R·N, group gi taking k [gi·KW, (gi + 1)·KW) of every chunk; their
+// partial sums meet in the freed ring, added in group order. 8×1×26×632 ran 8 blocks of 26
+// threads, each a 632-long chain of dependent fp64 FMAs.
+template <class Acc, bool VEC, bool GROUPS>
 __global__ void __launch_bounds__(kRowThreads)
     bmm_rows(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C,
-             int M, int N, int K, int R) {
+             int M, int N, int K, int R, int KW) {
 #if BMM_ASYNC
     constexpr int S = 4;  // three chunks (192 k) in flight while one is summed
 #else
@@ -808,8 +831,11 @@ __global__ void __launch_bounds__(kRowThreads)
         issue(s);
         row_commit();
     }
-    const bool active = tid < rows * N;  // thread tid: output (m0 + tid / N, tid % N)
-    const int ml = active ? tid / N : 0, n = active ? tid % N : 0;
+    const int outs = rows * N, gsize = R * N;
+    const int gi = GROUPS ? tid / gsize : 0, o = GROUPS ? tid % gsize : tid;
+    const int kb = gi * KW;  // this group's first k of a chunk
+    const bool active = (!GROUPS || kb < kRowKC) && o < outs;  // output (m0 + o / N, o % N)
+    const int ml = active ? o / N : 0, n = active ? o % N : 0;
     Acc acc = 0;
     for (int c = 0; c < KT; ++c) {
         // Committed so far: chunks 0 … c+S−2; S−2 pending allowed means chunk c has landed. The
@@ -821,13 +847,27 @@ __global__ void __launch_bounds__(kRowThreads)
         row_commit();
         if (active) {
             const float* st = stage[c % S];
-            const float* arow = st + ml * kRowLdA;
-            const float* bcol = st + b_off + n;
-            acc = chain_chunk(acc, arow, bcol, N, min(kRowKC, K - c * kRowKC));
+            const float* arow = st + ml * kRowLdA + kb;
+            const float* bcol = st + b_off + kb * N + n;
+            const int kc = min(kRowKC, K - c * kRowKC);
+            if (GROUPS) acc = chain_part(acc, arow, bcol, N, min(KW, kc - kb));
+            else acc = chain_chunk(acc, arow, bcol, N, kc);
         }
     }
     // the block's outputs are rows m0 … m0+rows−1 of C[b], whole rows: contiguous from row m0
-    if (active) C[((size_t)b * M + m0) * N + tid] = static_cast<float>(acc);
+    if (!GROUPS) {
+        if (active) C[((size_t)b * M + m0) * N + tid] = static_cast<float>(acc);
+        return;
+    }
+    __syncthreads();  // every copy has landed (the groups still pending are empty), every read done
+    Acc* part = reinterpret_cast<Acc*>(&stage[0][0]);  // [group][output]
+    if (active) part[gi * gsize + o] = acc;
+    __syncthreads();
+    if (tid < outs) {
+        Acc sum = 0;
+        for (int g = 0; g * KW < kRowKC; ++g) sum += part[g * gsize + tid];
+        C[((size_t)b * M + m0) * N + tid] = static_cast<float>(sum);
+    }
 }
 
 // bmm_slab (exact paths only): M ≤ 8 rows and N past bmm_rows' 32 columns, where a 64-row DMMA
@@ -844,9 +884,14 @@ static_assert(kSlabMaxRows * kRowLdA + kRowKC * kSlabCols <= kRowStage, "a slab'
 static_assert(kSlabKW % 4 == 0, "A's k come 4 at a time, 16-byte aligned");
 static_assert(kSlabWarps * kSlabMaxRows * kSlabCols * sizeof(double) <= 2 * kRowStage * sizeof(float),
               "the warps' partial sums fit the ring's first two stages");
+// Blocks an SM the registers must allow: at 94 registers a thread two 256-thread blocks fit an
+// SM; 4 caps them at 64 (a few bytes spilled) for 32 warps to hide the ring's waits and barriers.
+#ifndef BMM_SLAB_MIN_BLOCKS
+#define BMM_SLAB_MIN_BLOCKS 4
+#endif
 // VEC: N % 4 == 0 and B 16-byte aligned (a slab starts at a multiple of 32 columns)
 template <bool VEC>
-__global__ void __launch_bounds__(kRowThreads)
+__global__ void __launch_bounds__(kRowThreads, BMM_SLAB_MIN_BLOCKS)
     bmm_slab(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C,
              int M, int N, int K) {
 #if BMM_ASYNC
@@ -1123,12 +1168,35 @@ static void launch_slab(const float* A, const float* B, float* C, int BATCH, int
 }
 template <class Acc>
 static void launch_rows(const float* A, const float* B, float* C, int BATCH, int M, int N, int K,
-                        int R) {
+                        int R, int KW = kRowKC) {
     const dim3 grid((unsigned)((M + R - 1) / R), (unsigned)BATCH);
-    if (N % 4 == 0 && ((size_t)B & 15) == 0)
-        bmm_rows<Acc, true><<<grid, kRowThreads>>>(A, B, C, M, N, K, R);
-    else
-        bmm_rows<Acc, false><<<grid, kRowThreads>>>(A, B, C, M, N, K, R);
+    const bool vec = N % 4 == 0 && ((size_t)B & 15) == 0;
+    if (KW < kRowKC) {
+        if (vec) bmm_rows<Acc, true, true><<<grid, kRowThreads>>>(A, B, C, M, N, K, R, KW);
+        else bmm_rows<Acc, false, true><<<grid, kRowThreads>>>(A, B, C, M, N, K, R, KW);
+    } else {
+        if (vec) bmm_rows<Acc, true, false><<<grid, kRowThreads>>>(A, B, C, M, N, K, R, KW);
+        else bmm_rows<Acc, false, false><<<grid, kRowThreads>>>(A, B, C, M, N, K, R, KW);
+    }
+}
+// The exact sums' bmm_rows: fewer rows a block while the blocks are fewer than the SMs (each
+// block re-reads B[b] from L2: at most 2^22 floats in all, as below), and the threads past the
+// block's outputs in groups over each chunk's k, at least 4 k a group (BMM_ROWS_KGROUPS 0: 02's
+// shape, one group).
+#ifndef BMM_ROWS_KGROUPS
+#define BMM_ROWS_KGROUPS 1
+#endif
+static void launch_rows_exact(const float* A, const float* B, float* C, int BATCH, int M, int N, int K,
+                              int R, int sms) {
+    if (!BMM_ROWS_KGROUPS) {
+        launch_rows<double>(A, B, C, BATCH, M, N, K, R);
+        return;
+    }
+    auto blocks = [&](int r) { return (long long)BATCH * ((M + r - 1) / r); };
+    while (R > 1 && blocks(R) < sms && (double)blocks((R + 1) / 2) * K * N <= 4194304.0) R = (R + 1) / 2;
+    const int groups = std::min(kRowThreads / (R * N), kRowKC / 4);
+    const int kw = ((kRowKC + groups - 1) / groups + 3) / 4 * 4;  // whole float4s; ≤ groups groups used
+    launch_rows<double>(A, B, C, BATCH, M, N, K, R, kw);
 }
 
 template <class T, bool AV, bool BV, bool SPLIT = false>
@@ -1306,7 +1374,7 @@ extern "C" void solve(const float* A, const float* B, float* C, int BATCH, int M
         const int R = std::min(M, row_rows(N));
         const long long blocks = (long long)BATCH * ((M + R - 1) / R);
         if ((double)blocks * K * N <= 4194304.0) {
-            if (exact) launch_rows<double>(A, B, C, BATCH, M, N, K, R);
+            if (exact) launch_rows_exact(A, B, C, BATCH, M, N, K, R, sms);
             else launch_rows<float>(A, B, C, BATCH, M, N, K, R);
             return;
         }

@@ -1,36 +1,34 @@
 // 03_exact — every sum exact where the GPU has fast FP64 tensor cores: 02's paths with fp64 accumulators, its tiles on DMMA (m16n8k8 on Hopper, m8n8k4 on A100) fed by a cp.async ring of fp32 tiles
 //
-// Changed from 02: the numbers, not the tiling. At 1e-4 with U(−10, 10) fills an fp32 sum in an
-//   order other than cuBLAS's lands outside both references wherever a long sum cancels: 02
-//   fails 12–20 of 64 random shapes a seed, and no fp32 order passes them all. A product of two
-//   fp32 values is exact in fp64, and an fp64 sum of 8192 of them is within ~1e-12 of the exact
-//   one: C rounded once is within any tolerance.
-// Exact tiles (mm_exact): 128×128 on 8 warps of 64×32 (64 doubles a thread), 128×64 and 64×64
-//   on 4 warps, picked by 02's makespan model, and 128×64 wherever 128×128 runs at a depth ≤ 256:
-//   one 128×128 CTA fills an SM, so its prologue and epilogue stall it; two 128×64 overlap them.
-//   A cp.async ring of fp32 k-tiles (zero-filled past the edges), widened to fp64 at the fragment
-//   load (half the shared bytes of fp64 tiles). The 128-row tiles take 32-deep k-tiles, 3 stages:
-//   a k-tile's wait and barrier every 4 k8 steps, not 2 (16-deep where 32 would pad a depth under
-//   128). Hopper: m16n8k8 .f64, the k pairs (t, t + 4) read as the tile's (2t, 2t + 1): A's two
-//   in one 8-byte load; A rows 24 floats apart (mod 32), B's 16-byte chunks XOR-swizzled by row
-//   pair: no bank conflicts.
-// Padded copies (mm_pad): A's or B's rows not 16-byte aligned (depth or cols % 4 ≠ 0) made the
-//   tiles copy them 4 bytes at a time, 4× the cp.async (16 a thread a k-tile on 128×128, not 4).
-//   For ≥ 2^28 multiply-adds such a matrix is copied once into rows rounded up to 4 floats (zeros
-//   after: a k past the depth meets B's zero rows); the 128-row tiles read it 16 bytes at a time.
+// Changed from 02: the numbers. At 1e-4, U(−10, 10) fills, an fp32 sum in another order than
+//   cuBLAS's misses both references where a long sum cancels: 02 fails 12–20 of 64 random shapes
+//   a seed, as does every fp32 order. fp32 products are exact in fp64, and an fp64 sum of 8192 is
+//   within ~1e-12 of exact: C rounded once is within any tolerance.
+// Exact tiles (mm_exact): 128×128 (8 warps of 64×32), 128×64 and 64×64 (4 warps) by 02's
+//   makespan model, and 128×64 wherever 128×128 runs at depth ≤ 256 (a 128×128 CTA fills an SM:
+//   its prologue and epilogue stall it; two 128×64 overlap them). fp32 k-tiles in a cp.async ring
+//   (zero-filled past the edges), widened to fp64 at the fragment load; 128-row tiles 32 deep, 3
+//   stages (a wait and barrier every 4 k8 steps, not 2; 16 deep where 32 would pad depth < 128).
+//   Hopper: m16n8k8 .f64, the k pairs (t, t + 4) read as the tile's (2t, 2t + 1): A's two in one
+//   8-byte load; A rows 24 floats apart, B's 16-byte chunks XOR-swizzled by row pair: no conflicts.
+// Padded copies (mm_pad): rows not 16-byte aligned (depth or cols % 4 ≠ 0) are copied 4 bytes a
+//   cp.async (4× as many). For ≥ 2^28 multiply-adds such a matrix is copied once into rows rounded
+//   up to 4 floats, zeros after; the 128-row tiles read it 16 bytes at a time.
 // Split K (fewer 64×64 tiles than 1.5 waves, depth ≥ 256): pieces for 4 CTAs an SM write fp64
-//   planes; mm_split_sum adds them in piece order and rounds once. Odd cols where tiles fill the
-//   SMs: 02's staged epilogue (the tile out a row at a time through the freed ring).
+//   planes; mm_split_sum adds them in piece order and rounds once. 128×64 tiles (2 an SM) where
+//   C has ≥ 512 rows and their pieces are ≥ 320 deep and still give every SM one: a quarter fewer
+//   shared loads a DMMA, and the padded copies. Odd cols where tiles fill the SMs: 02's staged
+//   epilogue (the tile out a row at a time through the freed ring).
 // Up to 16 rows (mm_gemv): a lane a column of B, read once; A's rows widened once in shared
 //   memory; the depth sliced for 4 blocks an SM, the slices added in order by mm_split_sum.
 //   mm_thin, mm_dot (depth ≤ 8; small C): 02's, with fp64 sums.
-// Why DMMA: on A100/H100/H200 twice the FP64 FMA pipe's rate; Hopper's needs m16n8k8 (43 TF/s).
 // Paths by judge GPU: A100, H100, H200 exact; T4 (no DMMA, FP64 at 1/32), B200 (DMMA at half its
 //   FP32 rate) and sm_75 PTX on a newer GPU (mm_exact_ok asks the PTX version): 02's fp32 kernels.
 // Prediction (before measuring): every random shape passes on A100/H100/H200; large shapes
 //   1.1–1.2× cuBLAS's time; geo mean ~0.75× cuBLAS (02: 0.58–0.63×). 32-deep k-tiles 0.85–0.95×
 //   the 16-deep ones; split sum kernel 0.5–0.7× the tile's own sum. Padded copies: 0.70–0.85× at
-//   6120×746×4757, 0.80–0.90× on other large unaligned shapes; 128×64 at depth ≤ 256: 0.80–0.95×.
+//   6120×746×4757, 0.80–0.90× on other large unaligned shapes; 128×64 at depth ≤ 256: 0.80–0.95×;
+//   128×64 split pieces: 0.85–0.95× at 6050×3080×54, 2136×7585×8.
 // Measured (H100 and H200, cuBLAS and cuBLASLt timed beside it): every test passes on SASS and on
 //   the A100 and T4 paths (as PTX), memcheck and racecheck clean. 32-deep k-tiles 0.86× at 4096³,
 //   0.91–0.96× elsewhere; split sum 0.40–0.64×, the split rule 0.67–0.91×; staged epilogue
@@ -39,6 +37,8 @@
 //   shapes 1.11–1.41× (30–33 TF/s, aligned ones ~49). Padded copies (H200): 0.76× at
 //   6120×746×4757, 0.89–0.92× on the others; 128×64 at depth ≤ 256 (H100): 0.88–0.96×, 1.00× off
 //   its path. Now 0.95–1.05× cuBLAS there (H100); H200: 6120×746×4757 1.06×, 3005×3002×608 1.10×.
+//   128×64 split pieces (H100): 0.92× at 6050×3080×54, 0.97–0.99× at 4 others; 1.06–1.12× where
+//   pieces were ≤ 272 deep (830×1819×264, 2577×1433×48): those keep 64×64.
 // Tiles: exact 128×128×32, 128×64×32 × 3 (×16 × 4 where 32 pads), 64×64×16 × 4; fp32: 02's.
 // Targets: sm_75 sm_80 sm_90a sm_100a
 // Judge GPUs: T4 A100 H100 H200 B200
@@ -1138,18 +1138,39 @@ __global__ void __launch_bounds__(kSumThreads)
 #ifndef MM_SPLIT_MIN_DEPTH
 #define MM_SPLIT_MIN_DEPTH 128 // ... each at least this deep (and the depth at least twice it)
 #endif
+// Exact pieces of C with many rows take 128×64 tiles (XMid: 64×32 warp tiles, 25% fewer shared
+// loads a DMMA than XSmall's 32×32, two CTAs an SM) and the padded copies the 128-row tiles read.
+#ifndef MM_SPLIT_MID_ROWS
+#define MM_SPLIT_MID_ROWS 512  // exact split K: 128×64 tiles where C has at least this many rows (0: never)
+#endif
+#ifndef MM_SPLIT_MID_CTAS
+#define MM_SPLIT_MID_CTAS 2    // ... in pieces enough for this many of them an SM ...
+#endif
+#ifndef MM_SPLIT_MID_DEPTH
+#define MM_SPLIT_MID_DEPTH 320 // ... each at least this deep (20 k-tiles: a 128-row tile's ring fills)
+#endif
 constexpr int kSplitMinDepth = 128, kSplitMax = 64;
 static bool solve_split(const float* A, const float* B, float* C, int rows, int depth, int cols,
                         bool vec, bool exact, int sms) {
     const long long small_tiles = (long long)((rows + 63) / 64) * ((cols + 63) / 64);
     const double waves = exact ? MM_SPLIT_WAVES : 1.0;
-    const int ctas = exact ? MM_SPLIT_CTAS : 2, min_depth = exact ? MM_SPLIT_MIN_DEPTH : kSplitMinDepth;
+    const int min_depth = exact ? MM_SPLIT_MIN_DEPTH : kSplitMinDepth;
     if (small_tiles >= waves * sms || depth < 2 * min_depth || small_tiles > 4096) return false;
-    long long s = std::min<long long>((long long)ctas * sms / small_tiles, depth / min_depth);
-    s = std::min<long long>(s, kSplitMax);
-    const int step = exact ? XSmall::BK : SmallCfg::BK;
-    const int k_per = (int)((depth + s - 1) / s + step - 1) / step * step;  // whole k-tiles
-    s = (depth + k_per - 1) / k_per;
+    // pieces of whole k-tiles for `ctas` CTAs an SM, each at least min_depth deep
+    const auto plan = [&](long long tiles, int ctas, int step, int& k_per) {
+        long long s = std::min<long long>(std::max(1LL, (long long)ctas * sms / tiles), depth / min_depth);
+        s = std::min<long long>(s, kSplitMax);
+        k_per = (int)((depth + s - 1) / s + step - 1) / step * step;
+        return (depth + k_per - 1) / k_per;
+    };
+    int k_per = 0, k_mid = 0;
+    long long s = plan(small_tiles, exact ? MM_SPLIT_CTAS : 2, exact ? XSmall::BK : SmallCfg::BK, k_per);
+    const long long mid_tiles = (long long)((rows + 127) / 128) * ((cols + 63) / 64);
+    const long long s_mid = plan(mid_tiles, MM_SPLIT_MID_CTAS, XMid::BK, k_mid);
+    // only where its pieces still give every SM one (the depth bounds how many there are)
+    const bool mid = exact && MM_SPLIT_MID_ROWS > 0 && rows >= MM_SPLIT_MID_ROWS && mid_tiles * s_mid >= sms &&
+                     k_mid >= MM_SPLIT_MID_DEPTH;
+    if (mid) s = s_mid, k_per = k_mid;
     if (s < 2) return false;
     static SplitSpace space = {nullptr, 0};
     constexpr size_t kCounterBytes = 4096 * sizeof(int);  // tiles < SMs: one each
@@ -1159,7 +1180,11 @@ static bool solve_split(const float* A, const float* B, float* C, int rows, int 
     void* ws = static_cast<char*>(space.ptr) + kCounterBytes;
     if (exact) {
         double* planes_ws = static_cast<double*>(ws);
-        launch_exact<XSmall, true>(Ops{A, B, false, false}, C, rows, depth, cols, (int)s, k_per, planes_ws);
+        if (mid)
+            launch_exact<XMid, true>(aligned_ops(A, B, rows, depth, cols), C, rows, depth, cols, (int)s,
+                                     k_per, planes_ws);
+        else
+            launch_exact<XSmall, true>(Ops{A, B, false, false}, C, rows, depth, cols, (int)s, k_per, planes_ws);
         const size_t plane = (size_t)rows * cols;
         mm_split_sum<<<(unsigned)((plane + kSumThreads - 1) / kSumThreads), kSumThreads>>>(planes_ws, C, plane, (int)s);
     } else
