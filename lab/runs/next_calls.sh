@@ -25,6 +25,14 @@ case "${1:-}" in
     pre=""; [ "$1" = 15 ] && pre=suite=test_gpu_reference
     BUDGET=${BUDGET:-$([ "$1" = 15 ] && echo 585 || echo 450)} LINE_LIMIT=150 $G build $pre \
         "sh=$(sed -n 's/^#   \(.*\)$/\1/p' $R/batch_run257.txt | head -1)" batch=$R/batch_run257.txt ;;
+16) # ~8 min: matmul_fp32's and batched fp32's sections at COMMIT (runs 249, 250, 258 landed),
+    # then the landed code against 0fd6b22's (259: .cmp/ holds 0fd6b22's two 03_exact files)
+    [ -n "${COMMIT:-}" ] || { echo "next_calls.sh $1: COMMIT=<the committed HEAD, short hash> first" >&2; exit 2; }
+    export COMMIT
+    BUDGET=580 LINE_LIMIT=150 $G build leaderboard=batched_matmul_fp32 leaderboard-random=batched_matmul_fp32:02,03 \
+        leaderboard=matmul_fp32 leaderboard-random=matmul_fp32:02,03 batch=$R/batch_run259.txt ;;
+17) # ~8 min: every best stage's random sweep, seeds 1–3, beside its yardsticks (260)
+    BUDGET=580 LINE_LIMIT=200 $G build batch=$R/batch_run260.txt ;;
 3|4|5|10) # the leaderboard: the sections `./harness leaderboard --check` calls stale, from the tree
     # as committed (no sh= step: gpu_session.sh refuses a leaderboard step after one), labelled
     # with COMMIT (this copy has no .git). Copy each call's $OUT/leaderboard.md into the tree
@@ -37,5 +45,5 @@ case "${1:-}" in
     4) BUDGET=500 $G build leaderboard=matmul_fp32 leaderboard-random=matmul_fp32:02,03 ;;
     5) BUDGET=570 $G build leaderboard=batched_matmul_fp32 leaderboard-random=batched_matmul_fp32:02,03 ;;
     esac ;;
-*)  echo "usage: lab/runs/next_calls.sh 3|4|5|9|10|11|13|14|15" >&2; exit 2 ;;
+*)  echo "usage: lab/runs/next_calls.sh 3|4|5|9|10|11|13|14|15|16|17" >&2; exit 2 ;;
 esac
