@@ -16,8 +16,8 @@
 //   ≥ 64 deep, write fp64 planes; bmm_split_sum adds them in piece order and rounds once.
 // bmm_slab (M ≤ 8, N > 32): a block a 32-column slab of C[b], A's rows and B streamed through
 //   bmm_rows' ring 64 k at a time, B read once; a warp 8 k of each chunk for every row, a lane a
-//   column: one B load feeds M independent fp64 chains; the warps' sums meet at the end. Its
-//   registers are capped for 4 blocks an SM: 32 warps to hide the ring's waits and barriers.
+//   column: one B load feeds M independent fp64 chains; the warps' sums meet at the end. Where
+//   the grid has 4 blocks an SM, registers capped for 4: 32 warps hide the ring's waits.
 // bmm_rows (N ≤ 32, K ≥ 128, few outputs) and bmm_thin (K ≤ 8): 02's, fp64 sums. In bmm_rows the
 //   threads past a block's R·N outputs sum more groups of each chunk's k (added in group order),
 //   and blocks have fewer rows while fewer than SMs: 8×1×26×632 ran 8 blocks of 26 chains 632 long.
@@ -27,7 +27,7 @@
 //   cuBLAS (02: 0.57–0.61×, fp32); 128×1024³ ~1.15× cuBLAS's time. bmm_slab: the M ≤ 8 shapes
 //   from 2.4–4.1× to ≤ 1.2× cuBLAS. Split K: 0.4–0.7× the unsplit tiles'. Slab's warps over k:
 //   0.4–0.7× a warp a row. Padded copies: 0.70–0.85× at 8×528×368×965, 1.00× on aligned twins.
-//   Rows' k-groups: 0.5–0.8× where blocks were few. Slab at 4 blocks an SM: 0.80–0.95×.
+//   Rows' k-groups: 0.5–0.8× where blocks were few. Slab capped for 4 blocks an SM: 0.80–0.95×.
 // Measured (H200, H100; cuBLAS, cuBLASLt beside it): every test passes on SASS and on the A100
 //   and T4 paths (as PTX), memcheck and racecheck clean. 128×1024³ 1.23× 02's time;
 //   bmm_rows and bmm_thin in fp64 up to 1.44× and 1.50× 02's. bmm_slab: 0.29–0.55× the tiles'
@@ -37,9 +37,9 @@
 //   Padded copies (H200): 0.86× at 8×528×368×965 (now 1.50× cuBLAS; its aligned twin
 //   8×528×368×968 1.00×), 0.75–0.86× at 3×761×761×511, 16×300×257×333, 2×1000×999×1001; 1.00×
 //   with padding off. Rows' k-groups (H100): 0.46–0.74× at 1×56×8×641, 8×1×26×632, 37×8×12×881,
-//   0.89× at 75×147×1×296, 1.00× where one group. Slab at 4 blocks: 0.79–0.87× where it fills SMs.
-// Tiles: DMMA 128×128×16 (80 KB) or 64×64×16 (40 KB), 4 stages; fp32: 02's; bmm_rows/bmm_slab
-//   256 threads, 64-deep chunks; bmm_thin 128 threads.
+//   0.89× at 75×147×1×296, 1.00× where one group. Slab capped: 0.79–0.87× on grids of 7–31 blocks
+//   an SM, 1.05–1.06× slower on grids of 2 or fewer (8×1×1000×1000, 40×8×57×794): those uncapped.
+// Tiles: DMMA 128×128×16 (80 KB), 64×64×16 (40 KB), 4 stages; fp32: 02's; rows, slab 256 threads.
 // Targets: sm_75 sm_80 sm_90a sm_100a
 // Judge GPUs: T4 A100 H100 H200 B200
 // History (the header before it was condensed): lab/stages/batched_matmul_fp32_03_exact.md
@@ -884,14 +884,12 @@ static_assert(kSlabMaxRows * kRowLdA + kRowKC * kSlabCols <= kRowStage, "a slab'
 static_assert(kSlabKW % 4 == 0, "A's k come 4 at a time, 16-byte aligned");
 static_assert(kSlabWarps * kSlabMaxRows * kSlabCols * sizeof(double) <= 2 * kRowStage * sizeof(float),
               "the warps' partial sums fit the ring's first two stages");
-// Blocks an SM the registers must allow: at 94 registers a thread two 256-thread blocks fit an
-// SM; 4 caps them at 64 (a few bytes spilled) for 32 warps to hide the ring's waits and barriers.
-#ifndef BMM_SLAB_MIN_BLOCKS
-#define BMM_SLAB_MIN_BLOCKS 4
-#endif
+// MINB: blocks an SM the registers must allow. At 94 registers a thread two 256-thread blocks
+// fit an SM; 4 caps them at 64 (a few bytes spilled) for 32 warps to hide the ring's waits and
+// barriers, which pays only where the grid has 4 blocks for every SM (launch_slab).
 // VEC: N % 4 == 0 and B 16-byte aligned (a slab starts at a multiple of 32 columns)
-template <bool VEC>
-__global__ void __launch_bounds__(kRowThreads, BMM_SLAB_MIN_BLOCKS)
+template <bool VEC, int MINB>
+__global__ void __launch_bounds__(kRowThreads, MINB)
     bmm_slab(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C,
              int M, int N, int K) {
 #if BMM_ASYNC
@@ -1159,12 +1157,23 @@ static void launch_thin_any(const float* A, const float* B, float* C, int BATCH,
     else launch_thin<Acc, 8>(A, B, C, BATCH, M, N, K, vec, sms);
 }
 
-static void launch_slab(const float* A, const float* B, float* C, int BATCH, int M, int N, int K) {
+// bmm_slab at 4 blocks an SM where the grid has that many (0.79–0.87× at 83×8×992×500 and
+// 88×8×1011×100), else uncapped (1.05–1.06× slower capped at 8×1×1000×1000, 40×8×57×794)
+#ifndef BMM_SLAB_CAP_WAVE
+#define BMM_SLAB_CAP_WAVE 4  // blocks an SM the grid needs for the capped kernel (0: never)
+#endif
+static void launch_slab(const float* A, const float* B, float* C, int BATCH, int M, int N, int K,
+                        int sms) {
     const dim3 grid((unsigned)((N + kSlabCols - 1) / kSlabCols), (unsigned)BATCH);
-    if (N % 4 == 0 && ((size_t)B & 15) == 0)
-        bmm_slab<true><<<grid, kRowThreads>>>(A, B, C, M, N, K);
-    else
-        bmm_slab<false><<<grid, kRowThreads>>>(A, B, C, M, N, K);
+    const bool vec = N % 4 == 0 && ((size_t)B & 15) == 0;
+    const bool cap = BMM_SLAB_CAP_WAVE > 0 && (long long)grid.x * grid.y >= (long long)BMM_SLAB_CAP_WAVE * sms;
+    if (cap) {
+        if (vec) bmm_slab<true, 4><<<grid, kRowThreads>>>(A, B, C, M, N, K);
+        else bmm_slab<false, 4><<<grid, kRowThreads>>>(A, B, C, M, N, K);
+    } else {
+        if (vec) bmm_slab<true, 0><<<grid, kRowThreads>>>(A, B, C, M, N, K);
+        else bmm_slab<false, 0><<<grid, kRowThreads>>>(A, B, C, M, N, K);
+    }
 }
 template <class Acc>
 static void launch_rows(const float* A, const float* B, float* C, int BATCH, int M, int N, int K,
@@ -1367,7 +1376,7 @@ extern "C" void solve(const float* A, const float* B, float* C, int BATCH, int M
     // Everything else: the tiles.
     const double row_outputs = N <= BMM_ROWS_NARROW_N ? BMM_ROWS_NARROW_OUTPUTS_PER_SM : BMM_ROWS_OUTPUTS_PER_SM;
     if (exact && M <= kSlabMaxRows && N > kRowMaxCols) {  // K > 8 here
-        launch_slab(A, B, C, BATCH, M, N, K);
+        launch_slab(A, B, C, BATCH, M, N, K, sms);
         return;
     }
     if (N <= kRowMaxCols && K >= kRowMinK && (double)BATCH * M * N <= row_outputs * sms) {
