@@ -31,6 +31,12 @@ case "${1:-}" in
     export COMMIT
     BUDGET=580 LINE_LIMIT=150 $G build leaderboard=batched_matmul_fp32 leaderboard-random=batched_matmul_fp32:02,03 \
         leaderboard=matmul_fp32 leaderboard-random=matmul_fp32:02,03 batch=$R/batch_run259.txt ;;
+18) # ~8 min: batched fp32's sections at COMMIT (the slab's cap by grid), run 261, then as much of
+    # run 260 as the call has left
+    [ -n "${COMMIT:-}" ] || { echo "next_calls.sh $1: COMMIT=<the committed HEAD, short hash> first" >&2; exit 2; }
+    export COMMIT
+    BUDGET=${BUDGET:-480} LINE_LIMIT=120 $G build leaderboard=batched_matmul_fp32 \
+        leaderboard-random=batched_matmul_fp32:02,03 batch=$R/batch_run261.txt batch=$R/batch_run260.txt ;;
 17) # ~8 min: every best stage's random sweep, seeds 1–3, beside its yardsticks (260)
     BUDGET=580 LINE_LIMIT=200 $G build batch=$R/batch_run260.txt ;;
 3|4|5|10) # the leaderboard: the sections `./harness leaderboard --check` calls stale, from the tree
@@ -45,5 +51,5 @@ case "${1:-}" in
     4) BUDGET=500 $G build leaderboard=matmul_fp32 leaderboard-random=matmul_fp32:02,03 ;;
     5) BUDGET=570 $G build leaderboard=batched_matmul_fp32 leaderboard-random=batched_matmul_fp32:02,03 ;;
     esac ;;
-*)  echo "usage: lab/runs/next_calls.sh 3|4|5|9|10|11|13|14|15|16|17" >&2; exit 2 ;;
+*)  echo "usage: lab/runs/next_calls.sh 3|4|5|9|10|11|13|14|15|16|17|18" >&2; exit 2 ;;
 esac
