@@ -37,8 +37,8 @@
 //   Padded copies (H200): 0.86× at 8×528×368×965 (now 1.50× cuBLAS; its aligned twin
 //   8×528×368×968 1.00×), 0.75–0.86× at 3×761×761×511, 16×300×257×333, 2×1000×999×1001; 1.00×
 //   with padding off. Rows' k-groups (H100): 0.46–0.74× at 1×56×8×641, 8×1×26×632, 37×8×12×881,
-//   0.89× at 75×147×1×296, 1.00× where one group. Slab capped: 0.79–0.87× on grids of 7–31 blocks
-//   an SM, 1.05–1.06× slower on grids of 2 or fewer (8×1×1000×1000, 40×8×57×794): those uncapped.
+//   0.89× at 75×147×1×296, 1.00× where one group. Slab capped: 0.79–0.92× on grids of 4.8–31
+//   blocks an SM; 1.05–1.06× slower on ≤ 2 (8×1×1000×1000, 40×8×57×794), so uncapped there: 1.00×.
 // Tiles: DMMA 128×128×16 (80 KB), 64×64×16 (40 KB), 4 stages; fp32: 02's; rows, slab 256 threads.
 // Targets: sm_75 sm_80 sm_90a sm_100a
 // Judge GPUs: T4 A100 H100 H200 B200
