@@ -51,6 +51,9 @@ case "${1:-}" in
 21) # ~4 min: run 263, matmul 03's mm_narrow by lanes along k (C of ≤ 8 columns, many rows)
     BUDGET=${BUDGET:-300} LINE_LIMIT=120 $G build \
         "sh=$(sed -n 's/^#   \(.*\)$/\1/p' $R/batch_run263.txt | head -1)" batch=$R/batch_run263.txt ;;
+22) # ~4 min: run 264, batched 03's 128×128 DMMA tile on 32-deep k-tiles, 3 stages
+    BUDGET=${BUDGET:-300} LINE_LIMIT=150 $G build \
+        "sh=$(sed -n 's/^#   \(.*\)$/\1/p' $R/batch_run264.txt | head -1)" batch=$R/batch_run264.txt ;;
 17) # ~8 min: every best stage's random sweep, seeds 1–3, beside its yardsticks (260)
     BUDGET=580 LINE_LIMIT=200 $G build batch=$R/batch_run260.txt ;;
 3|4|5|10) # the leaderboard: the sections `./harness leaderboard --check` calls stale, from the tree
@@ -65,5 +68,5 @@ case "${1:-}" in
     4) BUDGET=500 $G build leaderboard=matmul_fp32 leaderboard-random=matmul_fp32:02,03 ;;
     5) BUDGET=570 $G build leaderboard=batched_matmul_fp32 leaderboard-random=batched_matmul_fp32:02,03 ;;
     esac ;;
-*)  echo "usage: lab/runs/next_calls.sh 3|4|5|9|10|11|13|14|15|16|17|18|19|20|21" >&2; exit 2 ;;
+*)  echo "usage: lab/runs/next_calls.sh 3|4|5|9|10|11|13|14|15|16|17|18|19|20|21|22" >&2; exit 2 ;;
 esac
