@@ -58,6 +58,13 @@ suite() {
     [ "$rc" -eq 0 ] || TEST_FAILS="$TEST_FAILS $name"
     return $rc
 }
+# build_suites LOG TARGET...: the judge and those Criterion suites, configured with the carried
+# Criterion; a failed build is a failed test step
+build_suites() {
+    local log=$1; shift
+    run "$log" 300 bash -c 'cmake -S . -B build -DHARNESS_TESTS=ON >/dev/null && cmake --build build -j16 --target harness "$@"' _ "$@" ||
+        { TEST_FAILS="$TEST_FAILS $log"; return 1; }
+}
 # The harness as of 51f80b6 (the check inside the solution's process) in /tmp/h_old: from .old51,
 # carried (`git archive 51f80b6`: the device's copy may have no .git), else a git worktree.
 build_old() {
@@ -137,13 +144,11 @@ for step in "$@"; do
         if grep -q 'Cfg<128, 128, 8, 4, 2, 4>;' /tmp/sgemm09_256t.cu; then run sgemm09_256t 200 ./harness --baseline --tests perf,extra /tmp/sgemm09_256t.cu
         else say "sgemm09_256t                 skipped: 09's BigCfg line changed, the variant was not made"; fi ;;
     gpu-suites) # the GPU suites only (the CPU ones run on CI): configure with the carried Criterion
-        run gpu_suites_build 300 bash -c 'cmake -S . -B build -DHARNESS_TESTS=ON >/dev/null && cmake --build build -j16 --target harness test_gpu_fixtures test_gpu_reference test_gpu_gpus' || TEST_FAILS="$TEST_FAILS gpu_suites_build"
+        build_suites gpu_suites_build test_gpu_fixtures test_gpu_reference test_gpu_gpus
         for t in build/tests/test_gpu_*; do suite "$t"; done ;;
     fixtures) for t in build/tests/test_gpu_*; do suite "$t"; done ;;
     suite=*) # suite=NAME: one GPU suite (tests/NAME.c) built and run alone
-        t=${step#suite=}
-        run "build_$t" 300 bash -c "cmake -S . -B build -DHARNESS_TESTS=ON >/dev/null && cmake --build build -j16 --target harness $t" || TEST_FAILS="$TEST_FAILS build_$t"
-        [ -x "build/tests/$t" ] && suite "build/tests/$t" ;;
+        build_suites "build_${step#suite=}" "${step#suite=}" && suite "build/tests/${step#suite=}" ;;
     leaderboard-family) # a section per family problem, each stage beside its yardstick
         for p in batched_matmul_fp32 batched_matmul_fp16 int8_matmul int4_matmul; do
             run "lb_$p" 400 ./harness leaderboard --problem "$p" --timeout 10 --json "$OUT/logs/lb_$p.json" ${COMMIT:+--commit "$COMMIT"}

@@ -12,38 +12,9 @@ case "${1:-}" in
 9)  # ~8 min: profiles of the fp32 03 shapes still over cuBLAS (248, HEAD), then run 246's clean-up
     BUDGET=570 LINE_LIMIT=260 $G build batch=$R/batch_run248.txt \
         "sh=$(sed -n 's/^#   \(.*\)$/\1/p' $R/batch_run246.txt | head -1)" batch=$R/batch_run246.txt ;;
-11) # ~9 min: batched 03's bmm_rows with its idle threads in groups over k, fewer rows a block
-    # (249); then, on top, bmm_slab capped at 80 registers for 3 blocks an SM (250)
-    BUDGET=570 LINE_LIMIT=150 $G build \
-        "sh=$(sed -n 's/^#   \(.*\)$/\1/p' $R/batch_run249.txt | head -1)" batch=$R/batch_run249.txt \
-        "sh=$(sed -n 's/^#   \(.*\)$/\1/p' $R/batch_run250.txt | head -1)" batch=$R/batch_run250.txt ;;
 13) # ~6 min: matmul 03's MM_MID_DEPTH 512 and 1024 against 256 (256)
     BUDGET=${BUDGET:-420} LINE_LIMIT=150 $G build \
         "sh=$(sed -n 's/^#   \(.*\)$/\1/p' $R/batch_run256.txt | head -1)" batch=$R/batch_run256.txt ;;
-14|15) # ~7 min: matmul 03's split K on 128×64 exact tiles (257); 15 first runs the reference
-    # suite (~2 min: the fp32 rounding bound's first GPU run)
-    pre=""; [ "$1" = 15 ] && pre=suite=test_gpu_reference
-    BUDGET=${BUDGET:-$([ "$1" = 15 ] && echo 585 || echo 450)} LINE_LIMIT=150 $G build $pre \
-        "sh=$(sed -n 's/^#   \(.*\)$/\1/p' $R/batch_run257.txt | head -1)" batch=$R/batch_run257.txt ;;
-16) # ~8 min: matmul_fp32's and batched fp32's sections at COMMIT (runs 249, 250, 258 landed),
-    # then the landed code against 0fd6b22's (259: .cmp/ holds 0fd6b22's two 03_exact files)
-    [ -n "${COMMIT:-}" ] || { echo "next_calls.sh $1: COMMIT=<the committed HEAD, short hash> first" >&2; exit 2; }
-    export COMMIT
-    BUDGET=580 LINE_LIMIT=150 $G build leaderboard=batched_matmul_fp32 leaderboard-random=batched_matmul_fp32:02,03 \
-        leaderboard=matmul_fp32 leaderboard-random=matmul_fp32:02,03 batch=$R/batch_run259.txt ;;
-18) # ~8 min: batched fp32's sections at COMMIT (the slab's cap by grid), run 261, then as much of
-    # run 260 as the call has left
-    [ -n "${COMMIT:-}" ] || { echo "next_calls.sh $1: COMMIT=<the committed HEAD, short hash> first" >&2; exit 2; }
-    export COMMIT
-    BUDGET=${BUDGET:-480} LINE_LIMIT=120 $G build leaderboard=batched_matmul_fp32 \
-        leaderboard-random=batched_matmul_fp32:02,03 batch=$R/batch_run261.txt batch=$R/batch_run260.txt ;;
-19) # ~4 min, for a short budget: batched fp32's random section at COMMIT, run 261's tests and
-    # `--vs` (not its sanitizers), then the stages section
-    [ -n "${COMMIT:-}" ] || { echo "next_calls.sh $1: COMMIT=<the committed HEAD, short hash> first" >&2; exit 2; }
-    export COMMIT
-    grep -v -- --sanitize $R/batch_run261.txt > /tmp/batch_run261a.txt
-    BUDGET=${BUDGET:-230} LINE_LIMIT=100 $G build leaderboard-random=batched_matmul_fp32:02,03 \
-        batch=/tmp/batch_run261a.txt leaderboard=batched_matmul_fp32 ;;
 20) # ~3 min: run 262, batched 03's 128×128 DMMA tile forced and the padded copies from small
     # products, each against HEAD
     BUDGET=${BUDGET:-240} LINE_LIMIT=120 $G build \
@@ -56,6 +27,10 @@ case "${1:-}" in
         "sh=$(sed -n 's/^#   \(.*\)$/\1/p' $R/batch_run264.txt | head -1)" batch=$R/batch_run264.txt ;;
 17) # ~8 min: every best stage's random sweep, seeds 1–3, beside its yardsticks (260)
     BUDGET=580 LINE_LIMIT=200 $G build batch=$R/batch_run260.txt ;;
+23) # ~1 min: run 261's sanitizer line (the capped slab's memcheck, matmul 03's at 2960×3759×4),
+    # cut from calls 16 and 19 by their budgets
+    grep -e '^#' -e --sanitize $R/batch_run261.txt > /tmp/batch_run261s.txt
+    BUDGET=${BUDGET:-120} LINE_LIMIT=100 $G build batch=/tmp/batch_run261s.txt ;;
 3|4|5|10) # the leaderboard: the sections `./harness leaderboard --check` calls stale, from the tree
     # as committed (no sh= step: gpu_session.sh refuses a leaderboard step after one), labelled
     # with COMMIT (this copy has no .git). Copy each call's $OUT/leaderboard.md into the tree
@@ -68,5 +43,5 @@ case "${1:-}" in
     4) BUDGET=500 $G build leaderboard=matmul_fp32 leaderboard-random=matmul_fp32:02,03 ;;
     5) BUDGET=570 $G build leaderboard=batched_matmul_fp32 leaderboard-random=batched_matmul_fp32:02,03 ;;
     esac ;;
-*)  echo "usage: lab/runs/next_calls.sh 3|4|5|9|10|11|13|14|15|16|17|18|19|20|21|22" >&2; exit 2 ;;
+*)  echo "usage: lab/runs/next_calls.sh 3|4|5|9|10|13|17|20|21|22|23" >&2; exit 2 ;;
 esac
