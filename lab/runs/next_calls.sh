@@ -25,6 +25,10 @@ case "${1:-}" in
 22) # ~4 min: run 264, batched 03's 128×128 DMMA tile on 32-deep k-tiles, 3 stages
     BUDGET=${BUDGET:-300} LINE_LIMIT=150 $G build \
         "sh=$(sed -n 's/^#   \(.*\)$/\1/p' $R/batch_run264.txt | head -1)" batch=$R/batch_run264.txt ;;
+24) # ~7 min: calls 21 and 20 in one machine start (runs 263 and 262)
+    BUDGET=${BUDGET:-570} LINE_LIMIT=200 $G build \
+        "sh=$(sed -n 's/^#   \(.*\)$/\1/p' $R/batch_run263.txt | head -1)" batch=$R/batch_run263.txt \
+        "sh=$(sed -n 's/^#   \(.*\)$/\1/p' $R/batch_run262.txt | head -1)" batch=$R/batch_run262.txt ;;
 17) # ~8 min: every best stage's random sweep, seeds 1–3, beside its yardsticks (260)
     BUDGET=580 LINE_LIMIT=200 $G build batch=$R/batch_run260.txt ;;
 23) # ~1 min: run 261's sanitizer line (the capped slab's memcheck, matmul 03's at 2960×3759×4),
@@ -43,5 +47,5 @@ case "${1:-}" in
     4) BUDGET=500 $G build leaderboard=matmul_fp32 leaderboard-random=matmul_fp32:02,03 ;;
     5) BUDGET=570 $G build leaderboard=batched_matmul_fp32 leaderboard-random=batched_matmul_fp32:02,03 ;;
     esac ;;
-*)  echo "usage: lab/runs/next_calls.sh 3|4|5|9|10|13|17|20|21|22|23" >&2; exit 2 ;;
+*)  echo "usage: lab/runs/next_calls.sh 3|4|5|9|10|13|17|20|21|22|23|24" >&2; exit 2 ;;
 esac
