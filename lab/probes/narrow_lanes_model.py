@@ -1,4 +1,4 @@
-"""narrow_lanes_model.py: is experiments/run263_mm_narrow_lanes.patch's mm_narrow right?
+"""narrow_lanes_model.py: is matmul_fp32 03_exact's mm_narrow right (as run 263 wrote it, for 1–8 columns)?
 
 The host's slices (launch_narrow) and the kernel run warp by warp in Python on integer matrices:
 each lane's loads (guarded: every address read inside A or B), its 4·NC sums, the plain xor

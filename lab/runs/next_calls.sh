@@ -35,7 +35,7 @@ case "${1:-}" in
     # cut from calls 16 and 19 by their budgets
     grep -e '^#' -e --sanitize $R/batch_run261.txt > /tmp/batch_run261s.txt
     BUDGET=${BUDGET:-120} LINE_LIMIT=100 $G build batch=/tmp/batch_run261s.txt ;;
-3|4|5|10) # the leaderboard: the sections `./harness leaderboard --check` calls stale, from the tree
+3|4|5|10|45) # the leaderboard: the sections `./harness leaderboard --check` calls stale, from the tree
     # as committed (no sh= step: gpu_session.sh refuses a leaderboard step after one), labelled
     # with COMMIT (this copy has no .git). Copy each call's $OUT/leaderboard.md into the tree
     # before the next call, so the next one adds its sections to it.
@@ -46,6 +46,8 @@ case "${1:-}" in
     10) BUDGET=470 $G build leaderboard-shapes ;;  # gemm_fp16's shape sweep
     4) BUDGET=500 $G build leaderboard=matmul_fp32 leaderboard-random=matmul_fp32:02,03 ;;
     5) BUDGET=570 $G build leaderboard=batched_matmul_fp32 leaderboard-random=batched_matmul_fp32:02,03 ;;
+    45) BUDGET=580 $G build leaderboard=matmul_fp32 leaderboard-random=matmul_fp32:02,03 \
+        leaderboard=batched_matmul_fp32 leaderboard-random=batched_matmul_fp32:02,03 ;;  # 4 and 5
     esac ;;
-*)  echo "usage: lab/runs/next_calls.sh 3|4|5|9|10|13|17|20|21|22|23|24" >&2; exit 2 ;;
+*)  echo "usage: lab/runs/next_calls.sh 3|4|5|9|10|13|17|20|21|22|23|24|45" >&2; exit 2 ;;
 esac

@@ -16,19 +16,19 @@
 //   up to 4 floats, zeros after; the 128-row tiles read it 16 bytes at a time.
 // Split K (fewer 64×64 tiles than 1.5 waves, depth ≥ 256): pieces for 4 CTAs an SM write fp64
 //   planes; mm_split_sum adds them in piece order and rounds once. 128×64 tiles (2 an SM) where
-//   C has ≥ 512 rows and their pieces are ≥ 320 deep and still give every SM one: a quarter fewer
-//   shared loads a DMMA, and the padded copies. Odd cols where tiles fill the SMs: 02's staged
-//   epilogue (the tile out a row at a time through the freed ring).
+//   C has ≥ 512 rows, pieces ≥ 320 deep, one for every SM: a quarter fewer shared loads a DMMA.
+//   Odd cols where tiles fill the SMs: 02's staged epilogue (rows out through the freed ring).
 // Up to 16 rows (mm_gemv): a lane a column of B, read once; A's rows widened once in shared
-//   memory; the depth sliced for 4 blocks an SM, the slices added in order by mm_split_sum.
-//   mm_thin, mm_dot (depth ≤ 8; small C): 02's, with fp64 sums.
+//   memory; the depth sliced for 4 blocks an SM, the slices added in order by mm_split_sum. 1–2
+//   columns, ≥ 256 rows (mm_narrow): a warp 4 rows, its lanes along k (128-byte loads of A, no
+//   shared memory), the sums met by xor shuffles. mm_thin, mm_dot (depth ≤ 8): 02's, fp64 sums.
 // Paths by judge GPU: A100, H100, H200 exact; T4 (no DMMA, FP64 at 1/32), B200 (DMMA at half its
 //   FP32 rate) and sm_75 PTX on a newer GPU (mm_exact_ok asks the PTX version): 02's fp32 kernels.
 // Prediction (before measuring): every random shape passes on A100/H100/H200; large shapes
 //   1.1–1.2× cuBLAS's time; geo mean ~0.75× cuBLAS (02: 0.58–0.63×). 32-deep k-tiles 0.85–0.95×
 //   the 16-deep ones; split sum kernel 0.5–0.7× the tile's own sum. Padded copies: 0.70–0.85× at
-//   6120×746×4757, 0.80–0.90× on other large unaligned shapes; 128×64 at depth ≤ 256: 0.80–0.95×;
-//   128×64 split pieces: 0.85–0.95× at 6050×3080×54, 2136×7585×8.
+//   6120×746×4757; 128×64 at depth ≤ 256: 0.80–0.95×; 128×64 split pieces: 0.85–0.95× at
+//   6050×3080×54; mm_narrow at ≤ 8 columns: 0.35–0.6× the tiles (A read once at 2–3 TB/s).
 // Measured (H100 and H200, cuBLAS and cuBLASLt timed beside it): every test passes on SASS and on
 //   the A100 and T4 paths (as PTX), memcheck and racecheck clean. 32-deep k-tiles 0.86× at 4096³,
 //   0.91–0.96× elsewhere; split sum 0.40–0.64×, the split rule 0.67–0.91×; staged epilogue
@@ -36,9 +36,9 @@
 //   (H100, before the padded copies): 64/64 each, geo 0.62–0.66× cuBLAS; the large unaligned
 //   shapes 1.11–1.41× (30–33 TF/s, aligned ones ~49). Padded copies (H200): 0.76× at
 //   6120×746×4757, 0.89–0.92× on the others; 128×64 at depth ≤ 256 (H100): 0.88–0.96×, 1.00× off
-//   its path. Now 0.95–1.05× cuBLAS there (H100); H200: 6120×746×4757 1.06×, 3005×3002×608 1.10×.
-//   128×64 split pieces (H100): 0.92× at 6050×3080×54, 0.97–0.99× at 4 others; 1.06–1.12× where
-//   pieces were ≤ 272 deep (830×1819×264, 2577×1433×48): those keep 64×64.
+//   its path. H100 from here: 128×64 split pieces 0.92× at 6050×3080×54, 1.06–1.12× where pieces
+//   were ≤ 272 deep (those keep 64×64); mm_narrow 0.45–0.58× at 1–2 columns, 1.05–1.6× slower at
+//   4–8 (B gathered from L1): kept to 2.
 // Tiles: exact 128×128×32, 128×64×32 × 3 (×16 × 4 where 32 pads), 64×64×16 × 4; fp32: 02's.
 // Targets: sm_75 sm_80 sm_90a sm_100a
 // Judge GPUs: T4 A100 H100 H200 B200
@@ -553,6 +553,90 @@ __global__ void __launch_bounds__(kGemvThreads, 2)
             else ws[z * plane + (size_t)r * cols + n] = sum;
         }
     }
+}
+
+// ---------------------------------------------------------------- narrow C, many rows
+// One or two columns (exact paths), many rows: a 64×64 DMMA tile would be at most 1/32 full and
+// A, read once, is the whole cost (at 8192×8192×1 the tiles took 2.1× mm_narrow's time). mm_narrow:
+// a warp takes 4 rows and a slice of the depth, its lanes along k (lane l: k = k0 + l + 32j, so
+// each load of a row is 128 contiguous bytes) with V = 4·NC fp64 sums each; B's values a k from
+// L1. No shared memory and no barrier: the next 128 k of A are loaded while these are summed.
+// At the end the lanes' sums meet by xor shuffles: plain sums over the lane bits ≥ V, then a
+// reduce-scatter (half the sums sent a step) that leaves lane l < V the total of sum l: row l / NC,
+// column l % NC. More than one slice: fp64 planes, added in slice order by mm_split_sum; every sum
+// fp64, C rounded once. Not for 3–8 columns: NC scalar loads of B a k, each a 1 KB warp-wide
+// gather from L1, made it 1.05–1.6× slower than the tiles there (lab/NOTES.md, run 263).
+#ifndef MM_NARROW_COLS
+#define MM_NARROW_COLS 2         // mm_narrow for C of at most this many columns (0: never, ≤ 2) ...
+#endif
+#ifndef MM_NARROW_MIN_ROWS
+#define MM_NARROW_MIN_ROWS 256   // ... and at least this many rows
+#endif
+constexpr int kNarrowThreads = 256, kNarrowRows = 4, kNarrowJ = 4, kNarrowStep = 32 * kNarrowJ,
+              kNarrowMinSlice = 512;
+template <int NC>
+__global__ void __launch_bounds__(kNarrowThreads, 2)
+    mm_narrow(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C, int rows,
+              int depth, int cols, int d_per, double* __restrict__ ws) {
+    constexpr int RW = kNarrowRows, V = RW * NC;  // a warp's rows and a lane's sums (V ≤ 8)
+    const int lane = threadIdx.x & 31;
+    const int r0 = (blockIdx.x * (kNarrowThreads / 32) + (threadIdx.x >> 5)) * RW;
+    if (r0 >= rows) return;  // a whole warp: nothing below waits on another warp
+    const int z = blockIdx.y, d0 = z * d_per, d1 = min(depth, d0 + d_per);
+    const float* a0 = A + (size_t)r0 * depth;
+    float an[RW][kNarrowJ];  // the next step's A, in flight while this one is summed
+    const auto load = [&](int k0) {
+#pragma unroll
+        for (int r = 0; r < RW; ++r)
+#pragma unroll
+            for (int j = 0; j < kNarrowJ; ++j) {
+                const int k = k0 + 32 * j + lane;
+                an[r][j] = r0 + r < rows && k < d1 ? __ldg(a0 + (size_t)r * depth + k) : 0.0f;
+            }
+    };
+    double acc[V];
+#pragma unroll
+    for (int i = 0; i < V; ++i) acc[i] = 0.0;
+    load(d0);
+    for (int k0 = d0; k0 < d1; k0 += kNarrowStep) {
+        float a[RW][kNarrowJ];
+#pragma unroll
+        for (int r = 0; r < RW; ++r)
+#pragma unroll
+            for (int j = 0; j < kNarrowJ; ++j) a[r][j] = an[r][j];
+        if (k0 + kNarrowStep < d1) load(k0 + kNarrowStep);
+#pragma unroll
+        for (int j = 0; j < kNarrowJ; ++j) {
+            const int k = k0 + 32 * j + lane;
+            const float* brow = B + (size_t)k * cols;
+#pragma unroll
+            for (int c = 0; c < NC; ++c) {
+                const double b = k < d1 && c < cols ? static_cast<double>(__ldg(brow + c)) : 0.0;
+#pragma unroll
+                for (int r = 0; r < RW; ++r) acc[r * NC + c] = fma(static_cast<double>(a[r][j]), b, acc[r * NC + c]);
+            }
+        }
+    }
+    // lane bits ≥ V: every sum added to the partner's; then the reduce-scatter: at step s a lane
+    // keeps the half of its sums whose index has bit s as its lane does, and adds the partner's
+    // copy of that half. After the last step lane l holds the warp's sum l % V.
+#pragma unroll
+    for (int s = 16; s >= V; s >>= 1)
+#pragma unroll
+        for (int i = 0; i < V; ++i) acc[i] += __shfl_xor_sync(0xffffffffu, acc[i], s);
+#pragma unroll
+    for (int s = V / 2; s >= 1; s >>= 1) {
+        const bool up = lane & s;
+#pragma unroll
+        for (int i = 0; i < s; ++i) {
+            const double send = up ? acc[i] : acc[i + s], keep = up ? acc[i + s] : acc[i];
+            acc[i] = keep + __shfl_xor_sync(0xffffffffu, send, s);
+        }
+    }
+    const int r = r0 + lane / NC, c = lane % NC;
+    if (lane >= V || r >= rows || c >= cols) return;
+    if (gridDim.y == 1) C[(size_t)r * cols + c] = static_cast<float>(acc[0]);
+    else ws[(size_t)z * rows * cols + (size_t)r * cols + c] = acc[0];
 }
 
 // ---------------------------------------------------------------- small C, long inner dimension
@@ -1227,6 +1311,35 @@ static bool solve_gemv(const float* A, const float* B, float* C, int rows, int d
     return launch_gemv<16>(A, B, C, rows, depth, cols, sms);
 }
 
+// mm_narrow's launch: 8 warps a block, slices of the depth (whole 128-k steps, at least 512
+// deep) for 4 blocks an SM. False when the workspace cannot be had.
+template <int NC>
+static bool launch_narrow(const float* A, const float* B, float* C, int rows, int depth, int cols, int sms) {
+    constexpr int RB = kNarrowThreads / 32 * kNarrowRows;  // rows a block
+    const long long blocks = (rows + RB - 1) / RB;
+    long long s = std::min<long long>((4LL * sms + blocks - 1) / blocks, std::max(1, depth / kNarrowMinSlice));
+    s = std::max<long long>(1, std::min<long long>(s, kSplitMax));
+    const int d_per = (int)(((depth + s - 1) / s + kNarrowStep - 1) / kNarrowStep * kNarrowStep);
+    s = (depth + d_per - 1) / d_per;  // no empty slice
+    double* ws = nullptr;
+    if (s > 1) {
+        static SplitSpace space = {nullptr, 0};
+        if (!split_space(space, (size_t)s * rows * cols * sizeof(double))) return false;
+        ws = static_cast<double*>(space.ptr);
+    }
+    mm_narrow<NC><<<dim3((unsigned)blocks, (unsigned)s), kNarrowThreads>>>(A, B, C, rows, depth, cols, d_per, ws);
+    if (s > 1) {
+        const size_t plane = (size_t)rows * cols;
+        mm_split_sum<<<(unsigned)((plane + kSumThreads - 1) / kSumThreads), kSumThreads>>>(ws, C, plane, (int)s);
+    }
+    return true;
+}
+static bool solve_narrow(const float* A, const float* B, float* C, int rows, int depth, int cols, int sms) {
+    if (cols > MM_NARROW_COLS || cols > 2 || rows < MM_NARROW_MIN_ROWS || depth < kNarrowMinSlice) return false;
+    return cols == 1 ? launch_narrow<1>(A, B, C, rows, depth, cols, sms)
+                     : launch_narrow<2>(A, B, C, rows, depth, cols, sms);
+}
+
 // A, B, C are device pointers (i.e. pointers to memory on the GPU)
 // Challenge 2 names the sizes differently: A is M×N, B is N×K, C is M×K (inner dimension N).
 extern "C" void solve(const float* A, const float* B, float* C, int M, int N, int K) {
@@ -1247,6 +1360,7 @@ extern "C" void solve(const float* A, const float* B, float* C, int M, int N, in
                : solve_dot<float>(A, B, C, rows, depth, cols, sms)))
         return;
     if (exact && solve_gemv(A, B, C, rows, depth, cols, sms)) return;
+    if (exact && solve_narrow(A, B, C, rows, depth, cols, sms)) return;
     if (solve_split(A, B, C, rows, depth, cols, vec, exact, sms)) return;
     const long long big_tiles = (long long)((rows + 127) / 128) * ((cols + 127) / 128);
     const long long small_tiles = (long long)((rows + 63) / 64) * ((cols + 63) / 64);
