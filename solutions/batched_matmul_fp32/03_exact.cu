@@ -6,8 +6,8 @@
 //   of ≤ 1024 (|products| ≤ 100) is within ~1e-8 of exact: C is the exact sum rounded once.
 // Tiles (bmm_dmma): 128×128 on 8 warps of 64×32 (64 doubles a thread) or 64×64 on 4 warps of
 //   32×32, by 02's makespan model; fp32 k-tiles in a cp.async ring (zero-filled past the edges),
-//   widened to fp64 at the fragment load; 128×128 32 deep (a wait and barrier every 4 k8 steps,
-//   not 2; 16 where 32 pads K < 128). sm_90+: m16n8k8, the k pairs (t, t + 4) read as the tile's
+//   widened to fp64 at the fragment load; both 32 deep (a wait and barrier every 4 k8 steps, not
+//   2; 16 where 32 pads K < 128). sm_90+: m16n8k8, the k pairs (t, t + 4) read as the tile's
 //   (2t, 2t + 1); A rows 24 floats apart, B's 16-byte chunks XOR-swizzled: no bank conflicts.
 // Padded copies (bmm_pad): rows not 16-byte aligned (K % 4 ≠ 0 for A, N % 4 for B) are copied
 //   4 bytes at a time (4× the cp.async). For BATCH·M·N·K ≥ 2^28 such a matrix is copied once
@@ -28,18 +28,18 @@
 //   from 2.4–4.1× to ≤ 1.2× cuBLAS. Split K: 0.4–0.7× the unsplit tiles'. Slab's warps over k:
 //   0.4–0.7× a warp a row. Padded copies: 0.70–0.85× at 8×528×368×965, 1.00× on aligned twins.
 //   Rows' k-groups: 0.5–0.8× where blocks were few. Slab capped for 4 blocks an SM: 0.80–0.95×.
-//   128×128 on 32-deep k-tiles: 0.85–0.95× at 128×1024³ (matmul 03's XBig: 0.86× at 4096³).
+//   32-deep k-tiles: 0.85–0.95× at 128×1024³ (128×128) and where 64×64 runs with K ≥ 256.
 // Measured (H200, H100; cuBLAS, cuBLASLt beside it): every test passes on SASS and on the A100
 //   and T4 paths (as PTX), memcheck and racecheck clean. bmm_rows, bmm_thin in fp64 up to 1.44×,
 //   1.50× 02's; bmm_slab 0.29–0.55× the tiles' time where they were few; split K 0.34–0.96×; the
 //   slab's warps over k 0.64–0.94×. Random, seeds 1–3 (H100, before the padded copies): 64/64
-//   (02: 59, 56, 52), geo 0.56–0.62× cuBLAS. Padded copies (H200): 0.86× at 8×528×368×965 (1.50×
-//   cuBLAS), 0.75–0.86× at 3×761×761×511, 16×300×257×333, 2×1000×999×1001; 1.00× on aligned
-//   twins. H100 from here: rows' k-groups 0.46–0.74× at 1×56×8×641, 8×1×26×632, 37×8×12×881,
-//   1.00× where one group. Slab capped: 0.79–0.92× on grids of 4.8–31 blocks an SM, 1.05–1.06×
-//   slower on ≤ 2: uncapped there. 128×128 32 deep: 0.84× at 128×1024³ (47 TF/s; 1.10× cuBLAS,
-//   was 1.28×), 0.85–0.88× at 32×512³, 64×1000³, 0.91–0.93× at K 20–64; 1.00× elsewhere.
-// Tiles: DMMA 128×128×32 × 3 (132 KB), 64×64×16 × 4 (40 KB); fp32: 02's; rows, slab 256 threads.
+//   (02: 59, 56, 52), geo 0.56–0.62× cuBLAS. Padded copies (H200): 0.75–0.86× on 4 unaligned
+//   shapes, 1.00× on aligned twins. H100 from here: rows' k-groups 0.46–0.74× where blocks were
+//   few. Slab capped: 0.79–0.92× on grids of 4.8–31 blocks an SM, 1.05× slower on ≤ 2: uncapped
+//   there. 128×128 32 deep: 0.84× at 128×1024³ (1.10× cuBLAS, was 1.28×), 0.85–0.88× at 32×512³,
+//   64×1000³. 64×64 32 deep: 0.68–0.93× on 12 of 15 shapes on its path (8×528×368×965 0.76×,
+//   still 1.20× cuBLAS), 0.98–1.00× on 3 small grids; 2 stages 0.93–0.99× 3 stages' time.
+// Tiles: DMMA 128×128×32 × 3, 64×64×32 × 2 (×16 × 4 where 32 pads); rows, slab 256 threads.
 // Targets: sm_75 sm_80 sm_90a sm_100a
 // Judge GPUs: T4 A100 H100 H200 B200
 // History (the header before it was condensed): lab/stages/batched_matmul_fp32_03_exact.md
@@ -478,7 +478,18 @@ static_assert(DBig::SMEM <= 163 * 1024, "the A100's shared memory a block");
 // A K that 32-deep k-tiles would pad (ceil(K/16) odd, K < 128) keeps 16-deep ones
 using DBig16 = Tile<128, 128, 2, 4>;
 static bool shallow_pads(int K) { return BMM_DMMA_BK > 16 && K < 128 && (K + 15) / 16 % 2 == 1; }
-using DSmall = Tile<64, 64, 2, 2>;  // warps of 32×32, 128 threads
+// The 64×64 tile's k-tile depth and ring: 32 deep halves its waits and barriers as for 128×128;
+// 2 stages are 44 KB a block, so 3 an SM by shared memory on the A100 too (3 stages: 66 KB, 2
+// there), and measured 0.93–0.99× 3 stages' time on the H100 (run 266)
+#ifndef BMM_DSMALL_BK
+#define BMM_DSMALL_BK 32
+#endif
+#ifndef BMM_DSMALL_STAGES
+#define BMM_DSMALL_STAGES 2
+#endif
+using DSmall = Tile<64, 64, 2, 2, BMM_DSMALL_BK, BMM_DSMALL_STAGES>;  // warps of 32×32, 128 threads
+using DSmall16 = Tile<64, 64, 2, 2>;
+static bool shallow_pads_small(int K) { return BMM_DSMALL_BK > 16 && K < 128 && (K + 15) / 16 % 2 == 1; }
 #ifndef BMM_DMMA_SKIP
 #define BMM_DMMA_SKIP 1  // 0: every warp runs all its fragments (the prototype's loop alone)
 #endif
@@ -1416,7 +1427,8 @@ extern "C" void solve(const float* A, const float* B, float* C, int BATCH, int M
             shallow_pads(K) ? launch_dmma_any<DBig16>(A, B, C, BATCH, M, N, K)
                             : launch_dmma_any<DBig>(A, B, C, BATCH, M, N, K);
         else
-            launch_dmma_any<DSmall>(A, B, C, BATCH, M, N, K);
+            shallow_pads_small(K) ? launch_dmma_any<DSmall16>(A, B, C, BATCH, M, N, K)
+                                  : launch_dmma_any<DSmall>(A, B, C, BATCH, M, N, K);
         return;
     }
     const long long mid_tiles = (long long)BATCH * ((M + 127) / 128) * ((N + 63) / 64);

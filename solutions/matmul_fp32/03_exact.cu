@@ -1,45 +1,45 @@
 // 03_exact — every sum exact where the GPU has fast FP64 tensor cores: 02's paths with fp64 accumulators, its tiles on DMMA (m16n8k8 on Hopper, m8n8k4 on A100) fed by a cp.async ring of fp32 tiles
 //
 // Changed from 02: the numbers. At 1e-4, U(−10, 10) fills, an fp32 sum in another order than
-//   cuBLAS's misses both references where a long sum cancels: 02 fails 12–20 of 64 random shapes
-//   a seed, as does every fp32 order. fp32 products are exact in fp64, and an fp64 sum of 8192 is
-//   within ~1e-12 of exact: C rounded once is within any tolerance.
+//   cuBLAS's misses both references where a long sum cancels: 02 fails 12–20 of 64 random shapes a
+//   seed, as does every fp32 order. fp32 products are exact in fp64; an fp64 sum of 8192 is within
+//   ~1e-12 of exact: C rounded once is within any tolerance.
 // Exact tiles (mm_exact): 128×128 (8 warps of 64×32), 128×64 and 64×64 (4 warps) by 02's
 //   makespan model, and 128×64 wherever 128×128 runs at depth ≤ 256 (a 128×128 CTA fills an SM:
 //   its prologue and epilogue stall it; two 128×64 overlap them). fp32 k-tiles in a cp.async ring
-//   (zero-filled past the edges), widened to fp64 at the fragment load; 128-row tiles 32 deep, 3
+//   (zero-filled past the edges), widened to fp64 at the fragment load; every tile 32 deep, 3
 //   stages (a wait and barrier every 4 k8 steps, not 2; 16 deep where 32 would pad depth < 128).
 //   Hopper: m16n8k8 .f64, the k pairs (t, t + 4) read as the tile's (2t, 2t + 1): A's two in one
 //   8-byte load; A rows 24 floats apart, B's 16-byte chunks XOR-swizzled by row pair: no conflicts.
-// Padded copies (mm_pad): rows not 16-byte aligned (depth or cols % 4 ≠ 0) are copied 4 bytes a
-//   cp.async (4× as many). For ≥ 2^28 multiply-adds such a matrix is copied once into rows rounded
-//   up to 4 floats, zeros after; the 128-row tiles read it 16 bytes at a time.
+// Padded copies (mm_pad): rows not 16-byte aligned (depth or cols % 4 ≠ 0) take 4-byte cp.async;
+//   from 2^28 multiply-adds such a matrix is copied once into rows of a multiple of 4 floats.
 // Split K (fewer 64×64 tiles than 1.5 waves, depth ≥ 256): pieces for 4 CTAs an SM write fp64
 //   planes; mm_split_sum adds them in piece order and rounds once. 128×64 tiles (2 an SM) where
 //   C has ≥ 512 rows, pieces ≥ 320 deep, one for every SM: a quarter fewer shared loads a DMMA.
 //   Odd cols where tiles fill the SMs: 02's staged epilogue (rows out through the freed ring).
 // Up to 16 rows (mm_gemv): a lane a column of B, read once; A's rows widened once in shared
-//   memory; the depth sliced for 4 blocks an SM, the slices added in order by mm_split_sum. 1–2
-//   columns, ≥ 256 rows (mm_narrow): a warp 4 rows, its lanes along k (128-byte loads of A, no
-//   shared memory), the sums met by xor shuffles. mm_thin, mm_dot (depth ≤ 8): 02's, fp64 sums.
+//   memory; the depth sliced for 4 blocks an SM, the slices added in order by mm_split_sum. 1–4
+//   columns, ≥ 256 rows (mm_narrow): a warp 4 rows, its lanes along k (128-byte loads of A; B's
+//   4-wide rows float4), the sums met by xor shuffles. mm_thin, mm_dot (depth ≤ 8): 02's, fp64.
 // Paths by judge GPU: A100, H100, H200 exact; T4 (no DMMA, FP64 at 1/32), B200 (DMMA at half its
 //   FP32 rate) and sm_75 PTX on a newer GPU (mm_exact_ok asks the PTX version): 02's fp32 kernels.
 // Prediction (before measuring): every random shape passes on A100/H100/H200; large shapes
 //   1.1–1.2× cuBLAS's time; geo mean ~0.75× cuBLAS (02: 0.58–0.63×). 32-deep k-tiles 0.85–0.95×
 //   the 16-deep ones; split sum kernel 0.5–0.7× the tile's own sum. Padded copies: 0.70–0.85× at
 //   6120×746×4757; 128×64 at depth ≤ 256: 0.80–0.95×; 128×64 split pieces: 0.85–0.95× at
-//   6050×3080×54; mm_narrow at ≤ 8 columns: 0.35–0.6× the tiles (A read once at 2–3 TB/s).
+//   6050×3080×54; mm_narrow at ≤ 8 columns: 0.35–0.6× the tiles (A read once at 2–3 TB/s); B
+//   as float4 at 4–8 columns: 0.45–0.75×; the 64×64 tile 32 deep: 0.85–0.95× on deep shapes.
 // Measured (H100 and H200, cuBLAS and cuBLASLt timed beside it): every test passes on SASS and on
 //   the A100 and T4 paths (as PTX), memcheck and racecheck clean. 32-deep k-tiles 0.86× at 4096³,
 //   0.91–0.96× elsewhere; split sum 0.40–0.64×, the split rule 0.67–0.91×; staged epilogue
 //   0.53–0.92×; mm_gemv 0.44–0.94× the tiles. 8192×6144×4096: 1.03× cuBLAS. Random, seeds 1–3
 //   (H100, before the padded copies): 64/64 each, geo 0.62–0.66× cuBLAS; the large unaligned
-//   shapes 1.11–1.41× (30–33 TF/s, aligned ones ~49). Padded copies (H200): 0.76× at
-//   6120×746×4757, 0.89–0.92× on the others; 128×64 at depth ≤ 256 (H100): 0.88–0.96×, 1.00× off
-//   its path. H100 from here: 128×64 split pieces 0.92× at 6050×3080×54, 1.06–1.12× where pieces
-//   were ≤ 272 deep (those keep 64×64); mm_narrow 0.45–0.58× at 1–2 columns, 1.05–1.6× slower at
-//   4–8 (B gathered from L1): kept to 2.
-// Tiles: exact 128×128×32, 128×64×32 × 3 (×16 × 4 where 32 pads), 64×64×16 × 4; fp32: 02's.
+//   shapes 1.11–1.41×. Padded copies (H200): 0.76–0.92×; 128×64 at depth ≤ 256 (H100):
+//   0.88–0.96×. H100 from here: 128×64 split pieces 0.92× at 6050×3080×54, 1.06–1.12× where
+//   pieces were ≤ 272 deep (those keep 64×64); mm_narrow 0.45–0.58× at 1–2 columns, 1.05–1.6×
+//   slower at 4–8 with B gathered from L1; as float4 0.69–0.91× at 4, 1.05–1.32× slower at 8:
+//   kept to 4 (3, scalar: 0.74×). 64×64 32 deep: 0.92–0.97× (2 stages: 1.01–1.03× 3's time).
+// Tiles: exact 128×128, 128×64, 64×64, each ×32 × 3 (×16 × 4 where 32 pads); fp32: 02's.
 // Targets: sm_75 sm_80 sm_90a sm_100a
 // Judge GPUs: T4 A100 H100 H200 B200
 // History (the header before it was condensed): lab/stages/matmul_fp32_03_exact.md
@@ -556,7 +556,7 @@ __global__ void __launch_bounds__(kGemvThreads, 2)
 }
 
 // ---------------------------------------------------------------- narrow C, many rows
-// One or two columns (exact paths), many rows: a 64×64 DMMA tile would be at most 1/32 full and
+// One to four columns (exact paths), many rows: a 64×64 DMMA tile would be at most 1/16 full and
 // A, read once, is the whole cost (at 8192×8192×1 the tiles took 2.1× mm_narrow's time). mm_narrow:
 // a warp takes 4 rows and a slice of the depth, its lanes along k (lane l: k = k0 + l + 32j, so
 // each load of a row is 128 contiguous bytes) with V = 4·NC fp64 sums each; B's values a k from
@@ -564,21 +564,24 @@ __global__ void __launch_bounds__(kGemvThreads, 2)
 // At the end the lanes' sums meet by xor shuffles: plain sums over the lane bits ≥ V, then a
 // reduce-scatter (half the sums sent a step) that leaves lane l < V the total of sum l: row l / NC,
 // column l % NC. More than one slice: fp64 planes, added in slice order by mm_split_sum; every sum
-// fp64, C rounded once. Not for 3–8 columns: NC scalar loads of B a k, each a 1 KB warp-wide
-// gather from L1, made it 1.05–1.6× slower than the tiles there (lab/NOTES.md, run 263).
+// fp64, C rounded once. Four columns need B's rows as float4 loads: as 4 scalar loads a k (each a
+// 1 KB warp-wide gather) L1 was the bound and it ran 1.05–1.6× the tiles' time (run 263). Not for
+// 8 columns: 1.05–1.3× slower even with float4 loads (run 265; lab/NOTES.md).
 #ifndef MM_NARROW_COLS
-#define MM_NARROW_COLS 2         // mm_narrow for C of at most this many columns (0: never, ≤ 2) ...
+#define MM_NARROW_COLS 4         // mm_narrow for C of at most this many columns (0: never, ≤ 4) ...
 #endif
 #ifndef MM_NARROW_MIN_ROWS
 #define MM_NARROW_MIN_ROWS 256   // ... and at least this many rows
 #endif
 constexpr int kNarrowThreads = 256, kNarrowRows = 4, kNarrowJ = 4, kNarrowStep = 32 * kNarrowJ,
               kNarrowMinSlice = 512;
-template <int NC>
+// VB: B's rows are NC floats (NC % 4 == 0) and 16-byte aligned, so lane l's row k is NC / 4
+// float4 loads and the warp's 32 rows one contiguous span: B costs L1 what it is, not NC gathers.
+template <int NC, bool VB>
 __global__ void __launch_bounds__(kNarrowThreads, 2)
     mm_narrow(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C, int rows,
               int depth, int cols, int d_per, double* __restrict__ ws) {
-    constexpr int RW = kNarrowRows, V = RW * NC;  // a warp's rows and a lane's sums (V ≤ 8)
+    constexpr int RW = kNarrowRows, V = RW * NC;  // a warp's rows and a lane's sums (V ≤ 16)
     const int lane = threadIdx.x & 31;
     const int r0 = (blockIdx.x * (kNarrowThreads / 32) + (threadIdx.x >> 5)) * RW;
     if (r0 >= rows) return;  // a whole warp: nothing below waits on another warp
@@ -609,9 +612,21 @@ __global__ void __launch_bounds__(kNarrowThreads, 2)
         for (int j = 0; j < kNarrowJ; ++j) {
             const int k = k0 + 32 * j + lane;
             const float* brow = B + (size_t)k * cols;
+            float bv[NC];
+            if (VB) {
+#pragma unroll
+                for (int q = 0; q < NC / 4; ++q) {
+                    const float4 t = k < d1 ? __ldg(reinterpret_cast<const float4*>(brow) + q)
+                                            : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+                    bv[4 * q] = t.x, bv[4 * q + 1] = t.y, bv[4 * q + 2] = t.z, bv[4 * q + 3] = t.w;
+                }
+            } else {
+#pragma unroll
+                for (int c = 0; c < NC; ++c) bv[c] = k < d1 && c < cols ? __ldg(brow + c) : 0.0f;
+            }
 #pragma unroll
             for (int c = 0; c < NC; ++c) {
-                const double b = k < d1 && c < cols ? static_cast<double>(__ldg(brow + c)) : 0.0;
+                const double b = static_cast<double>(bv[c]);
 #pragma unroll
                 for (int r = 0; r < RW; ++r) acc[r * NC + c] = fma(static_cast<double>(a[r][j]), b, acc[r * NC + c]);
             }
@@ -750,7 +765,17 @@ static_assert(XBig::SMEM <= 163 * 1024, "the A100's shared memory a block");
 using XBig16 = XTile<128, 128, 2, 4>;
 using XMid16 = XTile<128, 64, 2, 2>;
 static bool shallow_pads(int depth) { return MM_EXACT_BK > 16 && depth < 128 && (depth + 15) / 16 % 2 == 1; }
-using XSmall = XTile<64, 64, 2, 2>;  // 4 warps of 32×32
+// The 64×64 tile's k-tile depth and ring: 32 deep halves its waits and barriers as for the
+// 128-row tiles; 3 stages are 66 KB a block (3 an SM on H100/H200, as its registers allow)
+#ifndef MM_SMALL_BK
+#define MM_SMALL_BK 32
+#endif
+#ifndef MM_SMALL_STAGES
+#define MM_SMALL_STAGES 3
+#endif
+using XSmall = XTile<64, 64, 2, 2, MM_SMALL_BK, MM_SMALL_STAGES>;  // 4 warps of 32×32
+using XSmall16 = XTile<64, 64, 2, 2>;
+static bool shallow_pads_small(int depth) { return MM_SMALL_BK > 16 && depth < 128 && (depth + 15) / 16 % 2 == 1; }
 
 // C (rows×cols) = A (rows×depth) · B (depth×cols). A_VEC / B_VEC: that matrix's rows are 16-byte
 // aligned, on the 128-row tiles each its width rounded up to 4 floats long (a padded copy's rows
@@ -1204,6 +1229,22 @@ __global__ void __launch_bounds__(kSumThreads)
     C[e] = static_cast<float>(sum);
 }
 
+// The fp64 planes for s slices of C's sums (none for one slice), from the caller's own space
+// (grown on demand, never freed); false when it cannot be had. sum_slices adds them in slice
+// order into C after the kernel that wrote them, and rounds once.
+static bool slice_planes(SplitSpace& space, long long s, int rows, int cols, double*& ws) {
+    ws = nullptr;
+    if (s <= 1) return true;
+    if (!split_space(space, (size_t)s * rows * cols * sizeof(double))) return false;
+    ws = static_cast<double*>(space.ptr);
+    return true;
+}
+static void sum_slices(const double* ws, float* C, int rows, int cols, long long s) {
+    if (s <= 1) return;
+    const size_t plane = (size_t)rows * cols;
+    mm_split_sum<<<(unsigned)((plane + kSumThreads - 1) / kSumThreads), kSumThreads>>>(ws, C, plane, (int)s);
+}
+
 // Few 64×64 tiles and a long inner dimension: split it over pieces of at least 128; fp32 tiles
 // (02's rule: under one wave, pieces for 2 CTAs an SM): one launch, the last piece of a tile adds
 // them up; exact tiles: the pieces, then mm_split_sum. 3×6144×2 otherwise takes 768 k-steps on
@@ -1269,8 +1310,7 @@ static bool solve_split(const float* A, const float* B, float* C, int rows, int 
                                      k_per, planes_ws);
         else
             launch_exact<XSmall, true>(Ops{A, B, false, false}, C, rows, depth, cols, (int)s, k_per, planes_ws);
-        const size_t plane = (size_t)rows * cols;
-        mm_split_sum<<<(unsigned)((plane + kSumThreads - 1) / kSumThreads), kSumThreads>>>(planes_ws, C, plane, (int)s);
+        sum_slices(planes_ws, C, rows, cols, s);
     } else
         launch<SmallCfg>(A, B, C, rows, cols, depth, 1.0f, 0.0f, vec, (int)s, k_per, static_cast<float*>(ws), counters);
     return true;
@@ -1288,18 +1328,12 @@ static bool launch_gemv(const float* A, const float* B, float* C, int rows, int 
     s = std::max<long long>(s, (depth + most - 1) / most);
     const int d_per = (int)((depth + s - 1) / s);
     s = (depth + d_per - 1) / d_per;  // no empty slice
+    static SplitSpace space = {nullptr, 0};
     double* ws = nullptr;
-    if (s > 1) {
-        static SplitSpace space = {nullptr, 0};
-        if (!split_space(space, (size_t)s * rows * cols * sizeof(double))) return false;
-        ws = static_cast<double*>(space.ptr);
-    }
+    if (!slice_planes(space, s, rows, cols, ws)) return false;
     const dim3 grid((unsigned)slabs, (unsigned)s);
     mm_gemv<R><<<grid, kGemvThreads>>>(A, B, C, rows, depth, cols, cw, d_per, ws);
-    if (s > 1) {
-        const size_t plane = (size_t)rows * cols;
-        mm_split_sum<<<(unsigned)((plane + kSumThreads - 1) / kSumThreads), kSumThreads>>>(ws, C, plane, (int)s);
-    }
+    sum_slices(ws, C, rows, cols, s);
     return true;
 }
 static bool solve_gemv(const float* A, const float* B, float* C, int rows, int depth, int cols, int sms) {
@@ -1313,7 +1347,7 @@ static bool solve_gemv(const float* A, const float* B, float* C, int rows, int d
 
 // mm_narrow's launch: 8 warps a block, slices of the depth (whole 128-k steps, at least 512
 // deep) for 4 blocks an SM. False when the workspace cannot be had.
-template <int NC>
+template <int NC, bool VB>
 static bool launch_narrow(const float* A, const float* B, float* C, int rows, int depth, int cols, int sms) {
     constexpr int RB = kNarrowThreads / 32 * kNarrowRows;  // rows a block
     const long long blocks = (rows + RB - 1) / RB;
@@ -1321,23 +1355,20 @@ static bool launch_narrow(const float* A, const float* B, float* C, int rows, in
     s = std::max<long long>(1, std::min<long long>(s, kSplitMax));
     const int d_per = (int)(((depth + s - 1) / s + kNarrowStep - 1) / kNarrowStep * kNarrowStep);
     s = (depth + d_per - 1) / d_per;  // no empty slice
+    static SplitSpace space = {nullptr, 0};
     double* ws = nullptr;
-    if (s > 1) {
-        static SplitSpace space = {nullptr, 0};
-        if (!split_space(space, (size_t)s * rows * cols * sizeof(double))) return false;
-        ws = static_cast<double*>(space.ptr);
-    }
-    mm_narrow<NC><<<dim3((unsigned)blocks, (unsigned)s), kNarrowThreads>>>(A, B, C, rows, depth, cols, d_per, ws);
-    if (s > 1) {
-        const size_t plane = (size_t)rows * cols;
-        mm_split_sum<<<(unsigned)((plane + kSumThreads - 1) / kSumThreads), kSumThreads>>>(ws, C, plane, (int)s);
-    }
+    if (!slice_planes(space, s, rows, cols, ws)) return false;
+    mm_narrow<NC, VB><<<dim3((unsigned)blocks, (unsigned)s), kNarrowThreads>>>(A, B, C, rows, depth, cols, d_per, ws);
+    sum_slices(ws, C, rows, cols, s);
     return true;
 }
 static bool solve_narrow(const float* A, const float* B, float* C, int rows, int depth, int cols, int sms) {
-    if (cols > MM_NARROW_COLS || cols > 2 || rows < MM_NARROW_MIN_ROWS || depth < kNarrowMinSlice) return false;
-    return cols == 1 ? launch_narrow<1>(A, B, C, rows, depth, cols, sms)
-                     : launch_narrow<2>(A, B, C, rows, depth, cols, sms);
+    if (cols > MM_NARROW_COLS || cols > 4 || rows < MM_NARROW_MIN_ROWS || depth < kNarrowMinSlice) return false;
+    if (cols <= 2) return cols == 1 ? launch_narrow<1, false>(A, B, C, rows, depth, cols, sms)
+                                    : launch_narrow<2, false>(A, B, C, rows, depth, cols, sms);
+    if (cols == 3) return launch_narrow<4, false>(A, B, C, rows, depth, cols, sms);  // 3 of 4 used
+    if (((size_t)B & 15) != 0) return false;  // 4 scalar gathers a k: slower than the tiles
+    return launch_narrow<4, true>(A, B, C, rows, depth, cols, sms);
 }
 
 // A, B, C are device pointers (i.e. pointers to memory on the GPU)
@@ -1385,6 +1416,7 @@ extern "C" void solve(const float* A, const float* B, float* C, int M, int N, in
         else if (mid) launch_exact<XMid, false>(o, C, rows, depth, cols, 1, 0, nullptr, stage);
         else if (big && pads) launch_exact<XBig16, false>(o, C, rows, depth, cols, 1, 0, nullptr, stage);
         else if (big) launch_exact<XBig, false>(o, C, rows, depth, cols, 1, 0, nullptr, stage);
+        else if (shallow_pads_small(depth)) launch_exact<XSmall16, false>(o, C, rows, depth, cols, 1, 0, nullptr, stage);
         else launch_exact<XSmall, false>(o, C, rows, depth, cols, 1, 0, nullptr, stage);
         return;
     }
