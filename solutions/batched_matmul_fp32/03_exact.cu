@@ -643,9 +643,9 @@ __global__ void __launch_bounds__(T::NT)
             mma_tile(as, bs, BoolTag<true>{});
     }
     cp_wait<0>();
-    if constexpr (SPLIT) {
-        const size_t plane = (size_t)M * N;
-        double* part = ws + (size_t)blockIdx.z * plane;  // (b·S + piece)'s plane
+    // D fragments: rows g and g + 8, columns 2t and 2t + 1; put(m, n, v0, v1) for each pair
+    // whose row is inside C (its columns n and n + 1 are put's to check)
+    const auto each_pair = [&](auto&& put) {
 #pragma unroll
         for (int i = 0; i < T::FM; ++i)
 #pragma unroll
@@ -653,38 +653,33 @@ __global__ void __launch_bounds__(T::NT)
                 const int m = m0 + wm + 16 * i + 8 * h + g;
                 if (m >= M) continue;
 #pragma unroll
-                for (int j = 0; j < T::FN; ++j)
-#pragma unroll
-                    for (int e = 0; e < 2; ++e) {
-                        const int n = n0 + wn + 8 * j + 2 * t + e;
-                        if (n < N) part[(size_t)m * N + n] = acc[i][j][2 * h + e];
-                    }
-            }
-        return;  // bmm_split_sum adds the pieces
-    }
-    // D fragment: row g, columns 2t and 2t + 1; one rounding to fp32
-    const bool pair_ok = N % 2 == 0 && reinterpret_cast<size_t>(C) % 8 == 0;
-#pragma unroll
-    for (int i = 0; i < T::FM; ++i)
-#pragma unroll
-        for (int h = 0; h < 2; ++h) {
-            const int m = m0 + wm + 16 * i + 8 * h + g;
-            if (m >= M) continue;
-#pragma unroll
-            for (int j = 0; j < T::FN; ++j) {
-                const int n = n0 + wn + j * 8 + 2 * t;
-                if (n >= N) continue;
-                const float v0 = static_cast<float>(acc[i][j][2 * h]);
-                const float v1 = static_cast<float>(acc[i][j][2 * h + 1]);
-                float* dst = C + (size_t)m * N + n;
-                if (pair_ok && n + 1 < N) {
-                    *reinterpret_cast<float2*>(dst) = make_float2(v0, v1);
-                } else {
-                    dst[0] = v0;
-                    if (n + 1 < N) dst[1] = v1;
+                for (int j = 0; j < T::FN; ++j) {
+                    put(m, n0 + wn + 8 * j + 2 * t, acc[i][j][2 * h], acc[i][j][2 * h + 1]);
                 }
             }
+    };
+    if constexpr (SPLIT) {  // (b·S + piece)'s fp64 plane; bmm_split_sum adds the pieces
+        double* part = ws + (size_t)blockIdx.z * M * N;
+        each_pair([&](int m, int n, double v0, double v1) {
+            double* dst = part + (size_t)m * N + n;
+            if (n < N) dst[0] = v0;
+            if (n + 1 < N) dst[1] = v1;
+        });
+        return;
+    }
+    // one rounding to fp32; a float2 store where C's pairs are 8-byte aligned
+    const bool pair_ok = N % 2 == 0 && reinterpret_cast<size_t>(C) % 8 == 0;
+    each_pair([&](int m, int n, double a0, double a1) {
+        if (n >= N) return;
+        const float v0 = static_cast<float>(a0), v1 = static_cast<float>(a1);
+        float* dst = C + (size_t)m * N + n;
+        if (pair_ok && n + 1 < N) {
+            *reinterpret_cast<float2*>(dst) = make_float2(v0, v1);
+        } else {
+            dst[0] = v0;
+            if (n + 1 < N) dst[1] = v1;
         }
+    });
 #else
     // older targets (never launched there): a thread an output of the block's tile, the same
     // exact sum by scalar fp64 FMAs
@@ -1314,16 +1309,16 @@ static void pad_operands(const float*& A, const float*& B, bool& av, bool& bv, i
     if (pad_a) pad_rows(A, ap, BATCH, M, K, lda), A = ap, av = true;
     if (pad_b) pad_rows(B, bp, BATCH, K, N, ldb), B = bp, bv = true;
 }
-template <class T>
+template <class T, bool SPLIT = false>
 static void launch_dmma_any(const float* A, const float* B, float* C, int BATCH, int M, int N,
-                            int K) {
+                            int K, int S = 1, int k_per = 0, double* ws = nullptr) {
     bool av = K % 4 == 0 && ((size_t)A & 15) == 0;
     bool bv = N % 4 == 0 && ((size_t)B & 15) == 0;
-    pad_operands(A, B, av, bv, BATCH, M, N, K);
-    if (av && bv) launch_dmma<T, true, true>(A, B, C, BATCH, M, N, K);
-    else if (av) launch_dmma<T, true, false>(A, B, C, BATCH, M, N, K);
-    else if (bv) launch_dmma<T, false, true>(A, B, C, BATCH, M, N, K);
-    else launch_dmma<T, false, false>(A, B, C, BATCH, M, N, K);
+    if (!SPLIT) pad_operands(A, B, av, bv, BATCH, M, N, K);
+    if (av && bv) launch_dmma<T, true, true, SPLIT>(A, B, C, BATCH, M, N, K, S, k_per, ws);
+    else if (av) launch_dmma<T, true, false, SPLIT>(A, B, C, BATCH, M, N, K, S, k_per, ws);
+    else if (bv) launch_dmma<T, false, true, SPLIT>(A, B, C, BATCH, M, N, K, S, k_per, ws);
+    else launch_dmma<T, false, false, SPLIT>(A, B, C, BATCH, M, N, K, S, k_per, ws);
 }
 
 // Split K's sum: a thread an output of C (every batch), its S fp64 partials added in piece order,
@@ -1366,13 +1361,8 @@ static bool solve_split(const float* A, const float* B, float* C, int BATCH, int
     static Space space = {nullptr, 0};
     if (!grow_space(space, (size_t)s * BATCH * M * N * sizeof(double))) return false;
     double* ws = static_cast<double*>(space.ptr);
-    const bool av = K % 4 == 0 && ((size_t)A & 15) == 0;
-    const bool bv = N % 4 == 0 && ((size_t)B & 15) == 0;
     const int S = (int)s;
-    if (av && bv) launch_dmma<DSmall, true, true, true>(A, B, C, BATCH, M, N, K, S, k_per, ws);
-    else if (av) launch_dmma<DSmall, true, false, true>(A, B, C, BATCH, M, N, K, S, k_per, ws);
-    else if (bv) launch_dmma<DSmall, false, true, true>(A, B, C, BATCH, M, N, K, S, k_per, ws);
-    else launch_dmma<DSmall, false, false, true>(A, B, C, BATCH, M, N, K, S, k_per, ws);
+    launch_dmma_any<DSmall, true>(A, B, C, BATCH, M, N, K, S, k_per, ws);
     const size_t plane = (size_t)M * N, total = plane * BATCH;
     bmm_split_sum<<<(unsigned)((total + kSumThreads - 1) / kSumThreads), kSumThreads>>>(ws, C, plane, total, S);
     return true;
