@@ -56,12 +56,10 @@ case "${1:-}" in
 33) # ~3 min: run 270, matmul 03's split K with the pieces' count fitted to the waves
     BUDGET=${BUDGET:-240} LINE_LIMIT=120 $G build \
         "sh=$(sed -n 's/^#   \(.*\)$/\1/p' $R/batch_run270.txt | head -1)" batch=$R/batch_run270.txt ;;
-34) # ~9 min: runs 268, 269 (batched 03) and 270 (matmul 03) in one start
-    BUDGET=${BUDGET:-590} LINE_LIMIT=300 $G build \
+34) # ~8 min: runs 270 (matmul 03) and 268 (batched 03) in one start; then 31 on the warm machine
+    BUDGET=${BUDGET:-560} LINE_LIMIT=250 $G build \
         "sh=$(sed -n 's/^#   \(.*\)$/\1/p' $R/batch_run270.txt | head -1)" batch=$R/batch_run270.txt \
-        "sh=$(sed -n 's/^#   \(.*\)$/\1/p' $R/batch_run268.txt | head -1)" batch=$R/batch_run268.txt \
-        "sh=cp .cmp/b03_head.cu solutions/batched_matmul_fp32/03_exact.cu" \
-        "sh=$(sed -n 's/^#   \(.*\)$/\1/p' $R/batch_run269.txt | head -1)" batch=$R/batch_run269.txt ;;
+        "sh=$(sed -n 's/^#   \(.*\)$/\1/p' $R/batch_run268.txt | head -1)" batch=$R/batch_run268.txt ;;
 17) # ~8 min: every best stage's random sweep, seeds 1–3, beside its yardsticks (260)
     BUDGET=580 LINE_LIMIT=200 $G build batch=$R/batch_run260.txt ;;
 23) # ~1 min: run 261's sanitizer line (the capped slab's memcheck, matmul 03's at 2960×3759×4),
