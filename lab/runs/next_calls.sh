@@ -42,24 +42,9 @@ case "${1:-}" in
     BUDGET=${BUDGET:-580} LINE_LIMIT=250 $G build \
         "sh=$(sed -n 's/^#   \(.*\)$/\1/p' $R/batch_run265.txt | head -1)" batch=$R/batch_run265.txt \
         "sh=$(sed -n 's/^#   \(.*\)$/\1/p' $R/batch_run266.txt | head -1)" batch=$R/batch_run266.txt ;;
-30) # ~4 min: run 268, batched 03's bmm_slab with each chunk's A widened to fp64 once a block
-    BUDGET=${BUDGET:-300} LINE_LIMIT=150 $G build \
-        "sh=$(sed -n 's/^#   \(.*\)$/\1/p' $R/batch_run268.txt | head -1)" batch=$R/batch_run268.txt ;;
-31) # ~4 min: run 269, batched 03's bmm_rows with each chunk's A (w2: and B) widened to fp64 once
-    BUDGET=${BUDGET:-300} LINE_LIMIT=150 $G build \
-        "sh=$(sed -n 's/^#   \(.*\)$/\1/p' $R/batch_run269.txt | head -1)" batch=$R/batch_run269.txt ;;
-32) # ~8 min: runs 268 and 269 in one start (269 on HEAD's file: 268's copy of it put back)
-    BUDGET=${BUDGET:-580} LINE_LIMIT=250 $G build \
-        "sh=$(sed -n 's/^#   \(.*\)$/\1/p' $R/batch_run268.txt | head -1)" batch=$R/batch_run268.txt \
-        "sh=cp .cmp/b03_head.cu solutions/batched_matmul_fp32/03_exact.cu" \
-        "sh=$(sed -n 's/^#   \(.*\)$/\1/p' $R/batch_run269.txt | head -1)" batch=$R/batch_run269.txt ;;
-33) # ~3 min: run 270, matmul 03's split K with the pieces' count fitted to the waves
-    BUDGET=${BUDGET:-240} LINE_LIMIT=120 $G build \
-        "sh=$(sed -n 's/^#   \(.*\)$/\1/p' $R/batch_run270.txt | head -1)" batch=$R/batch_run270.txt ;;
-34) # ~8 min: runs 270 (matmul 03) and 268 (batched 03) in one start; then 31 on the warm machine
-    BUDGET=${BUDGET:-560} LINE_LIMIT=250 $G build \
-        "sh=$(sed -n 's/^#   \(.*\)$/\1/p' $R/batch_run270.txt | head -1)" batch=$R/batch_run270.txt \
-        "sh=$(sed -n 's/^#   \(.*\)$/\1/p' $R/batch_run268.txt | head -1)" batch=$R/batch_run268.txt ;;
+35) # ~5 min: run 271, batched 03 as landed (268, 269 and rows from K = 16 where each won)
+    # against .cmp/b03_head.cu (3c33e8c's; carry .cmp)
+    BUDGET=${BUDGET:-420} LINE_LIMIT=200 $G build batch=$R/batch_run271.txt ;;
 17) # ~8 min: every best stage's random sweep, seeds 1–3, beside its yardsticks (260)
     BUDGET=580 LINE_LIMIT=200 $G build batch=$R/batch_run260.txt ;;
 23) # ~1 min: run 261's sanitizer line (the capped slab's memcheck, matmul 03's at 2960×3759×4),
@@ -80,5 +65,5 @@ case "${1:-}" in
     45) BUDGET=580 $G build leaderboard=matmul_fp32 leaderboard-random=matmul_fp32:02,03 \
         leaderboard=batched_matmul_fp32 leaderboard-random=batched_matmul_fp32:02,03 ;;  # 4 and 5
     esac ;;
-*)  echo "usage: lab/runs/next_calls.sh 3|4|5|9|10|13|17|20|21|22|23|24|26|27|28|29|30|31|32|33|34|45" >&2; exit 2 ;;
+*)  echo "usage: lab/runs/next_calls.sh 3|4|5|9|10|13|17|20|21|22|23|24|26|27|28|29|35|45" >&2; exit 2 ;;
 esac

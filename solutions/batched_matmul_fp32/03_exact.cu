@@ -18,27 +18,25 @@
 //   bmm_rows' ring 64 k at a time, B read once; a warp 8 k of each chunk for every row, a lane a
 //   column: one B load feeds M independent fp64 chains; the warps' sums meet at the end. Where
 //   the grid has 4 blocks an SM, registers capped for 4: 32 warps hide the ring's waits.
-// bmm_rows (N ≤ 32, K ≥ 128, few outputs) and bmm_thin (K ≤ 8): 02's, fp64 sums. In bmm_rows the
+// bmm_rows (N ≤ 32, K ≥ 16, few outputs; 02: 128) and bmm_thin (K ≤ 8): 02's, fp64 sums. Its
 //   threads past a block's R·N outputs sum more groups of each chunk's k (added in group order),
 //   and blocks have fewer rows while fewer than SMs: 8×1×26×632 ran 8 blocks of 26 chains 632 long.
+// A widened once: fp32 → fp64 conversions run at a quarter of the FP64 FMA rate, so where the
+//   grid fills the SMs bmm_slab and bmm_rows (N ≥ 16) widen each chunk's A once a block.
 // Paths by judge GPU: A100, H100, H200 (cc 8.0, 9.x, asked at run time): exact on every path.
 //   T4 (no DMMA, FP64 at 1/32), B200 (DMMA at half its FP32 rate), others: 02's, not exact.
 // Prediction (before measuring): every random shape passes on A100/H100/H200; geo mean ~0.75×
-//   cuBLAS (02: 0.57–0.61×, fp32); 128×1024³ ~1.15× cuBLAS's time. bmm_slab: the M ≤ 8 shapes
-//   from 2.4–4.1× to ≤ 1.2× cuBLAS. Split K: 0.4–0.7× the unsplit tiles'. Slab's warps over k:
-//   0.4–0.7× a warp a row. Padded copies: 0.70–0.85× at 8×528×368×965, 1.00× on aligned twins.
-//   Rows' k-groups: 0.5–0.8× where blocks were few. Slab capped for 4 blocks an SM: 0.80–0.95×.
-//   32-deep k-tiles: 0.85–0.95× at 128×1024³ (128×128) and where 64×64 runs with K ≥ 256.
+//   cuBLAS; 128×1024³ ~1.15×. bmm_slab ≤ 1.2× cuBLAS (was 2.4–4.1×). Split K, the slab's warps
+//   over k, rows' k-groups: 0.4–0.8× what they replace; padded copies, capped slab, 32-deep
+//   tiles: 0.70–0.95×. A widened once: 0.60–0.85× on slab and rows shapes; rows from K = 16 ≤ 1×.
 // Measured (H200, H100; cuBLAS, cuBLASLt beside it): every test passes on SASS and on the A100
-//   and T4 paths (as PTX), memcheck and racecheck clean. bmm_rows, bmm_thin in fp64 up to 1.44×,
-//   1.50× 02's; bmm_slab 0.29–0.55× the tiles' time where they were few; split K 0.34–0.96×; the
-//   slab's warps over k 0.64–0.94×. Random, seeds 1–3 (H100, before the padded copies): 64/64
-//   (02: 59, 56, 52), geo 0.56–0.62× cuBLAS. Padded copies (H200): 0.75–0.86× on 4 unaligned
-//   shapes, 1.00× on aligned twins. H100 from here: rows' k-groups 0.46–0.74× where blocks were
-//   few. Slab capped: 0.79–0.92× on grids of 4.8–31 blocks an SM, 1.05× slower on ≤ 2: uncapped
-//   there. 128×128 32 deep: 0.84× at 128×1024³ (1.10× cuBLAS, was 1.28×), 0.85–0.88× at 32×512³,
-//   64×1000³. 64×64 32 deep: 0.68–0.93× on 12 of 15 shapes on its path (8×528×368×965 0.76×,
-//   still 1.20× cuBLAS), 0.98–1.00× on 3 small grids; 2 stages 0.93–0.99× 3 stages' time.
+//   and T4 paths (as PTX), memcheck and racecheck clean. bmm_slab 0.29–0.55× the tiles' time;
+//   split K 0.34–0.96×; slab's warps over k 0.64–0.94×; padded copies 0.75–0.86× (aligned 1.00×);
+//   rows' k-groups 0.46–0.74×; slab capped 0.79–0.92× (1.05× slower under 2 blocks an SM: not
+//   there); 128×128 32 deep 0.84–0.88×; 64×64 32 deep 0.68–0.93× (2 stages 0.93–0.99× 3's).
+//   H100 from here: A widened once, slab 0.78–0.96× on full grids (1.06–1.08× slower under a
+//   wave: not there); rows 0.76–0.95× at N ≥ 16 (1.11–1.18× slower at N < 16 and on 8 blocks:
+//   not there); rows from K = 16: 0.62–0.95× the 64×64 tile on 10 tiny grids.
 // Tiles: DMMA 128×128×32 × 3, 64×64×32 × 2 (×16 × 4 where 32 pads); rows, slab 256 threads.
 // Targets: sm_75 sm_80 sm_90a sm_100a
 // Judge GPUs: T4 A100 H100 H200 B200
@@ -47,6 +45,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <type_traits>
 
 // ---------------------------------------------------------------- copy primitives
 // sm_80+: cp.async (LDGSTS) into a STAGES-deep ring. Older targets (sm_75) do not have it: the
@@ -477,7 +476,7 @@ using DBig = Tile<128, 128, 2, 4, BMM_DMMA_BK, BMM_DMMA_STAGES>;  // warps of 64
 static_assert(DBig::SMEM <= 163 * 1024, "the A100's shared memory a block");
 // A K that 32-deep k-tiles would pad (ceil(K/16) odd, K < 128) keeps 16-deep ones
 using DBig16 = Tile<128, 128, 2, 4>;
-static bool shallow_pads(int K) { return BMM_DMMA_BK > 16 && K < 128 && (K + 15) / 16 % 2 == 1; }
+static bool shallow_pads(int bk, int K) { return bk > 16 && K < 128 && (K + 15) / 16 % 2 == 1; }
 // The 64×64 tile's k-tile depth and ring: 32 deep halves its waits and barriers as for 128×128;
 // 2 stages are 44 KB a block, so 3 an SM by shared memory on the A100 too (3 stages: 66 KB, 2
 // there), and measured 0.93–0.99× 3 stages' time on the H100 (run 266)
@@ -489,7 +488,6 @@ static bool shallow_pads(int K) { return BMM_DMMA_BK > 16 && K < 128 && (K + 15)
 #endif
 using DSmall = Tile<64, 64, 2, 2, BMM_DSMALL_BK, BMM_DSMALL_STAGES>;  // warps of 32×32, 128 threads
 using DSmall16 = Tile<64, 64, 2, 2>;
-static bool shallow_pads_small(int K) { return BMM_DSMALL_BK > 16 && K < 128 && (K + 15) / 16 % 2 == 1; }
 #ifndef BMM_DMMA_SKIP
 #define BMM_DMMA_SKIP 1  // 0: every warp runs all its fragments (the prototype's loop alone)
 #endif
@@ -716,7 +714,8 @@ __global__ void __launch_bounds__(T::NT)
 #define BMM_ROWS_NARROW_N 10
 #endif
 constexpr int kRowThreads = 256, kRowMaxCols = 32, kRowMaxRows = 32, kRowKC = 64;
-constexpr int kRowMinK = 128;  // shorter K: the tile kernel's few k-tiles are near the launch floor
+constexpr int kRowMinK = 128;  // 02's: shorter K, its fp32 tiles' few k-tiles are near the launch floor
+constexpr int kRowMinKExact = 16;  // fp64 sums: 0.62–0.95× the 64×64 DMMA tile on 10 grids, K 16–119
 constexpr int kRowLdA = kRowKC + 4;  // A rows in a stage: 16-byte aligned, 4 banks apart
 constexpr int row_rows(int n) {      // rows a block takes at N = n
     return kRowMaxRows < kRowThreads / n ? kRowMaxRows : kRowThreads / n;
@@ -738,18 +737,29 @@ __device__ __forceinline__ float mac(float a, float b, float acc) { return fmaf(
 __device__ __forceinline__ double mac(float a, float b, double acc) {
     return fma(static_cast<double>(a), static_cast<double>(b), acc);
 }
+__device__ __forceinline__ double mac(double a, float b, double acc) { return fma(a, static_cast<double>(b), acc); }
+__device__ __forceinline__ double mac(float a, double b, double acc) { return fma(static_cast<double>(a), b, acc); }
+__device__ __forceinline__ double mac(double a, double b, double acc) { return fma(a, b, acc); }
+// A's next 4 k of a row from a stage (16-byte aligned): one float4, or two fp64 pairs once widened
+__device__ __forceinline__ void load4(const float* p, float (&a)[4]) {
+    const float4 v = *reinterpret_cast<const float4*>(p);
+    a[0] = v.x, a[1] = v.y, a[2] = v.z, a[3] = v.w;
+}
+__device__ __forceinline__ void load4(const double* p, double (&a)[4]) {
+    const double2 lo = *reinterpret_cast<const double2*>(p), hi = *reinterpret_cast<const double2*>(p + 2);
+    a[0] = lo.x, a[1] = lo.y, a[2] = hi.x, a[3] = hi.y;
+}
 // One staged chunk of a thread's chain (bmm_rows): acc += arow[k]·bcol[k·ldb] for k <
 // kc, in k order; A's row read 4 k at a time where the chunk is whole (kc is block-uniform)
-template <class Acc>
-__device__ __forceinline__ Acc chain_chunk(Acc acc, const float* arow, const float* bcol, int ldb, int kc) {
+template <class Acc, class TA>
+__device__ __forceinline__ Acc chain_chunk(Acc acc, const TA* arow, const float* bcol, int ldb, int kc) {
     if (kc == kRowKC) {
 #pragma unroll
         for (int kk = 0; kk < kRowKC; kk += 4) {
-            const float4 a4 = *reinterpret_cast<const float4*>(arow + kk);
-            acc = mac(a4.x, bcol[(kk + 0) * ldb], acc);
-            acc = mac(a4.y, bcol[(kk + 1) * ldb], acc);
-            acc = mac(a4.z, bcol[(kk + 2) * ldb], acc);
-            acc = mac(a4.w, bcol[(kk + 3) * ldb], acc);
+            TA a[4];
+            load4(arow + kk, a);
+#pragma unroll
+            for (int u = 0; u < 4; ++u) acc = mac(a[u], bcol[(kk + u) * ldb], acc);
         }
     } else {
         for (int kk = 0; kk < kc; ++kk) acc = mac(arow[kk], bcol[kk * ldb], acc);
@@ -759,15 +769,14 @@ __device__ __forceinline__ Acc chain_chunk(Acc acc, const float* arow, const flo
 
 // A group's part of a chunk (bmm_rows with KW < kRowKC): kc k from arow and bcol (kc may be ≤ 0
 // past the last chunk's end), A 4 k a load while 4 remain (arow is 16-byte aligned: KW % 4 == 0)
-template <class Acc>
-__device__ __forceinline__ Acc chain_part(Acc acc, const float* arow, const float* bcol, int ldb, int kc) {
+template <class Acc, class TA>
+__device__ __forceinline__ Acc chain_part(Acc acc, const TA* arow, const float* bcol, int ldb, int kc) {
     int kk = 0;
     for (; kk + 4 <= kc; kk += 4) {
-        const float4 a4 = *reinterpret_cast<const float4*>(arow + kk);
-        acc = mac(a4.x, bcol[(kk + 0) * ldb], acc);
-        acc = mac(a4.y, bcol[(kk + 1) * ldb], acc);
-        acc = mac(a4.z, bcol[(kk + 2) * ldb], acc);
-        acc = mac(a4.w, bcol[(kk + 3) * ldb], acc);
+        TA a[4];
+        load4(arow + kk, a);
+#pragma unroll
+        for (int u = 0; u < 4; ++u) acc = mac(a[u], bcol[(kk + u) * ldb], acc);
     }
     for (; kk < kc; ++kk) acc = mac(arow[kk], bcol[kk * ldb], acc);
     return acc;
@@ -806,16 +815,31 @@ __device__ __forceinline__ void row_wait() {
 // not idle but more groups of R·N, group gi taking k [gi·KW, (gi + 1)·KW) of every chunk; their
 // partial sums meet in the freed ring, added in group order. 8×1×26×632 ran 8 blocks of 26
 // threads, each a 632-long chain of dependent fp64 FMAs.
-template <class Acc, bool VEC, bool GROUPS>
+// WIDE (fp64 sums): each chunk's A rows are widened to fp64 once for the block (w64), not by each
+// of the N threads of a row: fp32 → fp64 conversions run at a quarter of the FP64 FMA rate (16
+// against 64 a clock an SM on sm_80 and sm_90), and two a FMA made them the bound. w64 takes 16 KB
+// of the 48 KB static shared memory, so the ring has 3 stages, not 4, and a chunk a second barrier:
+// it pays where the grid fills the SMs and N ≥ 16 (launch_rows).
+constexpr int row_wide_doubles() {  // a chunk's R rows of A as fp64
+    int most = 0;
+    for (int n = 1; n <= kRowMaxCols; ++n) most = row_rows(n) * kRowKC > most ? row_rows(n) * kRowKC : most;
+    return most;
+}
+constexpr int kRowWide = row_wide_doubles();
+static_assert(3 * kRowStage * sizeof(float) + kRowWide * sizeof(double) <= 48 * 1024,
+              "the ring and a widened chunk in static shared memory");
+template <class Acc, bool VEC, bool GROUPS, bool WIDE = false>
 __global__ void __launch_bounds__(kRowThreads)
     bmm_rows(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C,
              int M, int N, int K, int R, int KW) {
+    static_assert(!WIDE || sizeof(Acc) == sizeof(double), "only fp64 sums widen A");
 #if BMM_ASYNC
-    constexpr int S = 4;  // three chunks (192 k) in flight while one is summed
+    constexpr int S = WIDE ? 3 : 4;  // S − 1 chunks (64 k each) in flight while one is summed
 #else
     constexpr int S = 2;  // synchronous copies: a second stage is all that helps
 #endif
     __shared__ __align__(16) float stage[S][kRowStage];
+    __shared__ __align__(16) double w64[WIDE ? kRowWide : 2];  // chunk c's A rows [row][k]
     const int b = blockIdx.y, m0 = blockIdx.x * R;
     const int rows = min(R, M - m0);
     const int tid = threadIdx.x;
@@ -864,13 +888,22 @@ __global__ void __launch_bounds__(kRowThreads)
         __syncthreads();
         issue(c + S - 1);
         row_commit();
+        const float* st = stage[c % S];
+        const int kc = min(kRowKC, K - c * kRowKC);
+        if constexpr (WIDE) {  // every thread read w64 for chunk c − 1 before the barrier above
+            for (int i = tid; i < rows * kRowKC; i += kRowThreads) {
+                const int r = i / kRowKC, kk = i % kRowKC;
+                if (kk < kc) w64[i] = static_cast<double>(st[r * kRowLdA + kk]);
+            }
+            __syncthreads();
+        }
         if (active) {
-            const float* st = stage[c % S];
-            const float* arow = st + ml * kRowLdA + kb;
-            const float* bcol = st + b_off + kb * N + n;
-            const int kc = min(kRowKC, K - c * kRowKC);
-            if (GROUPS) acc = chain_part(acc, arow, bcol, N, min(KW, kc - kb));
-            else acc = chain_chunk(acc, arow, bcol, N, kc);
+            auto sum = [&](const auto* arow, const float* bcol) {
+                if (GROUPS) acc = chain_part(acc, arow, bcol, N, min(KW, kc - kb));
+                else acc = chain_chunk(acc, arow, bcol, N, kc);
+            };
+            if constexpr (WIDE) sum(w64 + ml * kRowKC + kb, st + b_off + kb * N + n);
+            else sum(st + ml * kRowLdA + kb, st + b_off + kb * N + n);
         }
     }
     // the block's outputs are rows m0 … m0+rows−1 of C[b], whole rows: contiguous from row m0
@@ -890,38 +923,43 @@ __global__ void __launch_bounds__(kRowThreads)
 }
 
 // bmm_slab (exact paths only): M ≤ 8 rows and N past bmm_rows' 32 columns, where a 64-row DMMA
-// tile is at most an eighth full over every k. bmm_rows' ring over a 32-column slab: block (slab
+// tile is at most an eighth full over every k. A ring over a 32-column slab: block (slab
 // blockIdx.x, batch blockIdx.y) takes every row of C[b]; A[b]'s rows and the slab's columns of
 // B[b] stream through the ring 64 k at a time. Each warp takes 8 of a chunk's 64 k for every row,
-// a lane a column: one B value from shared memory feeds M fp64 FMAs (independent chains), and A's
-// values come 4 k in one broadcast load. A warp a row with every k (one B load an FMA, one chain)
-// was bound by the shared-memory pipe (stall mio_throttle at 83×8×992×500). At the end the warps'
+// a lane a column: one B value from shared memory feeds M fp64 FMAs (independent chains), A's
+// values come 4 k a broadcast load. A warp a row with every k (one B load an FMA, one chain) was
+// bound by the shared-memory pipe (stall mio_throttle at 83×8×992×500). At the end the warps'
 // partial sums meet in the freed ring, added in warp order. B is read once over all blocks.
+// WIDE: a chunk's A is widened to fp64 once for the block (into a64, by chunk parity, a chunk
+// ahead of its sums), not by every lane: fp32 → fp64 conversions run at a quarter of the FP64 FMA
+// rate (16 against 64 a clock an SM on sm_80 and sm_90), and widening A in each lane took 72 of
+// them for every 64 FMAs. Waiting a chunk further ahead leaves one chunk fewer in flight, which
+// costs where the grid is under a wave (launch_slab).
 constexpr int kSlabCols = 32, kSlabMaxRows = kRowThreads / kSlabCols;  // 8
 constexpr int kSlabWarps = kRowThreads / 32, kSlabKW = kRowKC / kSlabWarps;  // 8 warps, 8 k each
-static_assert(kSlabMaxRows * kRowLdA + kRowKC * kSlabCols <= kRowStage, "a slab's chunk fits a stage");
+constexpr int kSlabStage = kSlabMaxRows * kRowKC + kRowKC * kSlabCols;  // A [8][64], then B [64][32]
 static_assert(kSlabKW % 4 == 0, "A's k come 4 at a time, 16-byte aligned");
-static_assert(kSlabWarps * kSlabMaxRows * kSlabCols * sizeof(double) <= 2 * kRowStage * sizeof(float),
+static_assert(kSlabWarps * kSlabMaxRows * kSlabCols * sizeof(double) <= 2 * kSlabStage * sizeof(float),
               "the warps' partial sums fit the ring's first two stages");
+static_assert(4 * kSlabStage * sizeof(float) + 2 * kSlabMaxRows * kRowKC * sizeof(double) <= 48 * 1024,
+              "four stages and two fp64 A chunks in static shared memory");
 // MINB: blocks an SM the registers must allow. At 94 registers a thread two 256-thread blocks
 // fit an SM; 4 caps them at 64 (a few bytes spilled) for 32 warps to hide the ring's waits and
 // barriers, which pays only where the grid has 4 blocks for every SM (launch_slab).
 // VEC: N % 4 == 0 and B 16-byte aligned (a slab starts at a multiple of 32 columns)
-template <bool VEC, int MINB>
+template <bool VEC, int MINB, bool WIDE>
 __global__ void __launch_bounds__(kRowThreads, MINB)
     bmm_slab(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C,
              int M, int N, int K) {
-#if BMM_ASYNC
-    constexpr int S = 4;
-#else
-    constexpr int S = 2;
-#endif
-    __shared__ __align__(16) float stage[S][kRowStage];
+    // S − 1 − AHEAD chunks in flight while one is summed; WIDE keeps chunk c + 1 landed as well
+    constexpr int S = BMM_ASYNC ? 4 : WIDE ? 3 : 2, AHEAD = WIDE ? 1 : 0;
+    __shared__ __align__(16) float stage[S][kSlabStage];
+    __shared__ __align__(16) double a64[WIDE ? 2 : 1][WIDE ? kSlabMaxRows * kRowKC : 2];  // c: a64[c % 2]
     const int b = blockIdx.y, n0 = blockIdx.x * kSlabCols, nw = min(kSlabCols, N - n0);
     const int tid = threadIdx.x;
     const float* a_blk = A + (size_t)b * M * K;        // A[b]
     const float* b_blk = B + (size_t)b * K * N + n0;   // column n0 of B[b]
-    constexpr int b_off = kSlabMaxRows * kRowLdA;      // B's part of a stage: [k][kSlabCols]
+    constexpr int b_off = kSlabMaxRows * kRowKC;       // B's part of a stage: [k][kSlabCols]
     const int KT = (K + kRowKC - 1) / kRowKC;
 
     auto issue = [&](int c) {  // chunk c into stage c % S (nothing past the end)
@@ -930,7 +968,7 @@ __global__ void __launch_bounds__(kRowThreads, MINB)
         const int k0 = c * kRowKC, kc = min(kRowKC, K - k0);
         for (int i = tid; i < M * kRowKC; i += kRowThreads) {
             const int r = i / kRowKC, kk = i % kRowKC;
-            if (kk < kc) row_cp4(st + r * kRowLdA + kk, a_blk + (size_t)r * K + k0 + kk);
+            if (kk < kc) row_cp4(st + i, a_blk + (size_t)r * K + k0 + kk);
         }
         float* dst = st + b_off;
         if (VEC) {  // nw % 4 == 0: whole 16-byte chunks
@@ -945,49 +983,67 @@ __global__ void __launch_bounds__(kRowThreads, MINB)
             }
         }
     };
+    auto widen = [&](int c) {  // chunk c's A (landed, every thread's copies) into a64[c % 2]
+        if (!WIDE || c >= KT) return;
+        const float* sa = stage[c % S];
+        double* da = a64[c % 2];
+        const int kc = min(kRowKC, K - c * kRowKC);
+        for (int i = tid; i < M * kRowKC; i += kRowThreads)
+            if (i % kRowKC < kc) da[i] = static_cast<double>(sa[i]);
+    };
+    // this warp's 8 k of chunk c for every row, A from a64 (double) or from the stage (float)
+    const int warp = tid / 32, lane = tid % 32, kb = warp * kSlabKW;
+    double acc[kSlabMaxRows];
+#pragma unroll
+    for (int r = 0; r < kSlabMaxRows; ++r) acc[r] = 0.0;
+    auto sum = [&](const auto* ak, const float* bk, int kc) {  // ak: A[0][kb], bk: B[kb][lane]
+        if (kb + kSlabKW <= kc) {  // warp-uniform: this warp's 8 k are all inside the chunk
+            double bv[kSlabKW];
+#pragma unroll
+            for (int u = 0; u < kSlabKW; ++u) bv[u] = static_cast<double>(bk[u * kSlabCols]);
+#pragma unroll
+            for (int r = 0; r < kSlabMaxRows; ++r) {
+                if (r >= M) break;
+#pragma unroll
+                for (int q = 0; q < kSlabKW; q += 4) {
+                    std::decay_t<decltype(*ak)> a[4];
+                    load4(ak + r * kRowKC + q, a);
+#pragma unroll
+                    for (int u = 0; u < 4; ++u) acc[r] = mac(a[u], bv[q + u], acc[r]);
+                }
+            }
+        } else {  // the last chunk's tail
+            for (int u = 0; u < kc - kb; ++u) {
+                const double bf = static_cast<double>(bk[u * kSlabCols]);
+#pragma unroll
+                for (int r = 0; r < kSlabMaxRows; ++r)
+                    if (r < M) acc[r] = mac(ak[r * kRowKC + u], bf, acc[r]);
+            }
+        }
+    };
 
 #pragma unroll
     for (int s = 0; s < S - 1; ++s) {
         issue(s);
         row_commit();
     }
-    const int warp = tid / 32, lane = tid % 32, kb = warp * kSlabKW;  // this warp's k of a chunk
-    double acc[kSlabMaxRows];
-#pragma unroll
-    for (int r = 0; r < kSlabMaxRows; ++r) acc[r] = 0.0;
+    if (WIDE) {
+        row_wait<S - 2>();  // chunk 0 landed (this thread's copies) ...
+        __syncthreads();    // ... and everyone's
+        widen(0);
+    }
     for (int c = 0; c < KT; ++c) {
-        row_wait<S - 2>();  // chunk c landed (this thread's copies); the barrier: everyone's, and
-        __syncthreads();    // chunk c−1's stage, refilled below, is no longer read
+        // chunk c + AHEAD landed (this thread's copies); the barrier: everyone's, a64[c % 2]
+        // written, chunk c − 1's stage (refilled below) and a64[(c + 1) % 2] no longer read
+        row_wait<S - 2 - AHEAD>();
+        __syncthreads();
         issue(c + S - 1);
         row_commit();
+        widen(c + 1);
         const int kc = min(kRowKC, K - c * kRowKC);
-        const float* st = stage[c % S];
-        const float* bk = st + b_off + kb * kSlabCols + lane;  // B[kb][lane] of the chunk
-        const float* ak = st + kb;                             // A[0][kb]
-        if (kb + kSlabKW <= kc) {  // warp-uniform: this warp's 8 k are all inside the chunk
-            float bv[kSlabKW];
-#pragma unroll
-            for (int u = 0; u < kSlabKW; ++u) bv[u] = bk[u * kSlabCols];
-#pragma unroll
-            for (int r = 0; r < kSlabMaxRows; ++r) {
-                if (r >= M) break;
-#pragma unroll
-                for (int q = 0; q < kSlabKW; q += 4) {
-                    const float4 a4 = *reinterpret_cast<const float4*>(ak + r * kRowLdA + q);
-                    acc[r] = mac(a4.x, bv[q + 0], acc[r]);
-                    acc[r] = mac(a4.y, bv[q + 1], acc[r]);
-                    acc[r] = mac(a4.z, bv[q + 2], acc[r]);
-                    acc[r] = mac(a4.w, bv[q + 3], acc[r]);
-                }
-            }
-        } else {  // the last chunk's tail
-            for (int u = 0; u < kc - kb; ++u) {
-                const float bf = bk[u * kSlabCols];
-#pragma unroll
-                for (int r = 0; r < kSlabMaxRows; ++r)
-                    if (r < M) acc[r] = mac(ak[r * kRowLdA + u], bf, acc[r]);
-            }
-        }
+        const float* bk = stage[c % S] + b_off + kb * kSlabCols + lane;
+        if constexpr (WIDE) sum(a64[c % 2] + kb, bk, kc);
+        else sum(stage[c % S] + kb, bk, kc);
     }
     // Every copy has landed (the groups still pending are empty): the ring takes the warps' sums
     __syncthreads();
@@ -1177,7 +1233,9 @@ static void launch_thin_any(const float* A, const float* B, float* C, int BATCH,
 }
 
 // bmm_slab at 4 blocks an SM where the grid has that many (0.79–0.87× at 83×8×992×500 and
-// 88×8×1011×100), else uncapped (1.05–1.06× slower capped at 8×1×1000×1000, 40×8×57×794)
+// 88×8×1011×100), else uncapped (1.05–1.06× slower capped at 8×1×1000×1000, 40×8×57×794); A
+// widened once a block where the grid fills the SMs (0.78–0.96× at 128×8×1024×1024, 16×8×421×267),
+// not under one wave (1.06–1.08× slower at 31×8×83×473 and 40×8×57×794)
 #ifndef BMM_SLAB_CAP_WAVE
 #define BMM_SLAB_CAP_WAVE 4  // blocks an SM the grid needs for the capped kernel (0: never)
 #endif
@@ -1185,20 +1243,36 @@ static void launch_slab(const float* A, const float* B, float* C, int BATCH, int
                         int sms) {
     const dim3 grid((unsigned)((N + kSlabCols - 1) / kSlabCols), (unsigned)BATCH);
     const bool vec = N % 4 == 0 && ((size_t)B & 15) == 0;
-    const bool cap = BMM_SLAB_CAP_WAVE > 0 && (long long)grid.x * grid.y >= (long long)BMM_SLAB_CAP_WAVE * sms;
+    const long long blocks = (long long)grid.x * grid.y;
+    const bool cap = BMM_SLAB_CAP_WAVE > 0 && blocks >= (long long)BMM_SLAB_CAP_WAVE * sms;
     if (cap) {
-        if (vec) bmm_slab<true, 4><<<grid, kRowThreads>>>(A, B, C, M, N, K);
-        else bmm_slab<false, 4><<<grid, kRowThreads>>>(A, B, C, M, N, K);
+        if (vec) bmm_slab<true, 4, true><<<grid, kRowThreads>>>(A, B, C, M, N, K);
+        else bmm_slab<false, 4, true><<<grid, kRowThreads>>>(A, B, C, M, N, K);
+    } else if (blocks >= sms) {
+        if (vec) bmm_slab<true, 0, true><<<grid, kRowThreads>>>(A, B, C, M, N, K);
+        else bmm_slab<false, 0, true><<<grid, kRowThreads>>>(A, B, C, M, N, K);
     } else {
-        if (vec) bmm_slab<true, 0><<<grid, kRowThreads>>>(A, B, C, M, N, K);
-        else bmm_slab<false, 0><<<grid, kRowThreads>>>(A, B, C, M, N, K);
+        if (vec) bmm_slab<true, 0, false><<<grid, kRowThreads>>>(A, B, C, M, N, K);
+        else bmm_slab<false, 0, false><<<grid, kRowThreads>>>(A, B, C, M, N, K);
     }
 }
 template <class Acc>
 static void launch_rows(const float* A, const float* B, float* C, int BATCH, int M, int N, int K,
-                        int R, int KW = kRowKC) {
+                        int R, int KW = kRowKC, bool wide = false) {
     const dim3 grid((unsigned)((M + R - 1) / R), (unsigned)BATCH);
     const bool vec = N % 4 == 0 && ((size_t)B & 15) == 0;
+    if constexpr (sizeof(Acc) == sizeof(double)) {
+        if (wide) {
+            if (KW < kRowKC) {
+                if (vec) bmm_rows<Acc, true, true, true><<<grid, kRowThreads>>>(A, B, C, M, N, K, R, KW);
+                else bmm_rows<Acc, false, true, true><<<grid, kRowThreads>>>(A, B, C, M, N, K, R, KW);
+            } else {
+                if (vec) bmm_rows<Acc, true, false, true><<<grid, kRowThreads>>>(A, B, C, M, N, K, R, KW);
+                else bmm_rows<Acc, false, false, true><<<grid, kRowThreads>>>(A, B, C, M, N, K, R, KW);
+            }
+            return;
+        }
+    }
     if (KW < kRowKC) {
         if (vec) bmm_rows<Acc, true, true><<<grid, kRowThreads>>>(A, B, C, M, N, K, R, KW);
         else bmm_rows<Acc, false, true><<<grid, kRowThreads>>>(A, B, C, M, N, K, R, KW);
@@ -1224,7 +1298,10 @@ static void launch_rows_exact(const float* A, const float* B, float* C, int BATC
     while (R > 1 && blocks(R) < sms && (double)blocks((R + 1) / 2) * K * N <= 4194304.0) R = (R + 1) / 2;
     const int groups = std::min(kRowThreads / (R * N), kRowKC / 4);
     const int kw = ((kRowKC + groups - 1) / groups + 3) / 4 * 4;  // whole float4s; ≤ groups groups used
-    launch_rows<double>(A, B, C, BATCH, M, N, K, R, kw);
+    // A widened once a block (0.76–0.95× at 80×26×32×360, 16×64×32×1024, 120×12×21×189), not at N
+    // < 16 (1.14–1.18× slower at 40×400×7×128, 37×8×12×881) nor on tiny grids (8×1×26×632 1.11×)
+    const bool wide = N >= 16 && 2 * blocks(R) >= sms;
+    launch_rows<double>(A, B, C, BATCH, M, N, K, R, kw, wide);
 }
 
 template <class T, bool AV, bool BV, bool SPLIT = false>
@@ -1380,7 +1457,7 @@ extern "C" void solve(const float* A, const float* B, float* C, int BATCH, int M
         else launch_thin_any<float>(A, B, C, BATCH, M, N, K, vec, sms);
         return;
     }
-    // bmm_rows for at most 32 columns and K ≥ 128, while its outputs fill at most two 256-thread
+    // bmm_rows for at most 32 columns and K ≥ 128 (16 with fp64 sums), while its outputs fill at most two 256-thread
     // blocks an SM (by issue count the busiest SM then spends ~16 cycles a k, the 64×64 tile's
     // loop ~40), four with N ≤ 10 (measured: 74×136×10×256 0.74× the tiles' time, 40×400×7×128
     // 0.67×, every such shape to 1024 outputs an SM 0.54–0.88×; 128×128×10×200, 1241 an SM, 1.11×;
@@ -1393,7 +1470,7 @@ extern "C" void solve(const float* A, const float* B, float* C, int BATCH, int M
         launch_slab(A, B, C, BATCH, M, N, K, sms);
         return;
     }
-    if (N <= kRowMaxCols && K >= kRowMinK && (double)BATCH * M * N <= row_outputs * sms) {
+    if (N <= kRowMaxCols && K >= (exact ? kRowMinKExact : kRowMinK) && (double)BATCH * M * N <= row_outputs * sms) {
         const int R = std::min(M, row_rows(N));
         const long long blocks = (long long)BATCH * ((M + R - 1) / R);
         if ((double)blocks * K * N <= 4194304.0) {
@@ -1414,10 +1491,10 @@ extern "C" void solve(const float* A, const float* B, float* C, int BATCH, int M
         // measured; past one wave it avoids a mostly empty last wave of big tiles. A 128×64 DMMA
         // tile would need its own efficiency measured first.
         if (t_big <= t_small)
-            shallow_pads(K) ? launch_dmma_any<DBig16>(A, B, C, BATCH, M, N, K)
+            shallow_pads(DBig::BK, K) ? launch_dmma_any<DBig16>(A, B, C, BATCH, M, N, K)
                             : launch_dmma_any<DBig>(A, B, C, BATCH, M, N, K);
         else
-            shallow_pads_small(K) ? launch_dmma_any<DSmall16>(A, B, C, BATCH, M, N, K)
+            shallow_pads(DSmall::BK, K) ? launch_dmma_any<DSmall16>(A, B, C, BATCH, M, N, K)
                                   : launch_dmma_any<DSmall>(A, B, C, BATCH, M, N, K);
         return;
     }

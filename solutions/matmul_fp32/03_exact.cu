@@ -13,10 +13,11 @@
 //   8-byte load; A rows 24 floats apart, B's 16-byte chunks XOR-swizzled by row pair: no conflicts.
 // Padded copies (mm_pad): rows not 16-byte aligned (depth or cols % 4 ≠ 0) take 4-byte cp.async;
 //   from 2^28 multiply-adds such a matrix is copied once into rows of a multiple of 4 floats.
-// Split K (fewer 64×64 tiles than 1.5 waves, depth ≥ 256): pieces for 4 CTAs an SM write fp64
-//   planes; mm_split_sum adds them in piece order and rounds once. 128×64 tiles (2 an SM) where
-//   C has ≥ 512 rows, pieces ≥ 320 deep, one for every SM: a quarter fewer shared loads a DMMA.
-//   Odd cols where tiles fill the SMs: 02's staged epilogue (rows out through the freed ring).
+// Split K (fewer 64×64 tiles than 1.5 waves, depth ≥ 256): pieces write fp64 planes, which
+//   mm_split_sum adds in piece order, rounding once. Their count: for 4 CTAs an SM, refitted where
+//   that passes one wave to the CTAs the occupancy API says an SM holds (3 on H100, 2 on A100).
+//   128×64 tiles (2 an SM) where C has ≥ 512 rows, pieces ≥ 320 deep, one for every SM: a
+//   quarter fewer shared loads a DMMA. Odd cols, tiles filling the SMs: 02's staged epilogue.
 // Up to 16 rows (mm_gemv): a lane a column of B, read once; A's rows widened once in shared
 //   memory; the depth sliced for 4 blocks an SM, the slices added in order by mm_split_sum. 1–4
 //   columns, ≥ 256 rows (mm_narrow): a warp 4 rows, its lanes along k (128-byte loads of A; B's
@@ -24,21 +25,18 @@
 // Paths by judge GPU: A100, H100, H200 exact; T4 (no DMMA, FP64 at 1/32), B200 (DMMA at half its
 //   FP32 rate) and sm_75 PTX on a newer GPU (mm_exact_ok asks the PTX version): 02's fp32 kernels.
 // Prediction (before measuring): every random shape passes on A100/H100/H200; large shapes
-//   1.1–1.2× cuBLAS's time; geo mean ~0.75× cuBLAS (02: 0.58–0.63×). 32-deep k-tiles 0.85–0.95×
-//   the 16-deep ones; split sum kernel 0.5–0.7× the tile's own sum. Padded copies: 0.70–0.85× at
-//   6120×746×4757; 128×64 at depth ≤ 256: 0.80–0.95×; 128×64 split pieces: 0.85–0.95× at
-//   6050×3080×54; mm_narrow at ≤ 8 columns: 0.35–0.6× the tiles (A read once at 2–3 TB/s); B
-//   as float4 at 4–8 columns: 0.45–0.75×; the 64×64 tile 32 deep: 0.85–0.95× on deep shapes.
+//   1.1–1.2× cuBLAS's time; geo mean ~0.75× cuBLAS (02: 0.58–0.63×). 32-deep k-tiles, 128×64
+//   tiles, split pieces: 0.80–0.95×; split sum 0.5–0.7× the tile's; padded copies 0.70–0.85×;
+//   mm_narrow 0.35–0.75× the tiles; split pieces fitted to the waves: 0.65–0.85× where refitted.
 // Measured (H100 and H200, cuBLAS and cuBLASLt timed beside it): every test passes on SASS and on
 //   the A100 and T4 paths (as PTX), memcheck and racecheck clean. 32-deep k-tiles 0.86× at 4096³,
 //   0.91–0.96× elsewhere; split sum 0.40–0.64×, the split rule 0.67–0.91×; staged epilogue
-//   0.53–0.92×; mm_gemv 0.44–0.94× the tiles. 8192×6144×4096: 1.03× cuBLAS. Random, seeds 1–3
-//   (H100, before the padded copies): 64/64 each, geo 0.62–0.66× cuBLAS; the large unaligned
-//   shapes 1.11–1.41×. Padded copies (H200): 0.76–0.92×; 128×64 at depth ≤ 256 (H100):
-//   0.88–0.96×. H100 from here: 128×64 split pieces 0.92× at 6050×3080×54, 1.06–1.12× where
-//   pieces were ≤ 272 deep (those keep 64×64); mm_narrow 0.45–0.58× at 1–2 columns, 1.05–1.6×
-//   slower at 4–8 with B gathered from L1; as float4 0.69–0.91× at 4, 1.05–1.32× slower at 8:
-//   kept to 4 (3, scalar: 0.74×). 64×64 32 deep: 0.92–0.97× (2 stages: 1.01–1.03× 3's time).
+//   0.53–0.92×; mm_gemv 0.44–0.94× the tiles; padded copies 0.76–0.92×; 128×64 at depth ≤ 256
+//   0.88–0.96×; 128×64 split pieces 0.92× at 6050×3080×54 (1.06–1.12× slower ≤ 272 deep: not
+//   there). mm_narrow 0.45–0.58× at 1–2 columns; B as float4 0.69–0.91× at 4 (3, scalar: 0.74×),
+//   1.05–1.32× slower at 8: not there. 64×64 32 deep 0.92–0.97× (2 stages 1.01–1.03× slower).
+//   Split pieces fitted (H100): 0.87–0.89× at 74×4360×4512, 830×1819×264, 1402×2792×82, 0.97× at
+//   154×3928×1802, 1.00–1.02× (within the noise) on one-wave shapes.
 // Tiles: exact 128×128, 128×64, 64×64, each ×32 × 3 (×16 × 4 where 32 pads); fp32: 02's.
 // Targets: sm_75 sm_80 sm_90a sm_100a
 // Judge GPUs: T4 A100 H100 H200 B200
@@ -764,7 +762,7 @@ static_assert(XBig::SMEM <= 163 * 1024, "the A100's shared memory a block");
 // 65–80, 97–112) keeps 16-deep ones: at 3800×16×8055 32-deep tiles did twice the DMMAs (1.16×).
 using XBig16 = XTile<128, 128, 2, 4>;
 using XMid16 = XTile<128, 64, 2, 2>;
-static bool shallow_pads(int depth) { return MM_EXACT_BK > 16 && depth < 128 && (depth + 15) / 16 % 2 == 1; }
+static bool shallow_pads(int bk, int depth) { return bk > 16 && depth < 128 && (depth + 15) / 16 % 2 == 1; }
 // The 64×64 tile's k-tile depth and ring: 32 deep halves its waits and barriers as for the
 // 128-row tiles; 3 stages are 66 KB a block (3 an SM on H100/H200, as its registers allow)
 #ifndef MM_SMALL_BK
@@ -775,7 +773,6 @@ static bool shallow_pads(int depth) { return MM_EXACT_BK > 16 && depth < 128 && 
 #endif
 using XSmall = XTile<64, 64, 2, 2, MM_SMALL_BK, MM_SMALL_STAGES>;  // 4 warps of 32×32
 using XSmall16 = XTile<64, 64, 2, 2>;
-static bool shallow_pads_small(int depth) { return MM_SMALL_BK > 16 && depth < 128 && (depth + 15) / 16 % 2 == 1; }
 
 // C (rows×cols) = A (rows×depth) · B (depth×cols). A_VEC / B_VEC: that matrix's rows are 16-byte
 // aligned, on the 128-row tiles each its width rounded up to 4 floats long (a padded copy's rows
@@ -1020,16 +1017,38 @@ static void launch(const float* A, const float* B, float* C, int M, int N, int K
         sgemm_tuned<CF, false, false><<<grid, CF::NT>>>(A, B, C, M, N, K, alpha, beta, gm, gn, K, 0, nullptr, nullptr);
 }
 
+// mm_exact<T, …> with its shared memory asked for: past 48 KB a kernel must ask, once per
+// process (one device, as sm_count); false if it could not (its launch then fails and says why)
+template <class T, bool AV, bool BV, bool SPLIT, bool STAGE>
+static bool exact_ready() {
+    static const bool asked =
+        T::SMEM <= 48 * 1024 ||
+        cudaFuncSetAttribute(mm_exact<T, AV, BV, SPLIT, STAGE>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                             (int)T::SMEM) == cudaSuccess;
+    return asked;
+}
+// How many CTAs of that kernel an SM holds (its registers and shared memory on this GPU), asked
+// once; 1 where the query fails
+template <class T, bool AV, bool BV, bool SPLIT>
+static int exact_resident() {
+    static const int n = [] {
+        int k = 0;
+        if (!exact_ready<T, AV, BV, SPLIT, false>() ||
+            cudaOccupancyMaxActiveBlocksPerMultiprocessor(&k, mm_exact<T, AV, BV, SPLIT, false>, T::NT, T::SMEM) !=
+                cudaSuccess ||
+            k < 1) {
+            (void)cudaGetLastError();
+            k = 1;
+        }
+        return k;
+    }();
+    return n;
+}
 template <class T, bool AV, bool BV, bool SPLIT, bool STAGE = false>
 static void launch_exact_as(const float* A, const float* B, float* C, int rows, int depth, int cols,
                             int splits, int k_per, double* ws) {
     const auto kern = mm_exact<T, AV, BV, SPLIT, STAGE>;
-    // past 48 KB of shared memory a kernel must ask, once per process (one device, as sm_count);
-    // if it cannot, the launch below fails and says why
-    static const bool asked =
-        T::SMEM <= 48 * 1024 ||
-        cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)T::SMEM) == cudaSuccess;
-    (void)asked;
+    (void)exact_ready<T, AV, BV, SPLIT, STAGE>();
     const dim3 grid((unsigned)((cols + T::BN - 1) / T::BN), (unsigned)((rows + T::BM - 1) / T::BM),
                     (unsigned)splits);
     kern<<<grid, T::NT, T::SMEM>>>(A, B, C, rows, depth, cols, k_per, ws);
@@ -1274,7 +1293,33 @@ static void sum_slices(const double* ws, float* C, int rows, int cols, long long
 #ifndef MM_SPLIT_MID_DEPTH
 #define MM_SPLIT_MID_DEPTH 320 // ... each at least this deep (20 k-tiles: a 128-row tile's ring fills)
 #endif
+#ifndef MM_SPLIT_FIT
+#define MM_SPLIT_FIT 1  // exact 64×64 pieces past one wave: their count by makespan (0: the rule alone)
+#endif
+#ifndef MM_SPLIT_FILL
+#define MM_SPLIT_FILL 4  // ... counting a CTA's ring fill and epilogue as this many k-tiles
+#endif
 constexpr int kSplitMinDepth = 128, kSplitMax = 64;
+// The exact 64×64 pieces' count where the rule's s puts them past one wave: the rule assumes
+// MM_SPLIT_CTAS an SM, and the 32-deep tile holds 3 on H100/H200 (registers), 2 on the A100
+// (shared memory), so 142 tiles × 3 pieces took 1.08 waves, that is two. Past one wave, of s' in
+// [2, 2s] (pieces ≥ min_depth, none empty), the one with the least waves × (a piece's k-tiles +
+// MM_SPLIT_FILL); the fewer pieces on a tie.
+static long long fit_pieces(long long tiles, long long s, int depth, int min_depth, long long slots) {
+    if (!MM_SPLIT_FIT || tiles * s <= slots) return s;
+    long long best = s, best_cost = -1;
+    for (long long t = 2; t <= 2 * s && t <= kSplitMax && t <= depth / min_depth; ++t) {
+        const long long kt = ((depth + t - 1) / t + XSmall::BK - 1) / XSmall::BK;  // a piece's k-tiles
+        if ((depth + kt * XSmall::BK - 1) / (kt * XSmall::BK) != t) continue;       // an empty piece
+        const long long cost = (tiles * t + slots - 1) / slots * (kt + MM_SPLIT_FILL);
+        if (best_cost < 0 || cost < best_cost) best = t, best_cost = cost;
+    }
+    return best;
+}
+static int split_resident(bool av, bool bv) {  // as launch_exact<XSmall, true> picks its kernel
+    return av ? (bv ? exact_resident<XSmall, true, true, true>() : exact_resident<XSmall, true, false, true>())
+              : (bv ? exact_resident<XSmall, false, true, true>() : exact_resident<XSmall, false, false, true>());
+}
 static bool solve_split(const float* A, const float* B, float* C, int rows, int depth, int cols,
                         bool vec, bool exact, int sms) {
     const long long small_tiles = (long long)((rows + 63) / 64) * ((cols + 63) / 64);
@@ -1295,7 +1340,14 @@ static bool solve_split(const float* A, const float* B, float* C, int rows, int 
     // only where its pieces still give every SM one (the depth bounds how many there are)
     const bool mid = exact && MM_SPLIT_MID_ROWS > 0 && rows >= MM_SPLIT_MID_ROWS && mid_tiles * s_mid >= sms &&
                      k_mid >= MM_SPLIT_MID_DEPTH;
-    if (mid) s = s_mid, k_per = k_mid;
+    if (mid) {
+        s = s_mid, k_per = k_mid;
+    } else if (exact && s >= 2) {
+        const bool av = depth % 4 == 0 && ((size_t)A & 15) == 0, bv = cols % 4 == 0 && ((size_t)B & 15) == 0;
+        s = fit_pieces(small_tiles, s, depth, min_depth, (long long)split_resident(av, bv) * sms);
+        k_per = (int)((depth + s - 1) / s + XSmall::BK - 1) / XSmall::BK * XSmall::BK;
+        s = (depth + k_per - 1) / k_per;
+    }
     if (s < 2) return false;
     static SplitSpace space = {nullptr, 0};
     constexpr size_t kCounterBytes = 4096 * sizeof(int);  // tiles < SMs: one each
@@ -1410,13 +1462,13 @@ extern "C" void solve(const float* A, const float* B, float* C, int M, int N, in
     // the scattered stores' time there; under one wave its barriers cost up to 5%)
     const bool stage = !vec && tiles >= sms;
     if (exact) {
-        const bool pads = shallow_pads(depth);
+        const bool pads = shallow_pads(XBig::BK, depth);
         const Ops o = mid || big ? aligned_ops(A, B, rows, depth, cols) : Ops{A, B, false, false};
         if (mid && pads) launch_exact<XMid16, false>(o, C, rows, depth, cols, 1, 0, nullptr, stage);
         else if (mid) launch_exact<XMid, false>(o, C, rows, depth, cols, 1, 0, nullptr, stage);
         else if (big && pads) launch_exact<XBig16, false>(o, C, rows, depth, cols, 1, 0, nullptr, stage);
         else if (big) launch_exact<XBig, false>(o, C, rows, depth, cols, 1, 0, nullptr, stage);
-        else if (shallow_pads_small(depth)) launch_exact<XSmall16, false>(o, C, rows, depth, cols, 1, 0, nullptr, stage);
+        else if (shallow_pads(XSmall::BK, depth)) launch_exact<XSmall16, false>(o, C, rows, depth, cols, 1, 0, nullptr, stage);
         else launch_exact<XSmall, false>(o, C, rows, depth, cols, 1, 0, nullptr, stage);
         return;
     }
