@@ -45,6 +45,8 @@ case "${1:-}" in
 35) # ~5 min: run 271, batched 03 as landed (268, 269 and rows from K = 16 where each won)
     # against .cmp/b03_head.cu (3c33e8c's; carry .cmp)
     BUDGET=${BUDGET:-420} LINE_LIMIT=200 $G build batch=$R/batch_run271.txt ;;
+36) # ~3 min: run 272, profiles of the fp32 03 shapes still over cuBLAS at 9756952
+    BUDGET=${BUDGET:-240} LINE_LIMIT=150 $G build batch=$R/batch_run272.txt ;;
 17) # ~8 min: every best stage's random sweep, seeds 1–3, beside its yardsticks (260)
     BUDGET=580 LINE_LIMIT=200 $G build batch=$R/batch_run260.txt ;;
 23) # ~1 min: run 261's sanitizer line (the capped slab's memcheck, matmul 03's at 2960×3759×4),
@@ -65,5 +67,5 @@ case "${1:-}" in
     45) BUDGET=580 $G build leaderboard=matmul_fp32 leaderboard-random=matmul_fp32:02,03 \
         leaderboard=batched_matmul_fp32 leaderboard-random=batched_matmul_fp32:02,03 ;;  # 4 and 5
     esac ;;
-*)  echo "usage: lab/runs/next_calls.sh 3|4|5|9|10|13|17|20|21|22|23|24|26|27|28|29|35|45" >&2; exit 2 ;;
+*)  echo "usage: lab/runs/next_calls.sh 3|4|5|9|10|13|17|20|21|22|23|24|26|27|28|29|35|36|45" >&2; exit 2 ;;
 esac
