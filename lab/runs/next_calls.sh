@@ -46,7 +46,8 @@ case "${1:-}" in
     # against .cmp/b03_head.cu (3c33e8c's; carry .cmp)
     BUDGET=${BUDGET:-420} LINE_LIMIT=200 $G build batch=$R/batch_run271.txt ;;
 36) # ~3 min: run 272, profiles of the fp32 03 shapes still over cuBLAS at 9756952
-    BUDGET=${BUDGET:-240} LINE_LIMIT=150 $G build batch=$R/batch_run272.txt ;;
+    BUDGET=${BUDGET:-300} LINE_LIMIT=150 $G build \
+        "sh=$(sed -n 's/^#   \(.*\)$/\1/p' $R/batch_run272.txt | head -1)" batch=$R/batch_run272.txt ;;
 17) # ~8 min: every best stage's random sweep, seeds 1–3, beside its yardsticks (260)
     BUDGET=580 LINE_LIMIT=200 $G build batch=$R/batch_run260.txt ;;
 23) # ~1 min: run 261's sanitizer line (the capped slab's memcheck, matmul 03's at 2960×3759×4),
