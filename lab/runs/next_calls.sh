@@ -9,9 +9,6 @@ cd "$(dirname "$0")/../.."
 G="bash tools/gpu_session.sh"
 R=lab/runs
 case "${1:-}" in
-9)  # ~8 min: profiles of the fp32 03 shapes still over cuBLAS (248, HEAD), then run 246's clean-up
-    BUDGET=570 LINE_LIMIT=260 $G build batch=$R/batch_run248.txt \
-        "sh=$(sed -n 's/^#   \(.*\)$/\1/p' $R/batch_run246.txt | head -1)" batch=$R/batch_run246.txt ;;
 13) # ~6 min: matmul 03's MM_MID_DEPTH 512 and 1024 against 256 (256)
     BUDGET=${BUDGET:-420} LINE_LIMIT=150 $G build \
         "sh=$(sed -n 's/^#   \(.*\)$/\1/p' $R/batch_run256.txt | head -1)" batch=$R/batch_run256.txt ;;
@@ -19,29 +16,6 @@ case "${1:-}" in
     # products, each against HEAD
     BUDGET=${BUDGET:-240} LINE_LIMIT=120 $G build \
         "sh=$(sed -n 's/^#   \(.*\)$/\1/p' $R/batch_run262.txt | head -1)" batch=$R/batch_run262.txt ;;
-21) # ~4 min: run 263, matmul 03's mm_narrow by lanes along k (C of ≤ 8 columns, many rows)
-    BUDGET=${BUDGET:-300} LINE_LIMIT=120 $G build \
-        "sh=$(sed -n 's/^#   \(.*\)$/\1/p' $R/batch_run263.txt | head -1)" batch=$R/batch_run263.txt ;;
-22) # ~4 min: run 264, batched 03's 128×128 DMMA tile on 32-deep k-tiles, 3 stages
-    BUDGET=${BUDGET:-300} LINE_LIMIT=150 $G build \
-        "sh=$(sed -n 's/^#   \(.*\)$/\1/p' $R/batch_run264.txt | head -1)" batch=$R/batch_run264.txt ;;
-24) # ~7 min: calls 21 and 20 in one machine start (runs 263 and 262)
-    BUDGET=${BUDGET:-570} LINE_LIMIT=200 $G build \
-        "sh=$(sed -n 's/^#   \(.*\)$/\1/p' $R/batch_run263.txt | head -1)" batch=$R/batch_run263.txt \
-        "sh=$(sed -n 's/^#   \(.*\)$/\1/p' $R/batch_run262.txt | head -1)" batch=$R/batch_run262.txt ;;
-26) # ~4 min: run 265, matmul 03's mm_narrow at 4 and 8 columns with B as float4 loads
-    BUDGET=${BUDGET:-300} LINE_LIMIT=150 $G build \
-        "sh=$(sed -n 's/^#   \(.*\)$/\1/p' $R/batch_run265.txt | head -1)" batch=$R/batch_run265.txt ;;
-27) # ~4 min: run 266, batched 03's 64×64 DMMA tile on 32-deep k-tiles (and a forced-128×128 map)
-    BUDGET=${BUDGET:-300} LINE_LIMIT=150 $G build \
-        "sh=$(sed -n 's/^#   \(.*\)$/\1/p' $R/batch_run266.txt | head -1)" batch=$R/batch_run266.txt ;;
-28) # ~4 min: run 267, matmul 03's 64×64 DMMA tile on 32-deep k-tiles
-    BUDGET=${BUDGET:-300} LINE_LIMIT=150 $G build \
-        "sh=$(sed -n 's/^#   \(.*\)$/\1/p' $R/batch_run267.txt | head -1)" batch=$R/batch_run267.txt ;;
-29) # ~8 min: runs 265 (matmul 03) and 266 (batched 03) in one machine start: different files
-    BUDGET=${BUDGET:-580} LINE_LIMIT=250 $G build \
-        "sh=$(sed -n 's/^#   \(.*\)$/\1/p' $R/batch_run265.txt | head -1)" batch=$R/batch_run265.txt \
-        "sh=$(sed -n 's/^#   \(.*\)$/\1/p' $R/batch_run266.txt | head -1)" batch=$R/batch_run266.txt ;;
 35) # ~5 min: run 271, batched 03 as landed (268, 269 and rows from K = 16 where each won)
     # against .cmp/b03_head.cu (3c33e8c's; carry .cmp)
     BUDGET=${BUDGET:-420} LINE_LIMIT=200 $G build batch=$R/batch_run271.txt ;;
@@ -68,5 +42,5 @@ case "${1:-}" in
     45) BUDGET=580 $G build leaderboard=matmul_fp32 leaderboard-random=matmul_fp32:02,03 \
         leaderboard=batched_matmul_fp32 leaderboard-random=batched_matmul_fp32:02,03 ;;  # 4 and 5
     esac ;;
-*)  echo "usage: lab/runs/next_calls.sh 3|4|5|9|10|13|17|20|21|22|23|24|26|27|28|29|35|36|45" >&2; exit 2 ;;
+*)  echo "usage: lab/runs/next_calls.sh 3|4|5|10|13|17|20|23|35|36|45" >&2; exit 2 ;;
 esac
