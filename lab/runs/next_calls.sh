@@ -22,6 +22,9 @@ case "${1:-}" in
 36) # ~3 min: run 272, profiles of the fp32 03 shapes still over cuBLAS at 9756952
     BUDGET=${BUDGET:-300} LINE_LIMIT=150 $G build \
         "sh=$(sed -n 's/^#   \(.*\)$/\1/p' $R/batch_run272.txt | head -1)" batch=$R/batch_run272.txt ;;
+37) # ~4 min: run 273, matmul 03 with C of at most 8 columns on 64×8 exact tiles, against HEAD
+    BUDGET=${BUDGET:-330} LINE_LIMIT=200 $G build \
+        "sh=$(sed -n 's/^#   \(.*\)$/\1/p' $R/batch_run273.txt | head -1)" batch=$R/batch_run273.txt ;;
 17) # ~8 min: every best stage's random sweep, seeds 1–3, beside its yardsticks (260)
     BUDGET=580 LINE_LIMIT=200 $G build batch=$R/batch_run260.txt ;;
 23) # ~1 min: run 261's sanitizer line (the capped slab's memcheck, matmul 03's at 2960×3759×4),
@@ -42,5 +45,5 @@ case "${1:-}" in
     45) BUDGET=580 $G build leaderboard=matmul_fp32 leaderboard-random=matmul_fp32:02,03 \
         leaderboard=batched_matmul_fp32 leaderboard-random=batched_matmul_fp32:02,03 ;;  # 4 and 5
     esac ;;
-*)  echo "usage: lab/runs/next_calls.sh 3|4|5|10|13|17|20|23|35|36|45" >&2; exit 2 ;;
+*)  echo "usage: lab/runs/next_calls.sh 3|4|5|10|13|17|20|23|35|36|37|45" >&2; exit 2 ;;
 esac
