@@ -25,6 +25,10 @@ case "${1:-}" in
 37) # ~4 min: run 273, matmul 03 with C of at most 8 columns on 64×8 exact tiles, against HEAD
     BUDGET=${BUDGET:-330} LINE_LIMIT=200 $G build \
         "sh=$(sed -n 's/^#   \(.*\)$/\1/p' $R/batch_run273.txt | head -1)" batch=$R/batch_run273.txt ;;
+38) # ~6 min: run 274, batched 03's 64×16 DMMA tiles for C of ≤ 16 columns, and matmul 03's
+    # mm_thin at depth 9–16, each against HEAD
+    BUDGET=${BUDGET:-420} LINE_LIMIT=200 $G build \
+        "sh=$(sed -n 's/^#   \(.*\)$/\1/p' $R/batch_run274.txt | head -1)" batch=$R/batch_run274.txt ;;
 17) # ~8 min: every best stage's random sweep, seeds 1–3, beside its yardsticks (260)
     BUDGET=580 LINE_LIMIT=200 $G build batch=$R/batch_run260.txt ;;
 23) # ~1 min: run 261's sanitizer line (the capped slab's memcheck, matmul 03's at 2960×3759×4),
@@ -45,5 +49,5 @@ case "${1:-}" in
     45) BUDGET=580 $G build leaderboard=matmul_fp32 leaderboard-random=matmul_fp32:02,03 \
         leaderboard=batched_matmul_fp32 leaderboard-random=batched_matmul_fp32:02,03 ;;  # 4 and 5
     esac ;;
-*)  echo "usage: lab/runs/next_calls.sh 3|4|5|10|13|17|20|23|35|36|37|45" >&2; exit 2 ;;
+*)  echo "usage: lab/runs/next_calls.sh 3|4|5|10|13|17|20|23|35|36|37|38|45" >&2; exit 2 ;;
 esac
