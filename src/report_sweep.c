@@ -30,7 +30,29 @@ typedef struct {
     double geomean;    /* of the ratios; 0 when no shape has one */
     st_ratio_dist d;   /* their spread */
     size_t worst_test; /* the test of the worst ratio */
+    int no_yard;       /* passed, timed shapes the yardstick gave no time beside (it said why) */
+    size_t no_yard_test; /* the first of them */
 } rp_sweep_totals;
+
+/* A passed, timed shape beside which the yardstick was asked for and gave no time (cuBLAS's
+ * int8 GEMM refuses many shapes whose sizes are not multiples of 4): no ratio, nor a failure. */
+static bool rp_no_yard(const rs_test *t)
+{
+    const rs_timing *tm = &t->timing;
+    return t->status == RS_SUCCESS && tm->done && !tm->vs && !tm->base_done && tm->base_error[0];
+}
+
+/* The yardstick's reason on one line: its text comes from the solution's process, so control
+ * characters become spaces. */
+static void rp_one_line(char *dst, size_t len, const char *src)
+{
+    size_t i = 0;
+    for (; src[i] && i + 1 < len; i++) {
+        unsigned char c = (unsigned char)src[i];
+        dst[i] = c < 0x20 || c == 0x7f ? ' ' : (char)c;
+    }
+    dst[i] = '\0';
+}
 
 static rp_sweep_totals rp_sweep_sum(const rs_run *run)
 {
@@ -47,6 +69,7 @@ static rp_sweep_totals rp_sweep_sum(const rs_run *run)
         s.failed += t->status == RS_FAILED;
         s.order_sensitive += t->status == RS_FAILED && t->checked && t->check.n_bad > 0 &&
                              t->check.n_ref_off == t->check.n_bad;
+        if (rp_no_yard(t) && s.no_yard++ == 0) s.no_yard_test = i;
         double q = rp_sweep_ratio(t);
         /* a shape timed but then failing its check (the timed calls' output, new inputs) counts
          * as failed, never towards the mean: a fast wrong answer must not improve it */
@@ -152,6 +175,15 @@ void rp_sweep_text(FILE *out, const rp_report *r)
                          "percentile %.2f×\n",
                     s.d.worst, worst, 100.0 * s.d.share_le1, s.d.p90);
         }
+        if (s.no_yard) {
+            char at[48], why[sizeof(run->tests[0].timing.base_error)];
+            const rs_test *t = &run->tests[s.no_yard_test];
+            pb_format_size(r->problem, t->v, at, sizeof(at));
+            rp_one_line(why, sizeof(why), t->timing.base_error);
+            fprintf(out, "no %s time beside %d of the %d passed shapes (the first, %s: %s); the ratios are over "
+                         "the %d that have one\n",
+                    rp_yardstick_name(r), s.no_yard, s.passed, at, why, s.ratios);
+        }
         if (s.order_sensitive)
             fprintf(out, "order-sensitive: %d of the %d failed shapes fail only where cuBLAS's own fp32 "
                          "misses the exact answer's tolerance too\n",
@@ -203,6 +235,10 @@ void rp_sweep_json(FILE *out, const rp_report *r)
         rp_json_ms(out, lt ? "cublaslt_tflops" : "cublas_tflops", tm->base_done,
                    tm->base_done ? rp_tflops(r, t, tm->base_median_ms) : 0);
         if (lt) rp_lt_json(out, &tm->lt);
+        if (rp_no_yard(t)) { /* why the yardstick's time is null */
+            fputs(lt ? ",\"cublaslt_error\":" : ",\"cublas_error\":", out);
+            rp_json_string(out, tm->base_error);
+        }
         rp_alt_json_shape(out, r, t);
         rp_json_ms(out, "ratio", rp_sweep_ratio(t) > 0, rp_sweep_ratio(t));
         fprintf(out, ",\"escaped\":%s,\"impossible\":%s}", tm->escaped ? "true" : "false",
@@ -222,7 +258,8 @@ void rp_sweep_json(FILE *out, const rp_report *r)
     }
     rp_json_ms(out, "share_at_or_under_1", s.ratios > 0, s.d.share_le1);
     rp_json_ms(out, "p90_ratio", s.ratios > 0, s.d.p90);
-    fprintf(out, ",\"failed\":%d,\"order_sensitive_failed\":%d", s.failed, s.order_sensitive);
+    fprintf(out, ",\"failed\":%d,\"order_sensitive_failed\":%d,\"no_yardstick\":%d", s.failed, s.order_sensitive,
+            s.no_yard);
     rp_alt_json_footer(out, r, run);
     fputs("}\n", out);
 }

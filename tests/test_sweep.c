@@ -879,7 +879,35 @@ Test(sweep_print, json)
                           "\"cublas_ms\":null,\"cublas_tflops\":null,\"ratio\":null"), "%s", buf);
     cr_expect(strstr(buf, "],\"passed\":2,\"total\":3,\"geomean_ratio\":1,\"worst_ratio\":2,"
                           "\"worst_shape\":\"64x64x64\",\"share_at_or_under_1\":0.5,\"p90_ratio\":1.85,"
-                          "\"failed\":1,\"order_sensitive_failed\":0}\n"), "%s", buf);
+                          "\"failed\":1,\"order_sensitive_failed\":0,\"no_yardstick\":0}\n"), "%s", buf);
+    free(buf);
+}
+
+/* A passed shape beside which the yardstick gave no time (cuBLAS's int8 GEMM refuses some
+ * sizes) is neither a ratio nor a failure: the footer says how many and why, on one line even
+ * where the reason (the solution's process wrote it) holds a newline; JSON the reason per shape. */
+Test(sweep_print, shapes_without_a_yardstick_time_are_counted_and_explained)
+{
+    rp_report r = synthetic_report();
+    tests[0].timing.base_done = false;
+    snprintf(tests[0].timing.base_error, sizeof(tests[0].timing.base_error),
+             "cuBLAS int8 GEMM:\nCUBLAS_STATUS_NOT_SUPPORTED");
+    char *buf = printed(rp_sweep_text, &r);
+    cr_expect(strstr(buf, "4096x4095x4096       0.2000    687.0          -       -  success\n"), "%s", buf);
+    cr_expect(strstr(buf, "2 of 3 shapes passed; geometric-mean ratio 2.00× cuBLAS's time (over 1 passed, timed shapes)\n"),
+              "%s", buf);
+    cr_expect(strstr(buf, "no cuBLAS time beside 1 of the 2 passed shapes (the first, 4096x4095x4096: cuBLAS int8 "
+                          "GEMM: CUBLAS_STATUS_NOT_SUPPORTED); the ratios are over the 1 that have one\n"),
+              "%s", buf);
+    free(buf);
+    buf = printed(rp_sweep_json, &r);
+    cr_expect(strstr(buf, "\"cublas_ms\":null,\"cublas_tflops\":null,\"cublas_error\":\"cuBLAS int8 GEMM:\\n"
+                          "CUBLAS_STATUS_NOT_SUPPORTED\",\"ratio\":null"), "%s", buf);
+    cr_expect(strstr(buf, ",\"no_yardstick\":1}"), "%s", buf);
+    free(buf);
+    tests[0].timing.base_error[0] = '\0'; /* no yardstick asked for: nothing to explain */
+    buf = printed(rp_sweep_text, &r);
+    cr_expect(!strstr(buf, "no cuBLAS time"), "%s", buf);
     free(buf);
 }
 
@@ -1129,7 +1157,7 @@ Test(sweep_print, nothing_ran)
     cr_expect(strstr(buf, "Status: compile-error\n  nvcc failed\n"), "%s", buf);
     cr_expect(strstr(buf, "\"shapes\":[],\"passed\":0,\"total\":0,\"geomean_ratio\":null,"
                           "\"worst_ratio\":null,\"worst_shape\":null,\"share_at_or_under_1\":null,"
-                          "\"p90_ratio\":null,\"failed\":0,\"order_sensitive_failed\":0}"), "%s", buf);
+                          "\"p90_ratio\":null,\"failed\":0,\"order_sensitive_failed\":0,\"no_yardstick\":0}"), "%s", buf);
     cr_expect(!strstr(buf, "ratios: worst"), "%s", buf);
     free(buf);
 }
