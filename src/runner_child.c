@@ -230,10 +230,11 @@ static bool rn_spawn(rn_ctx *x, rn_child *ch, bool oracle)
 static int rn_recv(rn_ctx *x, rn_child *ch, wr_msg *m, double deadline)
 {
     int r = rn_wait(x, ch, m, sizeof(*m), deadline);
-    if (r == RN_W_GOT) {
-        m->detail[sizeof(m->detail) - 1] = '\0';
-        m->device.name[sizeof(m->device.name) - 1] = '\0';
-        m->device.error[sizeof(m->device.error) - 1] = '\0';
+    if (r == RN_W_GOT) { /* its text goes into report lines: printable ASCII only */
+        wr_clean_text(m->detail, sizeof(m->detail));
+        wr_clean_text(m->alt_detail, sizeof(m->alt_detail));
+        wr_clean_text(m->device.name, sizeof(m->device.name));
+        wr_clean_text(m->device.error, sizeof(m->device.error));
     }
     return r;
 }

@@ -103,6 +103,14 @@ bool wr_write(int fd, const void *buf, size_t n)
     return true;
 }
 
+void wr_clean_text(char *s, size_t n)
+{
+    if (n == 0) return;
+    s[n - 1] = '\0';
+    for (; *s; s++)
+        if ((unsigned char)*s < 0x20 || (unsigned char)*s > 0x7e) *s = '.';
+}
+
 int wr_read(int fd, void *buf, size_t n, double deadline)
 {
     char *p = buf;

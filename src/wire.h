@@ -146,6 +146,10 @@ bool wr_write(int fd, const void *buf, size_t n);
 /* Read exactly n bytes by deadline (wr_now() seconds; 1e308: none). 1: got them; 0: EOF; -1:
  * timed out. */
 int wr_read(int fd, void *buf, size_t n, double deadline);
+/* A text field as a child sent it, made safe to print: ended within its n bytes, and every byte
+ * outside printable ASCII a '.' (the solution's process can write anything there, and a newline
+ * or an escape sequence in a report line could forge another line). */
+void wr_clean_text(char *s, size_t n);
 /* Close every descriptor from 3 up but those in keep (a child's first act). */
 void wr_close_other_fds(const int *keep, int n_keep);
 

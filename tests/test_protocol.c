@@ -64,6 +64,20 @@ static rs_run run_fake(const char *so, const char *vs, double timeout_s, rn_item
     return run;
 }
 
+/* A child's text fields (a record's detail, the device's name) are ended within their field and
+ * made printable ASCII before any report prints them: a solution that writes a newline or an
+ * escape sequence there cannot forge a line of the report. */
+Test(protocol, a_childs_text_is_ended_and_printable)
+{
+    char s[12];
+    memcpy(s, "a\nb\x1b[c\x80" "d\x7fxyz", sizeof(s)); /* no NUL inside its 12 bytes */
+    wr_clean_text(s, sizeof(s));
+    cr_expect_str_eq(s, "a.b.[c.d.xy");
+    char ok[] = "cuBLAS int8 GEMM: CUBLAS_STATUS_NOT_SUPPORTED (15)";
+    wr_clean_text(ok, sizeof(ok));
+    cr_expect_str_eq(ok, "cuBLAS int8 GEMM: CUBLAS_STATUS_NOT_SUPPORTED (15)");
+}
+
 Test(protocol, correct_passes_and_is_timed_beside_the_baseline)
 {
     rn_item it[16];
