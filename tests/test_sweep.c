@@ -884,14 +884,14 @@ Test(sweep_print, json)
 }
 
 /* A passed shape beside which the yardstick gave no time (cuBLAS's int8 GEMM refuses some
- * sizes) is neither a ratio nor a failure: the footer says how many and why, on one line even
- * where the reason (the solution's process wrote it) holds a newline; JSON the reason per shape. */
+ * sizes) is neither a ratio nor a failure: the footer says how many and why; JSON the reason per
+ * shape (the runner made it printable on receipt: protocol/a_childs_text_is_ended_and_printable). */
 Test(sweep_print, shapes_without_a_yardstick_time_are_counted_and_explained)
 {
     rp_report r = synthetic_report();
     tests[0].timing.base_done = false;
     snprintf(tests[0].timing.base_error, sizeof(tests[0].timing.base_error),
-             "cuBLAS int8 GEMM:\nCUBLAS_STATUS_NOT_SUPPORTED");
+             "cuBLAS int8 GEMM: CUBLAS_STATUS_NOT_SUPPORTED");
     char *buf = printed(rp_sweep_text, &r);
     cr_expect(strstr(buf, "4096x4095x4096       0.2000    687.0          -       -  success\n"), "%s", buf);
     cr_expect(strstr(buf, "2 of 3 shapes passed; geometric-mean ratio 2.00× cuBLAS's time (over 1 passed, timed shapes)\n"),
@@ -901,7 +901,7 @@ Test(sweep_print, shapes_without_a_yardstick_time_are_counted_and_explained)
               "%s", buf);
     free(buf);
     buf = printed(rp_sweep_json, &r);
-    cr_expect(strstr(buf, "\"cublas_ms\":null,\"cublas_tflops\":null,\"cublas_error\":\"cuBLAS int8 GEMM:\\n"
+    cr_expect(strstr(buf, "\"cublas_ms\":null,\"cublas_tflops\":null,\"cublas_error\":\"cuBLAS int8 GEMM: "
                           "CUBLAS_STATUS_NOT_SUPPORTED\",\"ratio\":null"), "%s", buf);
     cr_expect(strstr(buf, ",\"no_yardstick\":1}"), "%s", buf);
     free(buf);
