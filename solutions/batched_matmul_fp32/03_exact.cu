@@ -734,12 +734,10 @@ static_assert(4 * kRowStage * 4 <= 48 * 1024, "four stages in static shared memo
 
 // fp32 inputs, Acc sum: fmaf in fp32, or an exact product added in fp64
 __device__ __forceinline__ float mac(float a, float b, float acc) { return fmaf(a, b, acc); }
-__device__ __forceinline__ double mac(float a, float b, double acc) {
+template <class TA, class TB>  // float or double (already widened) operands
+__device__ __forceinline__ double mac(TA a, TB b, double acc) {
     return fma(static_cast<double>(a), static_cast<double>(b), acc);
 }
-__device__ __forceinline__ double mac(double a, float b, double acc) { return fma(a, static_cast<double>(b), acc); }
-__device__ __forceinline__ double mac(float a, double b, double acc) { return fma(static_cast<double>(a), b, acc); }
-__device__ __forceinline__ double mac(double a, double b, double acc) { return fma(a, b, acc); }
 // A's next 4 k of a row from a stage (16-byte aligned): one float4, or two fp64 pairs once widened
 __device__ __forceinline__ void load4(const float* p, float (&a)[4]) {
     const float4 v = *reinterpret_cast<const float4*>(p);
@@ -820,12 +818,7 @@ __device__ __forceinline__ void row_wait() {
 // against 64 a clock an SM on sm_80 and sm_90), and two a FMA made them the bound. w64 takes 16 KB
 // of the 48 KB static shared memory, so the ring has 3 stages, not 4, and a chunk a second barrier:
 // it pays where the grid fills the SMs and N ≥ 16 (launch_rows).
-constexpr int row_wide_doubles() {  // a chunk's R rows of A as fp64
-    int most = 0;
-    for (int n = 1; n <= kRowMaxCols; ++n) most = row_rows(n) * kRowKC > most ? row_rows(n) * kRowKC : most;
-    return most;
-}
-constexpr int kRowWide = row_wide_doubles();
+constexpr int kRowWide = kRowMaxRows * kRowKC;  // a chunk's R ≤ 32 rows of A as fp64
 static_assert(3 * kRowStage * sizeof(float) + kRowWide * sizeof(double) <= 48 * 1024,
               "the ring and a widened chunk in static shared memory");
 template <class Acc, bool VEC, bool GROUPS, bool WIDE = false>
@@ -1239,46 +1232,31 @@ static void launch_thin_any(const float* A, const float* B, float* C, int BATCH,
 #ifndef BMM_SLAB_CAP_WAVE
 #define BMM_SLAB_CAP_WAVE 4  // blocks an SM the grid needs for the capped kernel (0: never)
 #endif
+template <int MINB, bool WIDE>
+static void launch_slab_as(const float* A, const float* B, float* C, int M, int N, int K, dim3 grid) {
+    if (N % 4 == 0 && ((size_t)B & 15) == 0) bmm_slab<true, MINB, WIDE><<<grid, kRowThreads>>>(A, B, C, M, N, K);
+    else bmm_slab<false, MINB, WIDE><<<grid, kRowThreads>>>(A, B, C, M, N, K);
+}
 static void launch_slab(const float* A, const float* B, float* C, int BATCH, int M, int N, int K,
                         int sms) {
     const dim3 grid((unsigned)((N + kSlabCols - 1) / kSlabCols), (unsigned)BATCH);
-    const bool vec = N % 4 == 0 && ((size_t)B & 15) == 0;
     const long long blocks = (long long)grid.x * grid.y;
-    const bool cap = BMM_SLAB_CAP_WAVE > 0 && blocks >= (long long)BMM_SLAB_CAP_WAVE * sms;
-    if (cap) {
-        if (vec) bmm_slab<true, 4, true><<<grid, kRowThreads>>>(A, B, C, M, N, K);
-        else bmm_slab<false, 4, true><<<grid, kRowThreads>>>(A, B, C, M, N, K);
-    } else if (blocks >= sms) {
-        if (vec) bmm_slab<true, 0, true><<<grid, kRowThreads>>>(A, B, C, M, N, K);
-        else bmm_slab<false, 0, true><<<grid, kRowThreads>>>(A, B, C, M, N, K);
-    } else {
-        if (vec) bmm_slab<true, 0, false><<<grid, kRowThreads>>>(A, B, C, M, N, K);
-        else bmm_slab<false, 0, false><<<grid, kRowThreads>>>(A, B, C, M, N, K);
-    }
+    if (BMM_SLAB_CAP_WAVE > 0 && blocks >= (long long)BMM_SLAB_CAP_WAVE * sms)
+        launch_slab_as<4, true>(A, B, C, M, N, K, grid);
+    else if (blocks >= sms) launch_slab_as<0, true>(A, B, C, M, N, K, grid);
+    else launch_slab_as<0, false>(A, B, C, M, N, K, grid);
 }
-template <class Acc>
+template <class Acc, bool WIDE = false>  // WIDE: fp64 sums only
 static void launch_rows(const float* A, const float* B, float* C, int BATCH, int M, int N, int K,
-                        int R, int KW = kRowKC, bool wide = false) {
+                        int R, int KW = kRowKC) {
     const dim3 grid((unsigned)((M + R - 1) / R), (unsigned)BATCH);
     const bool vec = N % 4 == 0 && ((size_t)B & 15) == 0;
-    if constexpr (sizeof(Acc) == sizeof(double)) {
-        if (wide) {
-            if (KW < kRowKC) {
-                if (vec) bmm_rows<Acc, true, true, true><<<grid, kRowThreads>>>(A, B, C, M, N, K, R, KW);
-                else bmm_rows<Acc, false, true, true><<<grid, kRowThreads>>>(A, B, C, M, N, K, R, KW);
-            } else {
-                if (vec) bmm_rows<Acc, true, false, true><<<grid, kRowThreads>>>(A, B, C, M, N, K, R, KW);
-                else bmm_rows<Acc, false, false, true><<<grid, kRowThreads>>>(A, B, C, M, N, K, R, KW);
-            }
-            return;
-        }
-    }
     if (KW < kRowKC) {
-        if (vec) bmm_rows<Acc, true, true><<<grid, kRowThreads>>>(A, B, C, M, N, K, R, KW);
-        else bmm_rows<Acc, false, true><<<grid, kRowThreads>>>(A, B, C, M, N, K, R, KW);
+        if (vec) bmm_rows<Acc, true, true, WIDE><<<grid, kRowThreads>>>(A, B, C, M, N, K, R, KW);
+        else bmm_rows<Acc, false, true, WIDE><<<grid, kRowThreads>>>(A, B, C, M, N, K, R, KW);
     } else {
-        if (vec) bmm_rows<Acc, true, false><<<grid, kRowThreads>>>(A, B, C, M, N, K, R, KW);
-        else bmm_rows<Acc, false, false><<<grid, kRowThreads>>>(A, B, C, M, N, K, R, KW);
+        if (vec) bmm_rows<Acc, true, false, WIDE><<<grid, kRowThreads>>>(A, B, C, M, N, K, R, KW);
+        else bmm_rows<Acc, false, false, WIDE><<<grid, kRowThreads>>>(A, B, C, M, N, K, R, KW);
     }
 }
 // The exact sums' bmm_rows: fewer rows a block while the blocks are fewer than the SMs (each
@@ -1300,8 +1278,8 @@ static void launch_rows_exact(const float* A, const float* B, float* C, int BATC
     const int kw = ((kRowKC + groups - 1) / groups + 3) / 4 * 4;  // whole float4s; ≤ groups groups used
     // A widened once a block (0.76–0.95× at 80×26×32×360, 16×64×32×1024, 120×12×21×189), not at N
     // < 16 (1.14–1.18× slower at 40×400×7×128, 37×8×12×881) nor on tiny grids (8×1×26×632 1.11×)
-    const bool wide = N >= 16 && 2 * blocks(R) >= sms;
-    launch_rows<double>(A, B, C, BATCH, M, N, K, R, kw, wide);
+    if (N >= 16 && 2 * blocks(R) >= sms) launch_rows<double, true>(A, B, C, BATCH, M, N, K, R, kw);
+    else launch_rows<double>(A, B, C, BATCH, M, N, K, R, kw);
 }
 
 template <class T, bool AV, bool BV, bool SPLIT = false>

@@ -22,22 +22,24 @@
 //   memory; the depth sliced for 4 blocks an SM, the slices added in order by mm_split_sum. 1–4
 //   columns, ≥ 256 rows (mm_narrow): a warp 4 rows, its lanes along k (128-byte loads of A; B's
 //   4-wide rows float4), the sums met by xor shuffles. mm_thin, mm_dot (depth ≤ 8): 02's, fp64.
+// Up to 8 columns, ≥ 128 deep (past mm_narrow): 64×8 exact tiles, 4 warps of 16×8, one m16n8k8
+//   a k-step, the depth split for the CTAs an SM holds (a 64-wide tile did 8× the DMMAs C needs).
 // Paths by judge GPU: A100, H100, H200 exact; T4 (no DMMA, FP64 at 1/32), B200 (DMMA at half its
 //   FP32 rate) and sm_75 PTX on a newer GPU (mm_exact_ok asks the PTX version): 02's fp32 kernels.
 // Prediction (before measuring): every random shape passes on A100/H100/H200; large shapes
 //   1.1–1.2× cuBLAS's time; geo mean ~0.75× cuBLAS (02: 0.58–0.63×). 32-deep k-tiles, 128×64
 //   tiles, split pieces: 0.80–0.95×; split sum 0.5–0.7× the tile's; padded copies 0.70–0.85×;
-//   mm_narrow 0.35–0.75× the tiles; split pieces fitted to the waves: 0.65–0.85× where refitted.
+//   mm_narrow 0.35–0.75× the tiles; pieces fitted to the waves 0.65–0.85×; 64×8 tiles 0.55–0.8×.
 // Measured (H100 and H200, cuBLAS and cuBLASLt timed beside it): every test passes on SASS and on
 //   the A100 and T4 paths (as PTX), memcheck and racecheck clean. 32-deep k-tiles 0.86× at 4096³,
 //   0.91–0.96× elsewhere; split sum 0.40–0.64×, the split rule 0.67–0.91×; staged epilogue
 //   0.53–0.92×; mm_gemv 0.44–0.94× the tiles; padded copies 0.76–0.92×; 128×64 at depth ≤ 256
-//   0.88–0.96×; 128×64 split pieces 0.92× at 6050×3080×54 (1.06–1.12× slower ≤ 272 deep: not
-//   there). mm_narrow 0.45–0.58× at 1–2 columns; B as float4 0.69–0.91× at 4 (3, scalar: 0.74×),
-//   1.05–1.32× slower at 8: not there. 64×64 32 deep 0.92–0.97× (2 stages 1.01–1.03× slower).
-//   Split pieces fitted (H100): 0.87–0.89× at 74×4360×4512, 830×1819×264, 1402×2792×82, 0.97× at
-//   154×3928×1802, 1.00–1.02× (within the noise) on one-wave shapes.
-// Tiles: exact 128×128, 128×64, 64×64, each ×32 × 3 (×16 × 4 where 32 pads); fp32: 02's.
+//   0.88–0.96×, as split pieces 0.92× at 6050×3080×54 (1.06–1.12× slower ≤ 272 deep: not there).
+//   mm_narrow 0.45–0.58× at 1–2 columns, 0.69–0.91× at 4 (B as float4), 1.05–1.32× slower at 8.
+//   64×64 32 deep 0.92–0.97×. Split pieces fitted (H100): 0.87–0.97× under a wave, 1.00–1.02×
+//   (noise) on one-wave shapes. 64×8 tiles (H100): 0.47–0.67× on 7 of 11 shapes (2136×7585×8
+//   0.60×: 1.23× → 0.65× cuBLAS's time), 0.75–0.86× on 4 of ≤ 512 rows or 130 deep.
+// Tiles: exact 128×128, 128×64, 64×64, 64×8, each ×32 × 3 (×16 × 4 where 32 pads); fp32: 02's.
 // Targets: sm_75 sm_80 sm_90a sm_100a
 // Judge GPUs: T4 A100 H100 H200 B200
 // History (the header before it was condensed): lab/stages/matmul_fp32_03_exact.md
@@ -733,15 +735,18 @@ struct XTile {
     static constexpr int WARPS_M = WARPS_M_, WARPS_N = WARPS_N_, NT = WARPS_M * WARPS_N * 32;
     static constexpr int WM = BM / WARPS_M, WN = BN / WARPS_N;  // a warp's tile
     static constexpr int FM = WM / 16, FN = WN / 8;             // its 16×8 fragments
-    static constexpr int LDA = BK + (56 - BK % 32) % 32, LDB = BN;  // floats a shared row: 24 mod 32
+    // floats a shared row: A's 24 mod 32; B's as wide as C's tile, or 4 more where it is 8 or 16
+    // wide (rows 2t then at banks 8t·(LDB/4) mod 32: four different 8-bank groups, no swizzle)
+    static constexpr int LDA = BK + (56 - BK % 32) % 32, LDB = BN % 32 == 0 ? BN : BN + 4;
     static constexpr int A_FLOATS = BM * LDA, B_FLOATS = BK * LDB;
     static constexpr int STAGE_FLOATS = A_FLOATS + B_FLOATS;
     static constexpr size_t SMEM = sizeof(float) * STAGE_FLOATS * STAGES;
     static_assert(LDA % 32 == 24, "A's 8-byte fragment loads conflict-free: rows g at banks 24g");
-    static_assert(BN % 32 == 0, "B's chunk swizzle stays inside a row");
+    static_assert(BN % 32 == 0 || BN == 8 || BN == 16, "B's chunk swizzle stays inside a row");
     // B[r][n] in shared memory: 16-byte chunks of a row XOR-ed by 2·(r / 2 % 4), so that the
     // fragment loads of rows 2t and 2t + 1 (t = 0..3) land on four different 8-bank groups
     static __device__ __forceinline__ int bidx(int r, int n) {
+        if constexpr (BN % 32 != 0) return r * LDB + n;
         return r * LDB + (((n >> 2) ^ (((r >> 1) & 3) << 1)) << 2) + (n & 3);
     }
 };
@@ -773,6 +778,12 @@ static bool shallow_pads(int bk, int depth) { return bk > 16 && depth < 128 && (
 #endif
 using XSmall = XTile<64, 64, 2, 2, MM_SMALL_BK, MM_SMALL_STAGES>;  // 4 warps of 32×32
 using XSmall16 = XTile<64, 64, 2, 2>;
+// C of at most 8 columns: 64×8 tiles, 4 warps of 16×8 (one m16n8k8 a k-step). A 64-wide tile
+// there does 8× the DMMAs C needs and reads A at under the DMMA's pace (2136×7585×8: 1.23×).
+#ifndef MM_SKINNY_COLS
+#define MM_SKINNY_COLS 8  // exact tiles 8 wide for C of at most this many columns (0: never, ≤ 8)
+#endif
+using XSkinny = XTile<64, 8, 4, 1, MM_SMALL_BK, MM_SMALL_STAGES>;
 
 // C (rows×cols) = A (rows×depth) · B (depth×cols). A_VEC / B_VEC: that matrix's rows are 16-byte
 // aligned, on the 128-row tiles each its width rounded up to 4 floats long (a padded copy's rows
@@ -1053,6 +1064,11 @@ static void launch_exact_as(const float* A, const float* B, float* C, int rows, 
                     (unsigned)splits);
     kern<<<grid, T::NT, T::SMEM>>>(A, B, C, rows, depth, cols, k_per, ws);
 }
+// Every row of a matrix `width` floats wide at p is 16-byte aligned (a padded copy's rows are
+// rounded up to 4 floats: `padded`)
+static bool rows16(const float* p, int width, bool padded = false) {
+    return (padded || width % 4 == 0) && ((size_t)p & 15) == 0;
+}
 // Operands: A and B, or their padded copies (pa, pb: rows of their width rounded up to 4 floats)
 struct Ops {
     const float* A;
@@ -1063,8 +1079,7 @@ template <class T, bool SPLIT>
 static void launch_exact(const Ops& o, float* C, int rows, int depth, int cols, int splits = 1,
                          int k_per = 0, double* ws = nullptr, bool stage = false) {
     const float *A = o.A, *B = o.B;
-    const bool av = (o.pa || depth % 4 == 0) && ((size_t)A & 15) == 0;
-    const bool bv = (o.pb || cols % 4 == 0) && ((size_t)B & 15) == 0;
+    const bool av = rows16(A, depth, o.pa), bv = rows16(B, cols, o.pb);
     if (!SPLIT && stage && !bv) {  // B's rows unaligned too (cols % 4 != 0, not padded)
         if (av) launch_exact_as<T, true, false, false, true>(A, B, C, rows, depth, cols, 1, 0, nullptr);
         else launch_exact_as<T, false, false, false, true>(A, B, C, rows, depth, cols, 1, 0, nullptr);
@@ -1143,8 +1158,8 @@ static bool pad_one(const float* src, float* dst, int height, int width, int ld)
 static Ops aligned_ops(const float* A, const float* B, int rows, int depth, int cols) {
     Ops o{A, B, false, false};
     const bool macs = (double)rows * depth * cols >= MM_PAD_MACS;
-    const bool pad_a = macs && cols >= MM_PAD_MIN && !(depth % 4 == 0 && ((size_t)A & 15) == 0);
-    const bool pad_b = macs && rows >= MM_PAD_MIN && !(cols % 4 == 0 && ((size_t)B & 15) == 0);
+    const bool pad_a = macs && cols >= MM_PAD_MIN && !rows16(A, depth);
+    const bool pad_b = macs && rows >= MM_PAD_MIN && !rows16(B, cols);
     if (!pad_a && !pad_b) return o;
     const int lda = (depth + 3) / 4 * 4, ldb = (cols + 3) / 4 * 4;
     const size_t a_bytes = pad_a ? ((size_t)rows * lda * sizeof(float) + 255) / 256 * 256 : 0;
@@ -1185,7 +1200,7 @@ static void launch_thin(const float* A, const float* B, float* C, int rows, int 
     int per = kThinRows;
     auto blocks = [&](int p) { return gx * ((rows + (long long)ty * p - 1) / ((long long)ty * p)); };
     while (per > 1 && blocks(per) < 2LL * sms) per /= 2;
-    const bool a16 = depth % 4 == 0 && ((size_t)A & 15) == 0;
+    const bool a16 = rows16(A, depth);
     const dim3 grid((unsigned)gx, (unsigned)((rows + ty * per - 1) / (ty * per)));
     if (vec)
         mm_thin<D, true, Acc><<<grid, kThinThreads>>>(A, B, C, rows, depth, cols, tx, per, a16);
@@ -1316,9 +1331,10 @@ static long long fit_pieces(long long tiles, long long s, int depth, int min_dep
     }
     return best;
 }
-static int split_resident(bool av, bool bv) {  // as launch_exact<XSmall, true> picks its kernel
-    return av ? (bv ? exact_resident<XSmall, true, true, true>() : exact_resident<XSmall, true, false, true>())
-              : (bv ? exact_resident<XSmall, false, true, true>() : exact_resident<XSmall, false, false, true>());
+template <class T>
+static int split_resident(bool av, bool bv) {  // as launch_exact<T, true> picks its kernel
+    return av ? (bv ? exact_resident<T, true, true, true>() : exact_resident<T, true, false, true>())
+              : (bv ? exact_resident<T, false, true, true>() : exact_resident<T, false, false, true>());
 }
 static bool solve_split(const float* A, const float* B, float* C, int rows, int depth, int cols,
                         bool vec, bool exact, int sms) {
@@ -1326,12 +1342,15 @@ static bool solve_split(const float* A, const float* B, float* C, int rows, int 
     const double waves = exact ? MM_SPLIT_WAVES : 1.0;
     const int min_depth = exact ? MM_SPLIT_MIN_DEPTH : kSplitMinDepth;
     if (small_tiles >= waves * sms || depth < 2 * min_depth || small_tiles > 4096) return false;
-    // pieces of whole k-tiles for `ctas` CTAs an SM, each at least min_depth deep
-    const auto plan = [&](long long tiles, int ctas, int step, int& k_per) {
-        long long s = std::min<long long>(std::max(1LL, (long long)ctas * sms / tiles), depth / min_depth);
-        s = std::min<long long>(s, kSplitMax);
+    // s pieces rounded to whole k-tiles of `step` (k_per each); how many that leaves (none empty)
+    const auto whole = [&](long long s, int step, int& k_per) {
         k_per = (int)((depth + s - 1) / s + step - 1) / step * step;
         return (depth + k_per - 1) / k_per;
+    };
+    // pieces for `ctas` CTAs an SM, each at least min_depth deep
+    const auto plan = [&](long long tiles, int ctas, int step, int& k_per) {
+        const long long s = std::min<long long>(std::max(1LL, (long long)ctas * sms / tiles), depth / min_depth);
+        return whole(std::min<long long>(s, kSplitMax), step, k_per);
     };
     int k_per = 0, k_mid = 0;
     long long s = plan(small_tiles, exact ? MM_SPLIT_CTAS : 2, exact ? XSmall::BK : SmallCfg::BK, k_per);
@@ -1343,10 +1362,8 @@ static bool solve_split(const float* A, const float* B, float* C, int rows, int 
     if (mid) {
         s = s_mid, k_per = k_mid;
     } else if (exact && s >= 2) {
-        const bool av = depth % 4 == 0 && ((size_t)A & 15) == 0, bv = cols % 4 == 0 && ((size_t)B & 15) == 0;
-        s = fit_pieces(small_tiles, s, depth, min_depth, (long long)split_resident(av, bv) * sms);
-        k_per = (int)((depth + s - 1) / s + XSmall::BK - 1) / XSmall::BK * XSmall::BK;
-        s = (depth + k_per - 1) / k_per;
+        const long long slots = (long long)split_resident<XSmall>(rows16(A, depth), rows16(B, cols)) * sms;
+        s = whole(fit_pieces(small_tiles, s, depth, min_depth, slots), XSmall::BK, k_per);
     }
     if (s < 2) return false;
     static SplitSpace space = {nullptr, 0};
@@ -1365,6 +1382,27 @@ static bool solve_split(const float* A, const float* B, float* C, int rows, int 
         sum_slices(planes_ws, C, rows, cols, s);
     } else
         launch<SmallCfg>(A, B, C, rows, cols, depth, 1.0f, 0.0f, vec, (int)s, k_per, static_cast<float*>(ws), counters);
+    return true;
+}
+
+// C of at most MM_SKINNY_COLS columns (mm_narrow's aside), at least 128 deep: 64×8 exact tiles,
+// the depth split for the CTAs an SM holds (pieces ≥ MM_SPLIT_MIN_DEPTH), the pieces added by
+// mm_split_sum. False when the workspace cannot be had.
+static bool solve_skinny(const float* A, const float* B, float* C, int rows, int depth, int cols, int sms) {
+    if (cols > MM_SKINNY_COLS || cols > 8 || depth < 128) return false;
+    const long long slots = (long long)split_resident<XSkinny>(rows16(A, depth), rows16(B, cols)) * sms;
+    const long long tiles = (rows + XSkinny::BM - 1) / XSkinny::BM;
+    long long s = std::min<long long>(slots / tiles, depth / MM_SPLIT_MIN_DEPTH);
+    s = std::max<long long>(1, std::min<long long>(s, kSplitMax));
+    const int k_per = (int)((depth + s - 1) / s + XSkinny::BK - 1) / XSkinny::BK * XSkinny::BK;
+    s = (depth + k_per - 1) / k_per;  // no empty piece
+    static SplitSpace space = {nullptr, 0};
+    double* ws = nullptr;
+    if (!slice_planes(space, s, rows, cols, ws)) return false;
+    const Ops o{A, B, false, false};
+    if (s > 1) launch_exact<XSkinny, true>(o, C, rows, depth, cols, (int)s, k_per, ws);
+    else launch_exact<XSkinny, false>(o, C, rows, depth, cols);
+    sum_slices(ws, C, rows, cols, s);
     return true;
 }
 
@@ -1444,6 +1482,7 @@ extern "C" void solve(const float* A, const float* B, float* C, int M, int N, in
         return;
     if (exact && solve_gemv(A, B, C, rows, depth, cols, sms)) return;
     if (exact && solve_narrow(A, B, C, rows, depth, cols, sms)) return;
+    if (exact && solve_skinny(A, B, C, rows, depth, cols, sms)) return;
     if (solve_split(A, B, C, rows, depth, cols, vec, exact, sms)) return;
     const long long big_tiles = (long long)((rows + 127) / 128) * ((cols + 127) / 128);
     const long long small_tiles = (long long)((rows + 63) / 64) * ((cols + 63) / 64);
