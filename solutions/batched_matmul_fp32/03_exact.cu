@@ -9,35 +9,37 @@
 //   widened to fp64 at the fragment load; both 32 deep (a wait and barrier every 4 k8 steps, not
 //   2; 16 where 32 pads K < 128). sm_90+: m16n8k8, the k pairs (t, t + 4) read as the tile's
 //   (2t, 2t + 1); A rows 24 floats apart, B's 16-byte chunks XOR-swizzled: no bank conflicts.
+// C of ≤ 16 columns (≥ 32 rows, K ≥ 16): 64×16 tiles, 4 warps of 16×16, two m16n8k8 a k-step;
+//   a 64-wide tile did 4–64× the DMMAs such C needs. B rows 20 floats apart: no conflicts.
 // Padded copies (bmm_pad): rows not 16-byte aligned (K % 4 ≠ 0 for A, N % 4 for B) are copied
 //   4 bytes at a time (4× the cp.async). For BATCH·M·N·K ≥ 2^28 such a matrix is copied once
 //   into rows rounded up to 4 floats (one launch, zeros after); the tiles read it 16 bytes a time.
-// Split K (the batches' 64×64 tiles fewer than the SMs, K ≥ 128): pieces for 2 CTAs an SM, each
-//   ≥ 64 deep, write fp64 planes; bmm_split_sum adds them in piece order and rounds once.
+// Split K (the batches' tiles fewer than the SMs, K ≥ 128): pieces for 2 CTAs an SM (64×64) or 4
+//   (64×16), each ≥ 64 deep, write fp64 planes; bmm_split_sum adds them in order, rounds once.
 // bmm_slab (M ≤ 8, N > 32): a block a 32-column slab of C[b], A's rows and B streamed through
 //   bmm_rows' ring 64 k at a time, B read once; a warp 8 k of each chunk for every row, a lane a
 //   column: one B load feeds M independent fp64 chains; the warps' sums meet at the end. Where
 //   the grid has 4 blocks an SM, registers capped for 4: 32 warps hide the ring's waits.
-// bmm_rows (N ≤ 32, K ≥ 16, few outputs; 02: 128) and bmm_thin (K ≤ 8): 02's, fp64 sums. Its
-//   threads past a block's R·N outputs sum more groups of each chunk's k (added in group order),
-//   and blocks have fewer rows while fewer than SMs: 8×1×26×632 ran 8 blocks of 26 chains 632 long.
-// A widened once: fp32 → fp64 conversions run at a quarter of the FP64 FMA rate, so where the
-//   grid fills the SMs bmm_slab and bmm_rows (N ≥ 16) widen each chunk's A once a block.
+// bmm_rows (N ≤ 32, K ≥ 16, few outputs; fp64 sums: N > 16 or M < 32) and bmm_thin (K ≤ 8):
+//   02's, fp64 sums. Threads past a block's R·N outputs sum more groups of each chunk's k, and
+//   blocks have fewer rows while fewer than SMs. A is widened to fp64 once a block where the grid
+//   fills the SMs (conversions run at a quarter of the FP64 FMA rate).
 // Paths by judge GPU: A100, H100, H200 (cc 8.0, 9.x, asked at run time): exact on every path.
 //   T4 (no DMMA, FP64 at 1/32), B200 (DMMA at half its FP32 rate), others: 02's, not exact.
 // Prediction (before measuring): every random shape passes on A100/H100/H200; geo mean ~0.75×
 //   cuBLAS; 128×1024³ ~1.15×. bmm_slab ≤ 1.2× cuBLAS (was 2.4–4.1×). Split K, the slab's warps
 //   over k, rows' k-groups: 0.4–0.8× what they replace; padded copies, capped slab, 32-deep
-//   tiles: 0.70–0.95×. A widened once: 0.60–0.85× on slab and rows shapes; rows from K = 16 ≤ 1×.
+//   tiles: 0.70–0.95×; A widened once 0.60–0.85×. 64×16 tiles: 0.6–0.85× the 64×64 tiles.
 // Measured (H200, H100; cuBLAS, cuBLASLt beside it): every test passes on SASS and on the A100
 //   and T4 paths (as PTX), memcheck and racecheck clean. bmm_slab 0.29–0.55× the tiles' time;
 //   split K 0.34–0.96×; slab's warps over k 0.64–0.94×; padded copies 0.75–0.86× (aligned 1.00×);
 //   rows' k-groups 0.46–0.74×; slab capped 0.79–0.92× (1.05× slower under 2 blocks an SM: not
 //   there); 128×128 32 deep 0.84–0.88×; 64×64 32 deep 0.68–0.93× (2 stages 0.93–0.99× 3's).
-//   H100 from here: A widened once, slab 0.78–0.96× on full grids (1.06–1.08× slower under a
-//   wave: not there); rows 0.76–0.95× at N ≥ 16 (1.11–1.18× slower at N < 16 and on 8 blocks:
-//   not there); rows from K = 16: 0.62–0.95× the 64×64 tile on 10 tiny grids.
-// Tiles: DMMA 128×128×32 × 3, 64×64×32 × 2 (×16 × 4 where 32 pads); rows, slab 256 threads.
+//   H100 from here: A widened once 0.76–0.96× on full grids (1.06–1.18× slower under a wave and
+//   at N < 16: not there); rows from K = 16: 0.62–0.95× the 64×64 tile on 10 tiny grids. 64×16
+//   tiles: 0.37–0.95× the time of the path they replace on 13 of 14 shapes (74×136×10×256 0.46×
+//   bmm_rows', now 0.61× cuBLAS); 1.27× bmm_rows' at 10×18×8×119 (18 rows: not there).
+// Tiles: DMMA 128×128×32 ×3, 64×64×32 ×2, 64×16×32 ×3 (×16 ×4 where 32 pads); rows, slab 256.
 // Targets: sm_75 sm_80 sm_90a sm_100a
 // Judge GPUs: T4 A100 H100 H200 B200
 // History (the header before it was condensed): lab/stages/batched_matmul_fp32_03_exact.md
@@ -449,17 +451,20 @@ struct Tile {
     static constexpr int WARPS_M = WARPS_M_, WARPS_N = WARPS_N_, NT = WARPS_M * WARPS_N * 32;
     static constexpr int WM = BM / WARPS_M, WN = BN / WARPS_N;  // a warp's tile
     static constexpr int FM = WM / 16, FN = WN / 8;             // its 16×8 fragments
-    static constexpr int LDA = BK + (56 - BK % 32) % 32, LDB = BN;  // floats a shared row: 24 mod 32
+    // floats a shared row: A's 24 mod 32; B's as wide as C's tile, or 4 more where it is 8 or 16
+    // wide (rows 2t then at banks 8t·(LDB/4) mod 32: four different 8-bank groups, no swizzle)
+    static constexpr int LDA = BK + (56 - BK % 32) % 32, LDB = BN % 32 == 0 ? BN : BN + 4;
     static constexpr int A_FLOATS = BM * LDA, B_FLOATS = BK * LDB;
     static constexpr int STAGE_FLOATS = A_FLOATS + B_FLOATS;
     static constexpr size_t SMEM = sizeof(float) * STAGE_FLOATS * STAGES;
     static_assert(LDA % 32 == 24, "A's 8-byte fragment loads conflict-free: rows g at banks 24g");
-    static_assert(BN % 32 == 0, "B's chunk swizzle stays inside a row");
+    static_assert(BN % 32 == 0 || BN == 8 || BN == 16, "B's chunk swizzle stays inside a row");
     static_assert(A_FLOATS % 4 == 0 && STAGE_FLOATS % 4 == 0, "16-byte aligned stage parts");
     static_assert(WM % 16 == 0 && WN % 8 == 0, "warps hold whole 16×8 fragments");
     // B[r][n] in shared memory: 16-byte chunks of a row XOR-ed by 2·(r / 2 % 4), so that the
     // fragment loads of rows 2t and 2t + 1 (t = 0..3) land on four different 8-bank groups
     static __device__ __forceinline__ int bidx(int r, int n) {
+        if constexpr (BN % 32 != 0) return r * LDB + n;
         return r * LDB + ((((n >> 2) ^ (((r >> 1) & 3) << 1))) << 2) + (n & 3);
     }
 };
@@ -488,6 +493,12 @@ static bool shallow_pads(int bk, int K) { return bk > 16 && K < 128 && (K + 15) 
 #endif
 using DSmall = Tile<64, 64, 2, 2, BMM_DSMALL_BK, BMM_DSMALL_STAGES>;  // warps of 32×32, 128 threads
 using DSmall16 = Tile<64, 64, 2, 2>;
+// C of at most 16 columns: 64×16 tiles, 4 warps of 16×16 (two m16n8k8 a k-step); a 64-wide tile
+// there does 4–64× the DMMAs C needs
+#ifndef BMM_SKINNY_N
+#define BMM_SKINNY_N 16  // exact: C of at most this many columns (≥ 32 rows, K ≥ 16) on DSkinny (0: never)
+#endif
+using DSkinny = Tile<64, 16, 4, 1, BMM_DSMALL_BK, 3>;
 #ifndef BMM_DMMA_SKIP
 #define BMM_DMMA_SKIP 1  // 0: every warp runs all its fragments (the prototype's loop alone)
 #endif
@@ -1406,18 +1417,20 @@ __global__ void __launch_bounds__(kSumThreads)
 #ifndef BMM_SPLIT_MIN_K
 #define BMM_SPLIT_MIN_K 64
 #endif
-static bool solve_split(const float* A, const float* B, float* C, int BATCH, int M, int N, int K, int sms) {
-    const long long tiles = (long long)BATCH * ((M + 63) / 64) * ((N + 63) / 64);
+template <class T>
+static bool solve_split(const float* A, const float* B, float* C, int BATCH, int M, int N, int K, int sms,
+                        int ctas) {
+    const long long tiles = (long long)BATCH * ((M + T::BM - 1) / T::BM) * ((N + T::BN - 1) / T::BN);
     if (tiles >= sms || K < 2 * BMM_SPLIT_MIN_K) return false;
-    long long s = std::min<long long>(std::min<long long>(2LL * sms / tiles, K / BMM_SPLIT_MIN_K), 64);
-    const int k_per = (int)((K + s - 1) / s + DSmall::BK - 1) / DSmall::BK * DSmall::BK;  // whole k-tiles
+    long long s = std::min<long long>(std::min<long long>((long long)ctas * sms / tiles, K / BMM_SPLIT_MIN_K), 64);
+    const int k_per = (int)((K + s - 1) / s + T::BK - 1) / T::BK * T::BK;  // whole k-tiles
     s = (K + k_per - 1) / k_per;
     if (s < 2) return false;
     static Space space = {nullptr, 0};
     if (!grow_space(space, (size_t)s * BATCH * M * N * sizeof(double))) return false;
     double* ws = static_cast<double*>(space.ptr);
     const int S = (int)s;
-    launch_dmma_any<DSmall, true>(A, B, C, BATCH, M, N, K, S, k_per, ws);
+    launch_dmma_any<T, true>(A, B, C, BATCH, M, N, K, S, k_per, ws);
     const size_t plane = (size_t)M * N, total = plane * BATCH;
     bmm_split_sum<<<(unsigned)((total + kSumThreads - 1) / kSumThreads), kSumThreads>>>(ws, C, plane, total, S);
     return true;
@@ -1435,7 +1448,14 @@ extern "C" void solve(const float* A, const float* B, float* C, int BATCH, int M
         else launch_thin_any<float>(A, B, C, BATCH, M, N, K, vec, sms);
         return;
     }
-    // bmm_rows for at most 32 columns and K ≥ 128 (16 with fp64 sums), while its outputs fill at most two 256-thread
+    // C of at most 16 columns: 64×16 DMMA tiles, split K for 4 CTAs an SM under a wave. Under 32
+    // rows a tile is mostly padding, and bmm_rows' blocks a batch were faster (10×18×8×119)
+    if (exact && N <= BMM_SKINNY_N && M >= 32 && K >= 16) {
+        if (!solve_split<DSkinny>(A, B, C, BATCH, M, N, K, sms, 4)) launch_dmma_any<DSkinny>(A, B, C, BATCH, M, N, K);
+        return;
+    }
+    // bmm_rows (with fp64 sums: what the 64×16 tiles leave)
+    // for at most 32 columns and K ≥ 128 (16 with fp64 sums), while its outputs fill at most two 256-thread
     // blocks an SM (by issue count the busiest SM then spends ~16 cycles a k, the 64×64 tile's
     // loop ~40), four with N ≤ 10 (measured: 74×136×10×256 0.74× the tiles' time, 40×400×7×128
     // 0.67×, every such shape to 1024 outputs an SM 0.54–0.88×; 128×128×10×200, 1241 an SM, 1.11×;
@@ -1462,7 +1482,7 @@ extern "C" void solve(const float* A, const float* B, float* C, int BATCH, int M
     const double big_eff = big_tiles <= sms ? 0.75 : 1.0;
     const double t_big = makespan(big_tiles, 128, 128, big_eff, sms);
     const double t_small = makespan(small_tiles, 64, 64, 0.8, sms);
-    if (exact && solve_split(A, B, C, BATCH, M, N, K, sms)) return;
+    if (exact && solve_split<DSmall>(A, B, C, BATCH, M, N, K, sms, 2)) return;
     if (exact) {
         // DMMA tiles, 128×128 or 64×64 by the same model and efficiencies: up to one full wave of
         // 128×128 tiles (0.75 there) it always picks 64×64, the prototype's rule where it was
