@@ -29,8 +29,8 @@ case "${1:-}" in
     # mm_thin at depth 9–16, each against HEAD
     BUDGET=${BUDGET:-420} LINE_LIMIT=200 $G build \
         "sh=$(sed -n 's/^#   \(.*\)$/\1/p' $R/batch_run274.txt | head -1)" batch=$R/batch_run274.txt ;;
-46) # ~4 min: batched fp32's sections remade at COMMIT, then run 276 (batched 03 as landed against
-    # the stage before it, from the landed diff reversed)
+46) # ~6 min: batched fp32's sections remade at COMMIT, then run 276 (batched 03 as landed against
+    # the stage before it, from the landed diff reversed; both fp32 03 sweeps, seeds 2 and 3)
     [ -n "${COMMIT:-}" ] || { echo "next_calls.sh 46: COMMIT=<the committed HEAD> first" >&2; exit 2; }
     export COMMIT
     BUDGET=${BUDGET:-560} LINE_LIMIT=200 $G build leaderboard=batched_matmul_fp32 \
