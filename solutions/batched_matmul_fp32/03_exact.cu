@@ -37,8 +37,8 @@
 //   there); 128×128 32 deep 0.84–0.88×; 64×64 32 deep 0.68–0.93× (2 stages 0.93–0.99× 3's).
 //   H100 from here: A widened once 0.76–0.96× on full grids (1.06–1.18× slower under a wave and
 //   at N < 16: not there); rows from K = 16: 0.62–0.95× the 64×64 tile on 10 tiny grids. 64×16
-//   tiles: 0.37–0.95× the time of the path they replace on 13 of 14 shapes (74×136×10×256 0.46×
-//   bmm_rows', now 0.61× cuBLAS); 1.27× bmm_rows' at 10×18×8×119 (18 rows: not there).
+//   tiles: 0.37–0.95× the path they replace (74×136×10×256 0.46×, now 0.53–0.61× cuBLAS); 1.27×
+//   at 10×18×8×119 (18 rows: not there); from 32 rows, 1.19× bmm_rows' at 3×32×16×200 (3 tiles).
 // Tiles: DMMA 128×128×32 ×3, 64×64×32 ×2, 64×16×32 ×3 (×16 ×4 where 32 pads); rows, slab 256.
 // Targets: sm_75 sm_80 sm_90a sm_100a
 // Judge GPUs: T4 A100 H100 H200 B200
