@@ -36,6 +36,10 @@ case "${1:-}" in
     BUDGET=${BUDGET:-560} LINE_LIMIT=200 $G build leaderboard=batched_matmul_fp32 \
         leaderboard-random=batched_matmul_fp32:02,03 \
         "sh=$(sed -n 's/^#   \(.*\)$/\1/p' $R/batch_run276.txt | head -1)" batch=$R/batch_run276.txt ;;
+47) # ~6 min: run 277, batched 03's 64×16 tiles from 1024 rows in all against HEAD, the landed
+    # stage's tests (SASS, A100 path), both fp32 03 sweeps at seeds 2 and 3
+    BUDGET=${BUDGET:-540} LINE_LIMIT=200 $G build \
+        "sh=$(sed -n 's/^#   \(.*\)$/\1/p' $R/batch_run277.txt | head -1)" batch=$R/batch_run277.txt ;;
 17) # ~8 min: every best stage's random sweep, seeds 1–3, beside its yardsticks (260)
     BUDGET=580 LINE_LIMIT=200 $G build batch=$R/batch_run260.txt ;;
 23) # ~1 min: run 261's sanitizer line (the capped slab's memcheck, matmul 03's at 2960×3759×4),
@@ -56,5 +60,5 @@ case "${1:-}" in
     45) BUDGET=580 $G build leaderboard=matmul_fp32 leaderboard-random=matmul_fp32:02,03 \
         leaderboard=batched_matmul_fp32 leaderboard-random=batched_matmul_fp32:02,03 ;;  # 4 and 5
     esac ;;
-*)  echo "usage: lab/runs/next_calls.sh 3|4|5|10|13|17|20|23|35|36|37|38|45|46" >&2; exit 2 ;;
+*)  echo "usage: lab/runs/next_calls.sh 3|4|5|10|13|17|20|23|35|36|37|38|45|46|47" >&2; exit 2 ;;
 esac
