@@ -29,13 +29,6 @@ case "${1:-}" in
     # mm_thin at depth 9–16, each against HEAD
     BUDGET=${BUDGET:-420} LINE_LIMIT=200 $G build \
         "sh=$(sed -n 's/^#   \(.*\)$/\1/p' $R/batch_run274.txt | head -1)" batch=$R/batch_run274.txt ;;
-46) # ~6 min: batched fp32's sections remade at COMMIT, then run 276 (batched 03 as landed against
-    # the stage before it, from the landed diff reversed; both fp32 03 sweeps, seeds 2 and 3)
-    [ -n "${COMMIT:-}" ] || { echo "next_calls.sh 46: COMMIT=<the committed HEAD> first" >&2; exit 2; }
-    export COMMIT
-    BUDGET=${BUDGET:-560} LINE_LIMIT=200 $G build leaderboard=batched_matmul_fp32 \
-        leaderboard-random=batched_matmul_fp32:02,03 \
-        "sh=$(sed -n 's/^#   \(.*\)$/\1/p' $R/batch_run276.txt | head -1)" batch=$R/batch_run276.txt ;;
 47) # ~6 min: run 277, batched 03's 64×16 tiles from 1024 rows in all against HEAD, the landed
     # stage's tests (SASS, A100 path), both fp32 03 sweeps at seeds 2 and 3
     BUDGET=${BUDGET:-540} LINE_LIMIT=200 $G build \
@@ -46,10 +39,10 @@ case "${1:-}" in
     # cut from calls 16 and 19 by their budgets
     grep -e '^#' -e --sanitize $R/batch_run261.txt > /tmp/batch_run261s.txt
     BUDGET=${BUDGET:-120} LINE_LIMIT=100 $G build batch=/tmp/batch_run261s.txt ;;
-3|4|5|10|45) # the leaderboard: the sections `./harness leaderboard --check` calls stale, from the tree
-    # as committed (no sh= step: gpu_session.sh refuses a leaderboard step after one), labelled
-    # with COMMIT (this copy has no .git). Copy each call's $OUT/leaderboard.md into the tree
-    # before the next call, so the next one adds its sections to it.
+3|4|5|10|45|46) # the leaderboard: the sections `./harness leaderboard --check` calls stale,
+    # from the tree as committed (no sh= step before them: gpu_session.sh refuses a leaderboard
+    # step after one), labelled with COMMIT (this copy has no .git). Copy each call's
+    # $OUT/leaderboard.md into the tree before the next call, so the next one adds its sections.
     [ -n "${COMMIT:-}" ] || { echo "next_calls.sh $1: COMMIT=<the committed HEAD, short hash> first" >&2; exit 2; }
     export COMMIT
     case $1 in
@@ -59,6 +52,10 @@ case "${1:-}" in
     5) BUDGET=570 $G build leaderboard=batched_matmul_fp32 leaderboard-random=batched_matmul_fp32:02,03 ;;
     45) BUDGET=580 $G build leaderboard=matmul_fp32 leaderboard-random=matmul_fp32:02,03 \
         leaderboard=batched_matmul_fp32 leaderboard-random=batched_matmul_fp32:02,03 ;;  # 4 and 5
+    46) # 5, then run 276
+        BUDGET=${BUDGET:-560} LINE_LIMIT=200 $G build leaderboard=batched_matmul_fp32 \
+        leaderboard-random=batched_matmul_fp32:02,03 \
+        "sh=$(sed -n 's/^#   \(.*\)$/\1/p' $R/batch_run276.txt | head -1)" batch=$R/batch_run276.txt ;;
     esac ;;
 *)  echo "usage: lab/runs/next_calls.sh 3|4|5|10|13|17|20|23|35|36|37|38|45|46|47" >&2; exit 2 ;;
 esac

@@ -1454,14 +1454,14 @@ extern "C" void solve(const float* A, const float* B, float* C, int BATCH, int M
         if (!solve_split<DSkinny>(A, B, C, BATCH, M, N, K, sms, 4)) launch_dmma_any<DSkinny>(A, B, C, BATCH, M, N, K);
         return;
     }
-    // bmm_rows (with fp64 sums: what the 64×16 tiles leave)
-    // for at most 32 columns and K ≥ 128 (16 with fp64 sums), while its outputs fill at most two 256-thread
-    // blocks an SM (by issue count the busiest SM then spends ~16 cycles a k, the 64×64 tile's
-    // loop ~40), four with N ≤ 10 (measured: 74×136×10×256 0.74× the tiles' time, 40×400×7×128
-    // 0.67×, every such shape to 1024 outputs an SM 0.54–0.88×; 128×128×10×200, 1241 an SM, 1.11×;
-    // from 12 columns on 1.04–1.14×), and B's re-reads (once per block of a batch) stay within
-    // 2^22 floats from L2, the bound matmul_fp32 02's mm_dot was measured inside. (Measured
-    // against 02's fp32 tiles and fp32 sums; kept as they are for fp64 sums and DMMA tiles.)
+    // bmm_rows (with fp64 sums, what the 64×16 tiles leave) for at most 32 columns and K ≥ 128 (16
+    // with fp64 sums), while its outputs fill at most two 256-thread blocks an SM (by issue count
+    // the busiest SM then spends ~16 cycles a k, the 64×64 tile's loop ~40), four with N ≤ 10
+    // (measured: 74×136×10×256 0.74× the tiles' time, 40×400×7×128 0.67×, every such shape to 1024
+    // outputs an SM 0.54–0.88×; 128×128×10×200, 1241 an SM, 1.11×; from 12 columns on 1.04–1.14×),
+    // and B's re-reads (once per block of a batch) stay within 2^22 floats from L2, the bound
+    // matmul_fp32 02's mm_dot was measured inside. (Measured against 02's fp32 tiles and fp32 sums;
+    // kept as they are for fp64 sums and DMMA tiles.)
     // Everything else: the tiles.
     const double row_outputs = N <= BMM_ROWS_NARROW_N ? BMM_ROWS_NARROW_OUTPUTS_PER_SM : BMM_ROWS_OUTPUTS_PER_SM;
     if (exact && M <= kSlabMaxRows && N > kRowMaxCols) {  // K > 8 here
