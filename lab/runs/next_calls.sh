@@ -33,6 +33,10 @@ case "${1:-}" in
     # stage's tests (SASS, A100 path), both fp32 03 sweeps at seeds 2 and 3
     BUDGET=${BUDGET:-540} LINE_LIMIT=200 $G build \
         "sh=$(sed -n 's/^#   \(.*\)$/\1/p' $R/batch_run277.txt | head -1)" batch=$R/batch_run277.txt ;;
+48) # ~7 min: run 278, split K in one launch (the pieces as one cluster, summed over DSMEM) in
+    # both fp32 03 stages, against HEAD and against run 277's 1024-row bound
+    BUDGET=${BUDGET:-560} LINE_LIMIT=200 $G build \
+        "sh=$(sed -n 's/^#   \(.*\)$/\1/p' $R/batch_run278.txt | head -1)" batch=$R/batch_run278.txt ;;
 17) # ~8 min: every best stage's random sweep, seeds 1–3, beside its yardsticks (260)
     BUDGET=580 LINE_LIMIT=200 $G build batch=$R/batch_run260.txt ;;
 23) # ~1 min: run 261's sanitizer line (the capped slab's memcheck, matmul 03's at 2960×3759×4),
@@ -57,5 +61,5 @@ case "${1:-}" in
         leaderboard-random=batched_matmul_fp32:02,03 \
         "sh=$(sed -n 's/^#   \(.*\)$/\1/p' $R/batch_run276.txt | head -1)" batch=$R/batch_run276.txt ;;
     esac ;;
-*)  echo "usage: lab/runs/next_calls.sh 3|4|5|10|13|17|20|23|35|36|37|38|45|46|47" >&2; exit 2 ;;
+*)  echo "usage: lab/runs/next_calls.sh 3|4|5|10|13|17|20|23|35|36|37|38|45|46|47|48" >&2; exit 2 ;;
 esac
