@@ -43,7 +43,7 @@ case "${1:-}" in
     # cut from calls 16 and 19 by their budgets
     grep -e '^#' -e --sanitize $R/batch_run261.txt > /tmp/batch_run261s.txt
     BUDGET=${BUDGET:-120} LINE_LIMIT=100 $G build batch=/tmp/batch_run261s.txt ;;
-3|4|5|10|45|46) # the leaderboard: the sections `./harness leaderboard --check` calls stale,
+3|4|5|10|45|46|49) # the leaderboard: the sections `./harness leaderboard --check` calls stale,
     # from the tree as committed (no sh= step before them: gpu_session.sh refuses a leaderboard
     # step after one), labelled with COMMIT (this copy has no .git). Copy each call's
     # $OUT/leaderboard.md into the tree before the next call, so the next one adds its sections.
@@ -56,10 +56,15 @@ case "${1:-}" in
     5) BUDGET=570 $G build leaderboard=batched_matmul_fp32 leaderboard-random=batched_matmul_fp32:02,03 ;;
     45) BUDGET=580 $G build leaderboard=matmul_fp32 leaderboard-random=matmul_fp32:02,03 \
         leaderboard=batched_matmul_fp32 leaderboard-random=batched_matmul_fp32:02,03 ;;  # 4 and 5
+    49) # 45, then run 279 (the landed one-launch split under the sanitizers and against before)
+        BUDGET=${BUDGET:-580} LINE_LIMIT=200 $G build leaderboard=matmul_fp32 \
+        leaderboard-random=matmul_fp32:02,03 leaderboard=batched_matmul_fp32 \
+        leaderboard-random=batched_matmul_fp32:02,03 \
+        "sh=$(sed -n 's/^#   \(.*\)$/\1/p' $R/batch_run279.txt | head -1)" batch=$R/batch_run279.txt ;;
     46) # 5, then run 276
         BUDGET=${BUDGET:-560} LINE_LIMIT=200 $G build leaderboard=batched_matmul_fp32 \
         leaderboard-random=batched_matmul_fp32:02,03 \
         "sh=$(sed -n 's/^#   \(.*\)$/\1/p' $R/batch_run276.txt | head -1)" batch=$R/batch_run276.txt ;;
     esac ;;
-*)  echo "usage: lab/runs/next_calls.sh 3|4|5|10|13|17|20|23|35|36|37|38|45|46|47|48" >&2; exit 2 ;;
+*)  echo "usage: lab/runs/next_calls.sh 3|4|5|10|13|17|20|23|35|36|37|38|45|46|47|48|49" >&2; exit 2 ;;
 esac
