@@ -44,6 +44,7 @@
 // Judge GPUs: T4 A100 H100 H200 B200
 // History (the header before it was condensed): lab/stages/matmul_fp32_03_exact.md
 
+#include <cooperative_groups.h>
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -785,6 +786,54 @@ using XSmall16 = XTile<64, 64, 2, 2>;
 #endif
 using XSkinny = XTile<64, 8, 4, 1, MM_SMALL_BK, MM_SMALL_STAGES>;
 
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+// Split K in one launch (Hopper): a tile's pieces are the CTAs of one cluster (blockIdx.z the
+// piece). Each leaves its fp64 partial tile in its own shared memory; after the cluster barrier
+// CTA r adds a 1/s share of the tile's outputs over the s pieces in piece order (as mm_split_sum:
+// the same sums, bit for bit), reading the others' shared memory, and rounds once. No planes in
+// global memory, no second kernel and its launch.
+template <class T>
+__device__ __forceinline__ void cluster_sum(const double (&acc)[T::FM][T::FN][4], float* smem, float* C,
+                                            int rows, int cols, int m0, int n0, int wm, int wn) {
+    namespace cg = cooperative_groups;
+    cg::cluster_group cl = cg::this_cluster();
+    constexpr int RS = T::BN + 8;  // doubles a row: the fragments' 16-byte stores, rows g at banks 16g
+    static_assert(T::BM * RS * 2 <= T::STAGE_FLOATS * T::STAGES, "the fp64 tile fits the ring");
+    const int tid = threadIdx.x, g = (tid & 31) >> 2, t = tid & 3;
+    double* red = reinterpret_cast<double*>(smem);
+    __syncthreads();  // every warp's last fragment reads of the ring are done
+#pragma unroll
+    for (int i = 0; i < T::FM; ++i)
+#pragma unroll
+        for (int h = 0; h < 2; ++h)
+#pragma unroll
+            for (int j = 0; j < T::FN; ++j)
+                *reinterpret_cast<double2*>(red + (wm + 16 * i + 8 * h + g) * RS + wn + 8 * j + 2 * t) =
+                    make_double2(acc[i][j][2 * h], acc[i][j][2 * h + 1]);
+    cl.sync();  // every piece's tile is written, and visible to the cluster
+    const int s = (int)gridDim.z, r = (int)blockIdx.z;
+    constexpr int PAIRS = T::BM * T::BN / 2;
+    for (int p = r * T::NT + tid; p < PAIRS; p += s * T::NT) {
+        const int row = p / (T::BN / 2), col = p % (T::BN / 2) * 2, m = m0 + row, n = n0 + col;
+        double x = 0.0, y = 0.0;
+        for (int z0 = 0; z0 < s; z0 += 8) {  // 8 remote loads in flight
+            double2 v[8];
+#pragma unroll
+            for (int u = 0; u < 8; ++u)
+                if (z0 + u < s) v[u] = *reinterpret_cast<const double2*>(cl.map_shared_rank(red, z0 + u) + row * RS + col);
+#pragma unroll
+            for (int u = 0; u < 8; ++u)
+                if (z0 + u < s) x += v[u].x, y += v[u].y;
+        }
+        if (m < rows) {
+            if (n < cols) C[(size_t)m * cols + n] = static_cast<float>(x);
+            if (n + 1 < cols) C[(size_t)m * cols + n + 1] = static_cast<float>(y);
+        }
+    }
+    cl.sync();  // no CTA leaves while another still reads its shared memory
+}
+#endif
+
 // C (rows×cols) = A (rows×depth) · B (depth×cols). A_VEC / B_VEC: that matrix's rows are 16-byte
 // aligned, on the 128-row tiles each its width rounded up to 4 floats long (a padded copy's rows
 // end in zeros). SPLIT: piece z = blockIdx.z sums k in [z·k_per, (z+1)·k_per) into
@@ -903,6 +952,14 @@ __global__ void __launch_bounds__(T::NT)
 #endif
     }
     cp_wait<0>();
+#if __CUDA_ARCH__ >= 900
+    if constexpr (SPLIT) {
+        if (ws == nullptr) {  // the pieces are one cluster: added in piece order over DSMEM
+            cluster_sum<T>(acc, smem, C, rows, cols, m0, n0, wm, wn);
+            return;
+        }
+    }
+#endif
     if (SPLIT) {  // this piece's partial tile in fp64; a second kernel adds the pieces in order
         const size_t plane = (size_t)rows * cols;
         double* part = ws + blockIdx.z * plane;
@@ -1010,6 +1067,28 @@ static bool mm_exact_ok() {
     return ok == 1;
 }
 
+// Split K's pieces as one cluster (cluster_sum) on Hopper, where the kernel was built for it (the
+// file compiled as sm_80 PTX and run on an H100 has no cluster code in it), and only while all the
+// pieces are at most one CTA an SM: where they filled the SMs (CTAs ≥ 240), clusters of 5–11 left
+// CTAs over for a second round (1.18–1.36× the planes' time; 0.89–0.93× at 15–72 CTAs)
+#ifndef MM_SPLIT_CLUSTER
+#define MM_SPLIT_CLUSTER 16  // at most this many pieces a tile as one cluster (0: never; past 8: Hopper's)
+#endif
+static bool cluster_ok() {
+    static int ok = -1;
+    if (ok < 0) {
+        int dev = 0, major = 0, launch = 0;
+        cudaFuncAttributes fa;
+        ok = MM_SPLIT_CLUSTER >= 2 && cudaGetDevice(&dev) == cudaSuccess &&
+             cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) == cudaSuccess &&
+             cudaDeviceGetAttribute(&launch, cudaDevAttrClusterLaunch, dev) == cudaSuccess && major == 9 &&
+             launch != 0 && cudaFuncGetAttributes(&fa, mm_exact<XSmall, false, false, true>) == cudaSuccess &&
+             fa.ptxVersion >= 90;
+        (void)cudaGetLastError();
+    }
+    return ok == 1;
+}
+
 template <class CF>
 static void launch(const float* A, const float* B, float* C, int M, int N, int K, float alpha,
                    float beta, bool vec, int splits = 1, int k_per = 0, float* ws = nullptr,
@@ -1055,14 +1134,34 @@ static int exact_resident() {
     }();
     return n;
 }
+// Split with no planes (ws null): the pieces of a tile as one cluster (cluster_sum); false when
+// that launch is refused (nothing ran)
 template <class T, bool AV, bool BV, bool SPLIT, bool STAGE = false>
-static void launch_exact_as(const float* A, const float* B, float* C, int rows, int depth, int cols,
+static bool launch_exact_as(const float* A, const float* B, float* C, int rows, int depth, int cols,
                             int splits, int k_per, double* ws) {
     const auto kern = mm_exact<T, AV, BV, SPLIT, STAGE>;
     (void)exact_ready<T, AV, BV, SPLIT, STAGE>();
     const dim3 grid((unsigned)((cols + T::BN - 1) / T::BN), (unsigned)((rows + T::BM - 1) / T::BM),
                     (unsigned)splits);
-    kern<<<grid, T::NT, T::SMEM>>>(A, B, C, rows, depth, cols, k_per, ws);
+    if (!SPLIT || ws) {
+        kern<<<grid, T::NT, T::SMEM>>>(A, B, C, rows, depth, cols, k_per, ws);
+        return true;
+    }
+    static const bool wide = cudaFuncSetAttribute(kern, cudaFuncAttributeNonPortableClusterSizeAllowed, 1) ==
+                             cudaSuccess;  // clusters past 8 CTAs (Hopper: 16)
+    if (splits > 8 && !wide) {
+        (void)cudaGetLastError();
+        return false;
+    }
+    cudaLaunchAttribute at[1];
+    at[0].id = cudaLaunchAttributeClusterDimension;
+    at[0].val.clusterDim.x = 1, at[0].val.clusterDim.y = 1, at[0].val.clusterDim.z = (unsigned)splits;
+    cudaLaunchConfig_t cfg = {};
+    cfg.gridDim = grid, cfg.blockDim = dim3(T::NT), cfg.dynamicSmemBytes = T::SMEM, cfg.stream = 0;
+    cfg.attrs = at, cfg.numAttrs = 1;
+    if (cudaLaunchKernelEx(&cfg, kern, A, B, C, rows, depth, cols, k_per, ws) == cudaSuccess) return true;
+    (void)cudaGetLastError();
+    return false;
 }
 // Every row of a matrix `width` floats wide at p is 16-byte aligned (a padded copy's rows are
 // rounded up to 4 floats: `padded`)
@@ -1076,24 +1175,20 @@ struct Ops {
     bool pa, pb;
 };
 template <class T, bool SPLIT>
-static void launch_exact(const Ops& o, float* C, int rows, int depth, int cols, int splits = 1,
+static bool launch_exact(const Ops& o, float* C, int rows, int depth, int cols, int splits = 1,
                          int k_per = 0, double* ws = nullptr, bool stage = false) {
     const float *A = o.A, *B = o.B;
     const bool av = rows16(A, depth, o.pa), bv = rows16(B, cols, o.pb);
-    if (!SPLIT && stage && !bv) {  // B's rows unaligned too (cols % 4 != 0, not padded)
-        if (av) launch_exact_as<T, true, false, false, true>(A, B, C, rows, depth, cols, 1, 0, nullptr);
-        else launch_exact_as<T, false, false, false, true>(A, B, C, rows, depth, cols, 1, 0, nullptr);
-        return;
-    }
-    if (!SPLIT && stage && o.pb) {  // C's rows unaligned, B read from its padded copy
-        if (av) launch_exact_as<T, true, true, false, true>(A, B, C, rows, depth, cols, 1, 0, nullptr);
-        else launch_exact_as<T, false, true, false, true>(A, B, C, rows, depth, cols, 1, 0, nullptr);
-        return;
-    }
-    if (av && bv) launch_exact_as<T, true, true, SPLIT>(A, B, C, rows, depth, cols, splits, k_per, ws);
-    else if (av) launch_exact_as<T, true, false, SPLIT>(A, B, C, rows, depth, cols, splits, k_per, ws);
-    else if (bv) launch_exact_as<T, false, true, SPLIT>(A, B, C, rows, depth, cols, splits, k_per, ws);
-    else launch_exact_as<T, false, false, SPLIT>(A, B, C, rows, depth, cols, splits, k_per, ws);
+    if (!SPLIT && stage && !bv)  // B's rows unaligned too (cols % 4 != 0, not padded)
+        return av ? launch_exact_as<T, true, false, false, true>(A, B, C, rows, depth, cols, 1, 0, nullptr)
+                  : launch_exact_as<T, false, false, false, true>(A, B, C, rows, depth, cols, 1, 0, nullptr);
+    if (!SPLIT && stage && o.pb)  // C's rows unaligned, B read from its padded copy
+        return av ? launch_exact_as<T, true, true, false, true>(A, B, C, rows, depth, cols, 1, 0, nullptr)
+                  : launch_exact_as<T, false, true, false, true>(A, B, C, rows, depth, cols, 1, 0, nullptr);
+    if (av && bv) return launch_exact_as<T, true, true, SPLIT>(A, B, C, rows, depth, cols, splits, k_per, ws);
+    if (av) return launch_exact_as<T, true, false, SPLIT>(A, B, C, rows, depth, cols, splits, k_per, ws);
+    if (bv) return launch_exact_as<T, false, true, SPLIT>(A, B, C, rows, depth, cols, splits, k_per, ws);
+    return launch_exact_as<T, false, false, SPLIT>(A, B, C, rows, depth, cols, splits, k_per, ws);
 }
 
 // The split-K workspace: a counter per tile (zeroed once; the last piece of a tile resets its
@@ -1336,21 +1431,22 @@ static int split_resident(bool av, bool bv) {  // as launch_exact<T, true> picks
     return av ? (bv ? exact_resident<T, true, true, true>() : exact_resident<T, true, false, true>())
               : (bv ? exact_resident<T, false, true, true>() : exact_resident<T, false, false, true>());
 }
+// s pieces of the depth rounded to whole k-tiles of `step` (k_per each); how many that leaves (none
+// empty)
+static long long whole_pieces(long long s, int depth, int step, int& k_per) {
+    k_per = (int)((depth + s - 1) / s + step - 1) / step * step;
+    return (depth + k_per - 1) / k_per;
+}
 static bool solve_split(const float* A, const float* B, float* C, int rows, int depth, int cols,
                         bool vec, bool exact, int sms) {
     const long long small_tiles = (long long)((rows + 63) / 64) * ((cols + 63) / 64);
     const double waves = exact ? MM_SPLIT_WAVES : 1.0;
     const int min_depth = exact ? MM_SPLIT_MIN_DEPTH : kSplitMinDepth;
     if (small_tiles >= waves * sms || depth < 2 * min_depth || small_tiles > 4096) return false;
-    // s pieces rounded to whole k-tiles of `step` (k_per each); how many that leaves (none empty)
-    const auto whole = [&](long long s, int step, int& k_per) {
-        k_per = (int)((depth + s - 1) / s + step - 1) / step * step;
-        return (depth + k_per - 1) / k_per;
-    };
     // pieces for `ctas` CTAs an SM, each at least min_depth deep
     const auto plan = [&](long long tiles, int ctas, int step, int& k_per) {
         const long long s = std::min<long long>(std::max(1LL, (long long)ctas * sms / tiles), depth / min_depth);
-        return whole(std::min<long long>(s, kSplitMax), step, k_per);
+        return whole_pieces(std::min<long long>(s, kSplitMax), depth, step, k_per);
     };
     int k_per = 0, k_mid = 0;
     long long s = plan(small_tiles, exact ? MM_SPLIT_CTAS : 2, exact ? XSmall::BK : SmallCfg::BK, k_per);
@@ -1363,9 +1459,15 @@ static bool solve_split(const float* A, const float* B, float* C, int rows, int 
         s = s_mid, k_per = k_mid;
     } else if (exact && s >= 2) {
         const long long slots = (long long)split_resident<XSmall>(rows16(A, depth), rows16(B, cols)) * sms;
-        s = whole(fit_pieces(small_tiles, s, depth, min_depth, slots), XSmall::BK, k_per);
+        s = whole_pieces(fit_pieces(small_tiles, s, depth, min_depth, slots), depth, XSmall::BK, k_per);
     }
     if (s < 2) return false;
+    if (exact && s <= MM_SPLIT_CLUSTER && (mid ? mid_tiles : small_tiles) * s <= sms && cluster_ok()) {
+        const Ops o = mid ? aligned_ops(A, B, rows, depth, cols) : Ops{A, B, false, false};
+        if (mid ? launch_exact<XMid, true>(o, C, rows, depth, cols, (int)s, k_per, nullptr)
+                : launch_exact<XSmall, true>(o, C, rows, depth, cols, (int)s, k_per, nullptr))
+            return true;
+    }
     static SplitSpace space = {nullptr, 0};
     constexpr size_t kCounterBytes = 4096 * sizeof(int);  // tiles < SMs: one each
     const size_t planes = (size_t)rows * cols * (exact ? sizeof(double) : sizeof(float)) * (size_t)s;
@@ -1394,12 +1496,15 @@ static bool solve_skinny(const float* A, const float* B, float* C, int rows, int
     const long long tiles = (rows + XSkinny::BM - 1) / XSkinny::BM;
     long long s = std::min<long long>(slots / tiles, depth / MM_SPLIT_MIN_DEPTH);
     s = std::max<long long>(1, std::min<long long>(s, kSplitMax));
-    const int k_per = (int)((depth + s - 1) / s + XSkinny::BK - 1) / XSkinny::BK * XSkinny::BK;
-    s = (depth + k_per - 1) / k_per;  // no empty piece
+    int k_per = 0;
+    s = whole_pieces(s, depth, XSkinny::BK, k_per);
+    const Ops o{A, B, false, false};
+    if (s > 1 && s <= MM_SPLIT_CLUSTER && tiles * s <= sms && cluster_ok() &&
+        launch_exact<XSkinny, true>(o, C, rows, depth, cols, (int)s, k_per, nullptr))
+        return true;  // one launch, no planes
     static SplitSpace space = {nullptr, 0};
     double* ws = nullptr;
     if (!slice_planes(space, s, rows, cols, ws)) return false;
-    const Ops o{A, B, false, false};
     if (s > 1) launch_exact<XSkinny, true>(o, C, rows, depth, cols, (int)s, k_per, ws);
     else launch_exact<XSkinny, false>(o, C, rows, depth, cols);
     sum_slices(ws, C, rows, cols, s);
