@@ -13,11 +13,11 @@
 //   8-byte load; A rows 24 floats apart, B's 16-byte chunks XOR-swizzled by row pair: no conflicts.
 // Padded copies (mm_pad): rows not 16-byte aligned (depth or cols % 4 ≠ 0) take 4-byte cp.async;
 //   from 2^28 multiply-adds such a matrix is copied once into rows of a multiple of 4 floats.
-// Split K (fewer 64×64 tiles than 1.5 waves, depth ≥ 256): pieces write fp64 planes, which
-//   mm_split_sum adds in piece order, rounding once. Their count: for 4 CTAs an SM, refitted where
-//   that passes one wave to the CTAs the occupancy API says an SM holds (3 on H100, 2 on A100).
-//   128×64 tiles (2 an SM) where C has ≥ 512 rows, pieces ≥ 320 deep, one for every SM: a
-//   quarter fewer shared loads a DMMA. Odd cols, tiles filling the SMs: 02's staged epilogue.
+// Split K (fewer 64×64 tiles than 1.5 waves, depth ≥ 256): pieces for 4 CTAs an SM, refitted past
+//   one wave to the CTAs an SM holds (3 on H100, 2 on A100); 128×64 tiles (2 an SM) for ≥ 512 rows,
+//   pieces ≥ 320 deep. mm_split_sum adds their fp64 planes in order, rounds once; on Hopper, while
+//   the pieces are at most one CTA an SM, a tile's ≤ 16 are one cluster and add one another's
+//   tiles over DSMEM in that order: one launch, no planes. Odd cols: 02's staged epilogue.
 // Up to 16 rows (mm_gemv): a lane a column of B, read once; A's rows widened once in shared
 //   memory; the depth sliced for 4 blocks an SM, the slices added in order by mm_split_sum. 1–4
 //   columns, ≥ 256 rows (mm_narrow): a warp 4 rows, its lanes along k (128-byte loads of A; B's
@@ -29,16 +29,16 @@
 // Prediction (before measuring): every random shape passes on A100/H100/H200; large shapes
 //   1.1–1.2× cuBLAS's time; geo mean ~0.75× cuBLAS (02: 0.58–0.63×). 32-deep k-tiles, 128×64
 //   tiles, split pieces: 0.80–0.95×; split sum 0.5–0.7× the tile's; padded copies 0.70–0.85×;
-//   mm_narrow 0.35–0.75× the tiles; pieces fitted to the waves 0.65–0.85×; 64×8 tiles 0.55–0.8×.
+//   mm_narrow 0.35–0.75× the tiles; pieces fitted 0.65–0.85×; 64×8 0.55–0.8×; one launch 0.75–0.9×.
 // Measured (H100 and H200, cuBLAS and cuBLASLt timed beside it): every test passes on SASS and on
 //   the A100 and T4 paths (as PTX), memcheck and racecheck clean. 32-deep k-tiles 0.86× at 4096³,
 //   0.91–0.96× elsewhere; split sum 0.40–0.64×, the split rule 0.67–0.91×; staged epilogue
 //   0.53–0.92×; mm_gemv 0.44–0.94× the tiles; padded copies 0.76–0.92×; 128×64 at depth ≤ 256
-//   0.88–0.96×, as split pieces 0.92× at 6050×3080×54 (1.06–1.12× slower ≤ 272 deep: not there).
-//   mm_narrow 0.45–0.58× at 1–2 columns, 0.69–0.91× at 4 (B as float4), 1.05–1.32× slower at 8.
-//   64×64 32 deep 0.92–0.97×. Split pieces fitted (H100): 0.87–0.97× under a wave, 1.00–1.02×
-//   (noise) on one-wave shapes. 64×8 tiles (H100): 0.47–0.67× on 7 of 11 shapes (2136×7585×8
-//   0.60×: 1.23× → 0.65× cuBLAS's time), 0.75–0.86× on 4 of ≤ 512 rows or 130 deep.
+//   0.88–0.96× (1.06–1.12× slower as split pieces ≤ 272 deep: not there). mm_narrow 0.45–0.58× at
+//   1–2 columns, 0.69–0.91× at 4, 1.05–1.32× slower at 8. H100 from here: pieces fitted 0.87–0.97×
+//   under a wave; 64×8 tiles 0.47–0.86× (2136×7585×8: 1.23× → 0.65× cuBLAS's time). One-launch
+//   split: 0.89–0.93× at 15–72 CTAs (186×1148×58 0.89×, 112×1282×234 0.90×), 0.95–0.96× at
+//   256–348; 1.18–1.36× slower at 240–710 CTAs that fill the SMs (clusters left CTAs a 2nd round).
 // Tiles: exact 128×128, 128×64, 64×64, 64×8, each ×32 × 3 (×16 × 4 where 32 pads); fp32: 02's.
 // Targets: sm_75 sm_80 sm_90a sm_100a
 // Judge GPUs: T4 A100 H100 H200 B200
