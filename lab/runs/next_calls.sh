@@ -56,9 +56,9 @@ case "${1:-}" in
     5) BUDGET=570 $G build leaderboard=batched_matmul_fp32 leaderboard-random=batched_matmul_fp32:02,03 ;;
     45) BUDGET=580 $G build leaderboard=matmul_fp32 leaderboard-random=matmul_fp32:02,03 \
         leaderboard=batched_matmul_fp32 leaderboard-random=batched_matmul_fp32:02,03 ;;  # 4 and 5
-    49) # 45, then run 279 (the landed one-launch split under the sanitizers and against before)
-        BUDGET=${BUDGET:-580} LINE_LIMIT=200 $G build leaderboard=matmul_fp32 \
-        leaderboard-random=matmul_fp32:02,03 leaderboard=batched_matmul_fp32 \
+    49) # 5 (after run280_b03_cluster_split.patch is landed), then run 279: the one-launch split
+        # of both fp32 03 stages under the sanitizers, against the code before it, beside both yardsticks
+        BUDGET=${BUDGET:-580} LINE_LIMIT=200 $G build leaderboard=batched_matmul_fp32 \
         leaderboard-random=batched_matmul_fp32:02,03 \
         "sh=$(sed -n 's/^#   \(.*\)$/\1/p' $R/batch_run279.txt | head -1)" batch=$R/batch_run279.txt ;;
     46) # 5, then run 276

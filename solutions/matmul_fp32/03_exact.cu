@@ -34,11 +34,11 @@
 //   the A100 and T4 paths (as PTX), memcheck and racecheck clean. 32-deep k-tiles 0.86× at 4096³,
 //   0.91–0.96× elsewhere; split sum 0.40–0.64×, the split rule 0.67–0.91×; staged epilogue
 //   0.53–0.92×; mm_gemv 0.44–0.94× the tiles; padded copies 0.76–0.92×; 128×64 at depth ≤ 256
-//   0.88–0.96× (1.06–1.12× slower as split pieces ≤ 272 deep: not there). mm_narrow 0.45–0.58× at
-//   1–2 columns, 0.69–0.91× at 4, 1.05–1.32× slower at 8. H100 from here: pieces fitted 0.87–0.97×
-//   under a wave; 64×8 tiles 0.47–0.86× (2136×7585×8: 1.23× → 0.65× cuBLAS's time). One-launch
-//   split: 0.89–0.93× at 15–72 CTAs (186×1148×58 0.89×, 112×1282×234 0.90×), 0.95–0.96× at
-//   256–348; 1.18–1.36× slower at 240–710 CTAs that fill the SMs (clusters left CTAs a 2nd round).
+//   0.88–0.96×; mm_narrow 0.45–0.58× at 1–2 columns, 0.69–0.91× at 4, 1.05–1.32× slower at 8.
+//   H100: pieces fitted 0.87–0.97× under a wave; 64×8 tiles 0.47–0.86× (2136×7585×8: 1.23× →
+//   0.65× cuBLAS's time); one-launch split 0.89–0.93× at 15–72 CTAs (186×1148×58 0.89×; tests
+//   pass, sanitizers not yet run), 1.18–1.36× slower at 240–710 CTAs filling the SMs (clusters
+//   left CTAs a second round): only to one CTA an SM (0.95–0.96× at 256–348 CTAs left out).
 // Tiles: exact 128×128, 128×64, 64×64, 64×8, each ×32 × 3 (×16 × 4 where 32 pads); fp32: 02's.
 // Targets: sm_75 sm_80 sm_90a sm_100a
 // Judge GPUs: T4 A100 H100 H200 B200
