@@ -41,6 +41,9 @@ case "${1:-}" in
     # resident at once) instead of one CTA an SM, against HEAD
     BUDGET=${BUDGET:-360} LINE_LIMIT=200 $G build \
         "sh=$(sed -n 's/^#   \(.*\)$/\1/p' $R/batch_run281.txt | head -1)" batch=$R/batch_run281.txt ;;
+51) # ~5 min: run 282, matmul 03's 64×16 exact tiles for C of 9–16 columns, against HEAD
+    BUDGET=${BUDGET:-360} LINE_LIMIT=200 $G build \
+        "sh=$(sed -n 's/^#   \(.*\)$/\1/p' $R/batch_run282.txt | head -1)" batch=$R/batch_run282.txt ;;
 17) # ~8 min: every best stage's random sweep, seeds 1–3, beside its yardsticks (260)
     BUDGET=580 LINE_LIMIT=200 $G build batch=$R/batch_run260.txt ;;
 23) # ~1 min: run 261's sanitizer line (the capped slab's memcheck, matmul 03's at 2960×3759×4),
@@ -70,5 +73,5 @@ case "${1:-}" in
         leaderboard-random=batched_matmul_fp32:02,03 \
         "sh=$(sed -n 's/^#   \(.*\)$/\1/p' $R/batch_run276.txt | head -1)" batch=$R/batch_run276.txt ;;
     esac ;;
-*)  echo "usage: lab/runs/next_calls.sh 3|4|5|10|13|17|20|23|35|36|37|38|45|46|47|48|49|50" >&2; exit 2 ;;
+*)  echo "usage: lab/runs/next_calls.sh 3|4|5|10|13|17|20|23|35|36|37|38|45|46|47|48|49|50|51" >&2; exit 2 ;;
 esac
