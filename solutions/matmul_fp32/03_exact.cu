@@ -837,7 +837,8 @@ __device__ __forceinline__ void cluster_sum(const double (&acc)[T::FM][T::FN][4]
 // C (rows×cols) = A (rows×depth) · B (depth×cols). A_VEC / B_VEC: that matrix's rows are 16-byte
 // aligned, on the 128-row tiles each its width rounded up to 4 floats long (a padded copy's rows
 // end in zeros). SPLIT: piece z = blockIdx.z sums k in [z·k_per, (z+1)·k_per) into
-// ws + z·rows·cols (fp64); mm_split_sum then adds the pieces in order into C. STAGE (C's rows
+// ws + z·rows·cols (fp64); mm_split_sum then adds the pieces in order into C (ws null: the
+// pieces are one cluster, cluster_sum adds them). STAGE (C's rows
 // not 16-byte aligned): the tile goes through the freed ring as fp32 and is written a row at a
 // time, a warp 32 consecutive columns, not in the fragment layout's 4-byte pieces over 8 rows
 // (02's staged epilogue: 0.64–0.97× the scattered stores' time where the tiles fill the SMs).
