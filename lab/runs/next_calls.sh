@@ -29,14 +29,6 @@ case "${1:-}" in
     # mm_thin at depth 9–16, each against HEAD
     BUDGET=${BUDGET:-420} LINE_LIMIT=200 $G build \
         "sh=$(sed -n 's/^#   \(.*\)$/\1/p' $R/batch_run274.txt | head -1)" batch=$R/batch_run274.txt ;;
-47) # ~6 min: run 277, batched 03's 64×16 tiles from 1024 rows in all against HEAD, the landed
-    # stage's tests (SASS, A100 path), both fp32 03 sweeps at seeds 2 and 3
-    BUDGET=${BUDGET:-540} LINE_LIMIT=200 $G build \
-        "sh=$(sed -n 's/^#   \(.*\)$/\1/p' $R/batch_run277.txt | head -1)" batch=$R/batch_run277.txt ;;
-48) # ~7 min: run 278, split K in one launch (the pieces as one cluster, summed over DSMEM) in
-    # both fp32 03 stages, against HEAD and against run 277's 1024-row bound
-    BUDGET=${BUDGET:-560} LINE_LIMIT=200 $G build \
-        "sh=$(sed -n 's/^#   \(.*\)$/\1/p' $R/batch_run278.txt | head -1)" batch=$R/batch_run278.txt ;;
 50) # ~5 min: run 281, matmul 03's one-launch split bounded by the occupancy API (clusters all
     # resident at once) instead of one CTA an SM, against HEAD
     BUDGET=${BUDGET:-360} LINE_LIMIT=200 $G build \
@@ -50,7 +42,7 @@ case "${1:-}" in
     # cut from calls 16 and 19 by their budgets
     grep -e '^#' -e --sanitize $R/batch_run261.txt > /tmp/batch_run261s.txt
     BUDGET=${BUDGET:-120} LINE_LIMIT=100 $G build batch=/tmp/batch_run261s.txt ;;
-3|4|5|10|45|46|49) # the leaderboard: the sections `./harness leaderboard --check` calls stale,
+3|4|5|10|45|49) # the leaderboard: the sections `./harness leaderboard --check` calls stale,
     # from the tree as committed (no sh= step before them: gpu_session.sh refuses a leaderboard
     # step after one), labelled with COMMIT (this copy has no .git). Copy each call's
     # $OUT/leaderboard.md into the tree before the next call, so the next one adds its sections.
@@ -68,10 +60,6 @@ case "${1:-}" in
         BUDGET=${BUDGET:-580} LINE_LIMIT=200 $G build leaderboard=batched_matmul_fp32 \
         leaderboard-random=batched_matmul_fp32:02,03 \
         "sh=$(sed -n 's/^#   \(.*\)$/\1/p' $R/batch_run279.txt | head -1)" batch=$R/batch_run279.txt ;;
-    46) # 5, then run 276
-        BUDGET=${BUDGET:-560} LINE_LIMIT=200 $G build leaderboard=batched_matmul_fp32 \
-        leaderboard-random=batched_matmul_fp32:02,03 \
-        "sh=$(sed -n 's/^#   \(.*\)$/\1/p' $R/batch_run276.txt | head -1)" batch=$R/batch_run276.txt ;;
     esac ;;
-*)  echo "usage: lab/runs/next_calls.sh 3|4|5|10|13|17|20|23|35|36|37|38|45|46|47|48|49|50|51" >&2; exit 2 ;;
+*)  echo "usage: lab/runs/next_calls.sh 3|4|5|10|13|17|20|23|35|36|37|38|45|49|50|51" >&2; exit 2 ;;
 esac
