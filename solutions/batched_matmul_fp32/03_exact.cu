@@ -15,7 +15,8 @@
 //   4 bytes at a time (4× the cp.async). For BATCH·M·N·K ≥ 2^28 such a matrix is copied once
 //   into rows rounded up to 4 floats (one launch, zeros after); the tiles read it 16 bytes a time.
 // Split K (the batches' tiles fewer than the SMs, K ≥ 128): pieces for 2 CTAs an SM (64×64) or 4
-//   (64×16), each ≥ 64 deep, write fp64 planes; bmm_split_sum adds them in order, rounds once.
+//   (64×16), each ≥ 64 deep, added in order and rounded once: their fp64 planes by bmm_split_sum,
+//   or on Hopper, while they are at most one CTA an SM, as one cluster over DSMEM (one launch).
 // bmm_slab (M ≤ 8, N > 32): a block a 32-column slab of C[b], A's rows and B streamed through
 //   bmm_rows' ring 64 k at a time, B read once; a warp 8 k of each chunk for every row, a lane a
 //   column: one B load feeds M independent fp64 chains; the warps' sums meet at the end. Where
@@ -29,21 +30,21 @@
 // Prediction (before measuring): every random shape passes on A100/H100/H200; geo mean ~0.75×
 //   cuBLAS; 128×1024³ ~1.15×. bmm_slab ≤ 1.2× cuBLAS (was 2.4–4.1×). Split K, the slab's warps
 //   over k, rows' k-groups: 0.4–0.8× what they replace; padded copies, capped slab, 32-deep
-//   tiles: 0.70–0.95×; A widened once 0.60–0.85×. 64×16 tiles: 0.6–0.85× the 64×64 tiles.
+//   tiles: 0.70–0.95×; A widened once 0.60–0.85×; 64×16 tiles 0.6–0.85×; one launch 0.75–0.9×.
 // Measured (H200, H100; cuBLAS, cuBLASLt beside it): every test passes on SASS and on the A100
 //   and T4 paths (as PTX), memcheck and racecheck clean. bmm_slab 0.29–0.55× the tiles' time;
 //   split K 0.34–0.96×; slab's warps over k 0.64–0.94×; padded copies 0.75–0.86× (aligned 1.00×);
-//   rows' k-groups 0.46–0.74×; slab capped 0.79–0.92× (1.05× slower under 2 blocks an SM: not
-//   there); 128×128 32 deep 0.84–0.88×; 64×64 32 deep 0.68–0.93× (2 stages 0.93–0.99× 3's).
-//   H100 from here: A widened once 0.76–0.96× on full grids (1.06–1.18× slower under a wave and
-//   at N < 16: not there); rows from K = 16: 0.62–0.95× the 64×64 tile on 10 tiny grids. 64×16
-//   tiles: 0.37–0.95× the path they replace (74×136×10×256 0.46×, now 0.53–0.61× cuBLAS); 1.27×
-//   at 10×18×8×119 (18 rows: not there); from 32 rows, 1.19× bmm_rows' at 3×32×16×200 (3 tiles).
+//   rows' k-groups 0.46–0.74×; slab capped 0.79–0.92×; 128×128 32 deep 0.84–0.88×; 64×64 32 deep
+//   0.68–0.93× (2 stages 0.93–0.99× 3's). H100 from here: A widened once 0.76–0.96× on full grids
+//   (1.06–1.18× slower under a wave, at N < 16: not there); rows from K = 16: 0.62–0.95× the tile
+//   on 10 tiny grids; 64×16 tiles 0.37–0.95× (1.27× at 18 rows: not there; 1.19× bmm_rows' at
+//   3×32×16×200, which one launch made 0.94×); one launch 0.87–0.95× on 7 shapes (1.04× at 234).
 // Tiles: DMMA 128×128×32 ×3, 64×64×32 ×2, 64×16×32 ×3 (×16 ×4 where 32 pads); rows, slab 256.
 // Targets: sm_75 sm_80 sm_90a sm_100a
 // Judge GPUs: T4 A100 H100 H200 B200
 // History (the header before it was condensed): lab/stages/batched_matmul_fp32_03_exact.md
 
+#include <cooperative_groups.h>
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -503,6 +504,52 @@ using DSkinny = Tile<64, 16, 4, 1, BMM_DSMALL_BK, 3>;
 #define BMM_DMMA_SKIP 1  // 0: every warp runs all its fragments (the prototype's loop alone)
 #endif
 
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+// Split K in one launch (Hopper): a tile's S pieces are the CTAs of one cluster (piece z its rank).
+// Each leaves its fp64 partial tile in its own shared memory; after the cluster barrier CTA z adds
+// a 1/S share of the tile's outputs over the pieces in piece order (bmm_split_sum's sums, bit for
+// bit), reading the others' shared memory, and rounds once: no planes, no second launch.
+template <class T>
+__device__ __forceinline__ void cluster_sum(const double (&acc)[T::FM][T::FN][4], float* smem, float* C,
+                                            int M, int N, int m0, int n0, int wm, int wn, int S, int z) {
+    namespace cg = cooperative_groups;
+    cg::cluster_group cl = cg::this_cluster();
+    constexpr int RS = T::BN + 8;  // doubles a row: the fragments' 16-byte stores, rows g at banks 16g
+    static_assert(T::BM * RS * 2 <= T::STAGE_FLOATS * T::STAGES, "the fp64 tile fits the ring");
+    const int tid = threadIdx.x, g = (tid & 31) >> 2, t = tid & 3;
+    double* red = reinterpret_cast<double*>(smem);
+    __syncthreads();  // every warp's last fragment reads of the ring are done
+#pragma unroll
+    for (int i = 0; i < T::FM; ++i)
+#pragma unroll
+        for (int h = 0; h < 2; ++h)
+#pragma unroll
+            for (int j = 0; j < T::FN; ++j)
+                *reinterpret_cast<double2*>(red + (wm + 16 * i + 8 * h + g) * RS + wn + 8 * j + 2 * t) =
+                    make_double2(acc[i][j][2 * h], acc[i][j][2 * h + 1]);
+    cl.sync();  // every piece's tile is written, and visible to the cluster
+    constexpr int PAIRS = T::BM * T::BN / 2;
+    for (int p = z * T::NT + tid; p < PAIRS; p += S * T::NT) {
+        const int row = p / (T::BN / 2), col = p % (T::BN / 2) * 2, m = m0 + row, n = n0 + col;
+        double x = 0.0, y = 0.0;
+        for (int z0 = 0; z0 < S; z0 += 8) {  // 8 remote loads in flight
+            double2 v[8];
+#pragma unroll
+            for (int u = 0; u < 8; ++u)
+                if (z0 + u < S) v[u] = *reinterpret_cast<const double2*>(cl.map_shared_rank(red, z0 + u) + row * RS + col);
+#pragma unroll
+            for (int u = 0; u < 8; ++u)
+                if (z0 + u < S) x += v[u].x, y += v[u].y;
+        }
+        if (m < M) {
+            if (n < N) C[(size_t)m * N + n] = static_cast<float>(x);
+            if (n + 1 < N) C[(size_t)m * N + n + 1] = static_cast<float>(y);
+        }
+    }
+    cl.sync();  // no CTA leaves while another still reads its shared memory
+}
+#endif
+
 // One block = one BM×BN tile of C[blockIdx.z]; blockIdx.x walks N, blockIdx.y M.
 // A_VEC / B_VEC: that matrix's rows are 16-byte aligned (K % 4 == 0, N % 4 == 0, and the pointer;
 // then every batch's A[b], B[b] is too), or it is a padded copy (bmm_pad: rows of K or N rounded
@@ -668,6 +715,12 @@ __global__ void __launch_bounds__(T::NT)
             }
     };
     if constexpr (SPLIT) {  // (b·S + piece)'s fp64 plane; bmm_split_sum adds the pieces
+#if __CUDA_ARCH__ >= 900
+        if (ws == nullptr) {  // no planes: the pieces are one cluster, added over DSMEM
+            cluster_sum<T>(acc, smem, C, M, N, m0, n0, wm, wn, S, piece);
+            return;
+        }
+#endif
         double* part = ws + (size_t)blockIdx.z * M * N;
         each_pair([&](int m, int n, double v0, double v1) {
             double* dst = part + (size_t)m * N + n;
@@ -1187,6 +1240,27 @@ static bool fast_fp64() {
     return fast != 0;
 }
 
+// Split K's pieces as one cluster (cluster_sum) on Hopper, where the kernel was built for it (the
+// file compiled as sm_80 PTX and run on an H100 has no cluster code in it), and only while all the
+// pieces are at most one CTA an SM (matmul_fp32 03: clusters that filled the SMs left CTAs over)
+#ifndef BMM_SPLIT_CLUSTER
+#define BMM_SPLIT_CLUSTER 16  // at most this many pieces a tile as one cluster (0: never; past 8: Hopper's)
+#endif
+static bool cluster_ok() {
+    static int ok = -1;
+    if (ok < 0) {
+        int dev = 0, major = 0, launch = 0;
+        cudaFuncAttributes fa;
+        ok = BMM_SPLIT_CLUSTER >= 2 && cudaGetDevice(&dev) == cudaSuccess &&
+             cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) == cudaSuccess &&
+             cudaDeviceGetAttribute(&launch, cudaDevAttrClusterLaunch, dev) == cudaSuccess && major == 9 &&
+             launch != 0 && cudaFuncGetAttributes(&fa, bmm_dmma<DSmall, false, false, true>) == cudaSuccess &&
+             fa.ptxVersion >= 90;
+        (void)cudaGetLastError();
+    }
+    return ok == 1;
+}
+
 template <class CF>
 static void launch(const float* A, const float* B, float* C, int BATCH, int M, int N, int K,
                    bool vec) {
@@ -1293,8 +1367,10 @@ static void launch_rows_exact(const float* A, const float* B, float* C, int BATC
     else launch_rows<double>(A, B, C, BATCH, M, N, K, R, kw);
 }
 
+// Split with no planes (ws null): a tile's pieces as one cluster (cluster_sum); false when that
+// launch is refused (nothing ran)
 template <class T, bool AV, bool BV, bool SPLIT = false>
-static void launch_dmma(const float* A, const float* B, float* C, int BATCH, int M, int N, int K, int S = 1,
+static bool launch_dmma(const float* A, const float* B, float* C, int BATCH, int M, int N, int K, int S = 1,
                         int k_per = 0, double* ws = nullptr) {
     const auto kern = bmm_dmma<T, AV, BV, SPLIT>;
     // 128×128 tiles take 80 KB of shared memory, past the 48 KB default: allowed once per
@@ -1303,10 +1379,28 @@ static void launch_dmma(const float* A, const float* B, float* C, int BATCH, int
         T::SMEM <= 48 * 1024 ||
         cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)T::SMEM) ==
             cudaSuccess;
-    if (!ready) return;
+    if (!ready) return true;
     const dim3 grid((unsigned)((N + T::BN - 1) / T::BN), (unsigned)((M + T::BM - 1) / T::BM),
                     (unsigned)(BATCH * S));
-    kern<<<grid, T::NT, T::SMEM>>>(A, B, C, M, N, K, S, k_per, ws);
+    if (!SPLIT || ws) {
+        kern<<<grid, T::NT, T::SMEM>>>(A, B, C, M, N, K, S, k_per, ws);
+        return true;
+    }
+    static const bool wide = [&] {  // clusters past 8 CTAs (Hopper: 16); a refusal leaves no error behind
+        const bool ok = cudaFuncSetAttribute(kern, cudaFuncAttributeNonPortableClusterSizeAllowed, 1) == cudaSuccess;
+        if (!ok) (void)cudaGetLastError();
+        return ok;
+    }();
+    if (S > 8 && !wide) return false;
+    cudaLaunchAttribute at[1];
+    at[0].id = cudaLaunchAttributeClusterDimension;
+    at[0].val.clusterDim.x = 1, at[0].val.clusterDim.y = 1, at[0].val.clusterDim.z = (unsigned)S;
+    cudaLaunchConfig_t cfg = {};
+    cfg.gridDim = grid, cfg.blockDim = dim3(T::NT), cfg.dynamicSmemBytes = T::SMEM, cfg.stream = 0;
+    cfg.attrs = at, cfg.numAttrs = 1;
+    if (cudaLaunchKernelEx(&cfg, kern, A, B, C, M, N, K, S, k_per, ws) == cudaSuccess) return true;
+    (void)cudaGetLastError();
+    return false;
 }
 // Unaligned operands of a large product: A's rows (K % 4 != 0) or B's (N % 4 != 0) that are not
 // 16-byte aligned make the DMMA tiles copy them 4 bytes at a time (8 cp.async a thread a k-tile
@@ -1376,15 +1470,15 @@ static void pad_operands(const float*& A, const float*& B, bool& av, bool& bv, i
     if (pad_b) pad_rows(B, bp, BATCH, K, N, ldb), B = bp, bv = true;
 }
 template <class T, bool SPLIT = false>
-static void launch_dmma_any(const float* A, const float* B, float* C, int BATCH, int M, int N,
+static bool launch_dmma_any(const float* A, const float* B, float* C, int BATCH, int M, int N,
                             int K, int S = 1, int k_per = 0, double* ws = nullptr) {
     bool av = K % 4 == 0 && ((size_t)A & 15) == 0;
     bool bv = N % 4 == 0 && ((size_t)B & 15) == 0;
     if (!SPLIT) pad_operands(A, B, av, bv, BATCH, M, N, K);
-    if (av && bv) launch_dmma<T, true, true, SPLIT>(A, B, C, BATCH, M, N, K, S, k_per, ws);
-    else if (av) launch_dmma<T, true, false, SPLIT>(A, B, C, BATCH, M, N, K, S, k_per, ws);
-    else if (bv) launch_dmma<T, false, true, SPLIT>(A, B, C, BATCH, M, N, K, S, k_per, ws);
-    else launch_dmma<T, false, false, SPLIT>(A, B, C, BATCH, M, N, K, S, k_per, ws);
+    if (av && bv) return launch_dmma<T, true, true, SPLIT>(A, B, C, BATCH, M, N, K, S, k_per, ws);
+    if (av) return launch_dmma<T, true, false, SPLIT>(A, B, C, BATCH, M, N, K, S, k_per, ws);
+    if (bv) return launch_dmma<T, false, true, SPLIT>(A, B, C, BATCH, M, N, K, S, k_per, ws);
+    return launch_dmma<T, false, false, SPLIT>(A, B, C, BATCH, M, N, K, S, k_per, ws);
 }
 
 // Split K's sum: a thread an output of C (every batch), its S fp64 partials added in piece order,
@@ -1426,6 +1520,9 @@ static bool solve_split(const float* A, const float* B, float* C, int BATCH, int
     const int k_per = (int)((K + s - 1) / s + T::BK - 1) / T::BK * T::BK;  // whole k-tiles
     s = (K + k_per - 1) / k_per;
     if (s < 2) return false;
+    if (s <= BMM_SPLIT_CLUSTER && tiles * s <= sms && cluster_ok() &&
+        launch_dmma_any<T, true>(A, B, C, BATCH, M, N, K, (int)s, k_per))
+        return true;  // one launch, no planes
     static Space space = {nullptr, 0};
     if (!grow_space(space, (size_t)s * BATCH * M * N * sizeof(double))) return false;
     double* ws = static_cast<double*>(space.ptr);
