@@ -750,6 +750,17 @@ struct XTile {
         if constexpr (BN % 32 != 0) return r * LDB + n;
         return r * LDB + (((n >> 2) ^ (((r >> 1) & 3) << 1)) << 2) + (n & 3);
     }
+    // A thread's D fragments as pairs: f(i, j, h, r, c) for the pair at the warp tile's fragment
+    // (i, j), half h (rows g, g + 8), tile row r and columns c, c + 1 (c = wn + 8j + 2t)
+    template <class F>
+    static __device__ __forceinline__ void each_pair(int wm, int wn, int g, int t, F&& f) {
+#pragma unroll
+        for (int i = 0; i < FM; ++i)
+#pragma unroll
+            for (int h = 0; h < 2; ++h)
+#pragma unroll
+                for (int j = 0; j < FN; ++j) f(i, j, h, wm + 16 * i + 8 * h + g, wn + 8 * j + 2 * t);
+    }
 };
 // The 128-row tiles' k-tile depth and ring: a barrier and a cp.async wait every BK k, and each
 // k-tile's first fragment loads wait there (no fragment can be loaded across the barrier), so a
@@ -781,10 +792,12 @@ using XSmall = XTile<64, 64, 2, 2, MM_SMALL_BK, MM_SMALL_STAGES>;  // 4 warps of
 using XSmall16 = XTile<64, 64, 2, 2>;
 // C of at most 8 columns: 64×8 tiles, 4 warps of 16×8 (one m16n8k8 a k-step). A 64-wide tile
 // there does 8× the DMMAs C needs and reads A at under the DMMA's pace (2136×7585×8: 1.23×).
+// 9–16 columns: 64×16 tiles, 4 warps of 16×16 (two a k-step; batched_matmul_fp32 03's DSkinny).
 #ifndef MM_SKINNY_COLS
-#define MM_SKINNY_COLS 8  // exact tiles 8 wide for C of at most this many columns (0: never, ≤ 8)
+#define MM_SKINNY_COLS 16  // exact tiles 8 or 16 wide for C of at most this many columns (0: never, ≤ 16)
 #endif
 using XSkinny = XTile<64, 8, 4, 1, MM_SMALL_BK, MM_SMALL_STAGES>;
+using XSkinny16 = XTile<64, 16, 4, 1, MM_SMALL_BK, MM_SMALL_STAGES>;
 
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
 // Split K in one launch (Hopper): a tile's pieces are the CTAs of one cluster (blockIdx.z the
@@ -802,14 +815,9 @@ __device__ __forceinline__ void cluster_sum(const double (&acc)[T::FM][T::FN][4]
     const int tid = threadIdx.x, g = (tid & 31) >> 2, t = tid & 3;
     double* red = reinterpret_cast<double*>(smem);
     __syncthreads();  // every warp's last fragment reads of the ring are done
-#pragma unroll
-    for (int i = 0; i < T::FM; ++i)
-#pragma unroll
-        for (int h = 0; h < 2; ++h)
-#pragma unroll
-            for (int j = 0; j < T::FN; ++j)
-                *reinterpret_cast<double2*>(red + (wm + 16 * i + 8 * h + g) * RS + wn + 8 * j + 2 * t) =
-                    make_double2(acc[i][j][2 * h], acc[i][j][2 * h + 1]);
+    T::each_pair(wm, wn, g, t, [&](int i, int j, int h, int r, int c) {
+        *reinterpret_cast<double2*>(red + r * RS + c) = make_double2(acc[i][j][2 * h], acc[i][j][2 * h + 1]);
+    });
     cl.sync();  // every piece's tile is written, and visible to the cluster
     const int s = (int)gridDim.z, r = (int)blockIdx.z;
     constexpr int PAIRS = T::BM * T::BN / 2;
@@ -984,14 +992,10 @@ __global__ void __launch_bounds__(T::NT)
         constexpr int RS = T::BN + 8;  // the fragment layout's float2 writes: rows g at banks 8g
         static_assert(T::BM * RS <= T::STAGE_FLOATS * T::STAGES, "the tile fits the ring");
         __syncthreads();  // every warp's last fragment reads of the ring are done
-#pragma unroll
-        for (int i = 0; i < T::FM; ++i)
-#pragma unroll
-            for (int h = 0; h < 2; ++h)
-#pragma unroll
-                for (int j = 0; j < T::FN; ++j)
-                    *reinterpret_cast<float2*>(smem + (wm + 16 * i + 8 * h + g) * RS + wn + 8 * j + 2 * t) =
-                        make_float2(static_cast<float>(acc[i][j][2 * h]), static_cast<float>(acc[i][j][2 * h + 1]));
+        T::each_pair(wm, wn, g, t, [&](int i, int j, int h, int r, int c) {
+            *reinterpret_cast<float2*>(smem + r * RS + c) =
+                make_float2(static_cast<float>(acc[i][j][2 * h]), static_cast<float>(acc[i][j][2 * h + 1]));
+        });
         __syncthreads();
 #pragma unroll 4
         for (int e = tid; e < T::BM * T::BN; e += T::NT) {
@@ -1488,28 +1492,33 @@ static bool solve_split(const float* A, const float* B, float* C, int rows, int 
     return true;
 }
 
-// C of at most MM_SKINNY_COLS columns (mm_narrow's aside), at least 128 deep: 64×8 exact tiles,
-// the depth split for the CTAs an SM holds (pieces ≥ MM_SPLIT_MIN_DEPTH), the pieces added by
-// mm_split_sum. False when the workspace cannot be had.
-static bool solve_skinny(const float* A, const float* B, float* C, int rows, int depth, int cols, int sms) {
-    if (cols > MM_SKINNY_COLS || cols > 8 || depth < 128) return false;
-    const long long slots = (long long)split_resident<XSkinny>(rows16(A, depth), rows16(B, cols)) * sms;
-    const long long tiles = (rows + XSkinny::BM - 1) / XSkinny::BM;
+// C of at most MM_SKINNY_COLS columns (mm_narrow's aside), at least 128 deep: 64×8 exact tiles
+// (64×16 past 8 columns), the depth split for the CTAs an SM holds (pieces ≥ MM_SPLIT_MIN_DEPTH),
+// the pieces added in one cluster or by mm_split_sum. False when the workspace cannot be had.
+template <class XS>
+static bool solve_skinny_as(const float* A, const float* B, float* C, int rows, int depth, int cols, int sms) {
+    const long long slots = (long long)split_resident<XS>(rows16(A, depth), rows16(B, cols)) * sms;
+    const long long tiles = (rows + XS::BM - 1) / XS::BM;
     long long s = std::min<long long>(slots / tiles, depth / MM_SPLIT_MIN_DEPTH);
     s = std::max<long long>(1, std::min<long long>(s, kSplitMax));
     int k_per = 0;
-    s = whole_pieces(s, depth, XSkinny::BK, k_per);
+    s = whole_pieces(s, depth, XS::BK, k_per);
     const Ops o{A, B, false, false};
     if (s > 1 && s <= MM_SPLIT_CLUSTER && tiles * s <= sms && cluster_ok() &&
-        launch_exact<XSkinny, true>(o, C, rows, depth, cols, (int)s, k_per, nullptr))
+        launch_exact<XS, true>(o, C, rows, depth, cols, (int)s, k_per, nullptr))
         return true;  // one launch, no planes
     static SplitSpace space = {nullptr, 0};
     double* ws = nullptr;
     if (!slice_planes(space, s, rows, cols, ws)) return false;
-    if (s > 1) launch_exact<XSkinny, true>(o, C, rows, depth, cols, (int)s, k_per, ws);
-    else launch_exact<XSkinny, false>(o, C, rows, depth, cols);
+    if (s > 1) launch_exact<XS, true>(o, C, rows, depth, cols, (int)s, k_per, ws);
+    else launch_exact<XS, false>(o, C, rows, depth, cols);
     sum_slices(ws, C, rows, cols, s);
     return true;
+}
+static bool solve_skinny(const float* A, const float* B, float* C, int rows, int depth, int cols, int sms) {
+    if (cols > MM_SKINNY_COLS || cols > 16 || depth < 128) return false;
+    return cols <= 8 ? solve_skinny_as<XSkinny>(A, B, C, rows, depth, cols, sms)
+                     : solve_skinny_as<XSkinny16>(A, B, C, rows, depth, cols, sms);
 }
 
 // mm_gemv's launch: slabs of cw columns (the narrowest power of two from 32 that C's width
