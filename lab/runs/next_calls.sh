@@ -40,6 +40,10 @@ case "${1:-}" in
     # tiles take 4+ rounds, against HEAD
     BUDGET=${BUDGET:-300} LINE_LIMIT=200 $G build \
         "sh=$(sed -n 's/^#   \(.*\)$/\1/p' $R/batch_run283.txt | head -1)" batch=$R/batch_run283.txt ;;
+53) # ~5 min: run 284, both fp32 03 stages' cluster kernels as their own instantiations (the planes
+    # kernels compiled as without them), against HEAD
+    BUDGET=${BUDGET:-330} LINE_LIMIT=200 $G build \
+        "sh=$(sed -n 's/^#   \(.*\)$/\1/p' $R/batch_run284.txt | head -1)" batch=$R/batch_run284.txt ;;
 17) # ~8 min: every best stage's random sweep, seeds 1–3, beside its yardsticks (260)
     BUDGET=580 LINE_LIMIT=200 $G build batch=$R/batch_run260.txt ;;
 23) # ~1 min: run 261's sanitizer line (the capped slab's memcheck, matmul 03's at 2960×3759×4),
@@ -65,5 +69,5 @@ case "${1:-}" in
         leaderboard-random=batched_matmul_fp32:02,03 \
         "sh=$(sed -n 's/^#   \(.*\)$/\1/p' $R/batch_run279.txt | head -1)" batch=$R/batch_run279.txt ;;
     esac ;;
-*)  echo "usage: lab/runs/next_calls.sh 3|4|5|10|13|17|20|23|35|36|37|38|45|49|50|51|52" >&2; exit 2 ;;
+*)  echo "usage: lab/runs/next_calls.sh 3|4|5|10|13|17|20|23|35|36|37|38|45|49|50|51|52|53" >&2; exit 2 ;;
 esac
