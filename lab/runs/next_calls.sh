@@ -30,16 +30,9 @@ case "${1:-}" in
     BUDGET=${BUDGET:-420} LINE_LIMIT=200 $G build \
         "sh=$(sed -n 's/^#   \(.*\)$/\1/p' $R/batch_run274.txt | head -1)" batch=$R/batch_run274.txt ;;
 50) # ~5 min: run 281, matmul 03's one-launch split bounded by the occupancy API (clusters all
-    # resident at once) instead of one CTA an SM, against HEAD
+    # resident at once) instead of one CTA an SM, stacked on run 284 and timed against it
     BUDGET=${BUDGET:-360} LINE_LIMIT=200 $G build \
         "sh=$(sed -n 's/^#   \(.*\)$/\1/p' $R/batch_run281.txt | head -1)" batch=$R/batch_run281.txt ;;
-51) # ~5 min: run 282, matmul 03's 64×16 exact tiles for C of 9–16 columns, against HEAD
-    BUDGET=${BUDGET:-360} LINE_LIMIT=200 $G build \
-        "sh=$(sed -n 's/^#   \(.*\)$/\1/p' $R/batch_run282.txt | head -1)" batch=$R/batch_run282.txt ;;
-52) # ~4 min: run 283, batched 03's 128×128 DMMA tiles where they are one wave and the 64×64
-    # tiles take 4+ rounds, against HEAD
-    BUDGET=${BUDGET:-300} LINE_LIMIT=200 $G build \
-        "sh=$(sed -n 's/^#   \(.*\)$/\1/p' $R/batch_run283.txt | head -1)" batch=$R/batch_run283.txt ;;
 53) # ~5 min: run 284, both fp32 03 stages' cluster kernels as their own instantiations (the planes
     # kernels compiled as without them), against HEAD
     BUDGET=${BUDGET:-330} LINE_LIMIT=200 $G build \
@@ -50,7 +43,7 @@ case "${1:-}" in
     # cut from calls 16 and 19 by their budgets
     grep -e '^#' -e --sanitize $R/batch_run261.txt > /tmp/batch_run261s.txt
     BUDGET=${BUDGET:-120} LINE_LIMIT=100 $G build batch=/tmp/batch_run261s.txt ;;
-3|4|5|10|45|49) # the leaderboard: the sections `./harness leaderboard --check` calls stale,
+3|4|5|10|45) # the leaderboard: the sections `./harness leaderboard --check` calls stale,
     # from the tree as committed (no sh= step before them: gpu_session.sh refuses a leaderboard
     # step after one), labelled with COMMIT (this copy has no .git). Copy each call's
     # $OUT/leaderboard.md into the tree before the next call, so the next one adds its sections.
@@ -63,11 +56,6 @@ case "${1:-}" in
     5) BUDGET=570 $G build leaderboard=batched_matmul_fp32 leaderboard-random=batched_matmul_fp32:02,03 ;;
     45) BUDGET=580 $G build leaderboard=matmul_fp32 leaderboard-random=matmul_fp32:02,03 \
         leaderboard=batched_matmul_fp32 leaderboard-random=batched_matmul_fp32:02,03 ;;  # 4 and 5
-    49) # 5 (after run280_b03_cluster_split.patch is landed), then run 279: the one-launch split
-        # of both fp32 03 stages under the sanitizers, against the code before it, beside both yardsticks
-        BUDGET=${BUDGET:-580} LINE_LIMIT=200 $G build leaderboard=batched_matmul_fp32 \
-        leaderboard-random=batched_matmul_fp32:02,03 \
-        "sh=$(sed -n 's/^#   \(.*\)$/\1/p' $R/batch_run279.txt | head -1)" batch=$R/batch_run279.txt ;;
     esac ;;
-*)  echo "usage: lab/runs/next_calls.sh 3|4|5|10|13|17|20|23|35|36|37|38|45|49|50|51|52|53" >&2; exit 2 ;;
+*)  echo "usage: lab/runs/next_calls.sh 3|4|5|10|13|17|20|23|35|36|37|38|45|50|53" >&2; exit 2 ;;
 esac
