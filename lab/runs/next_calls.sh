@@ -41,6 +41,10 @@ case "${1:-}" in
     # stacked on run 284 and timed against it
     BUDGET=${BUDGET:-300} LINE_LIMIT=200 $G build \
         "sh=$(sed -n 's/^#   \(.*\)$/\1/p' $R/batch_run285.txt | head -1)" batch=$R/batch_run285.txt ;;
+55) # ~3 min: run 286, batched 03's bmm_slab capped at 4 blocks an SM past 2 an SM (was: from 4),
+    # against HEAD
+    BUDGET=${BUDGET:-240} LINE_LIMIT=200 $G build \
+        "sh=$(sed -n 's/^#   \(.*\)$/\1/p' $R/batch_run286.txt | head -1)" batch=$R/batch_run286.txt ;;
 17) # ~8 min: every best stage's random sweep, seeds 1–3, beside its yardsticks (260)
     BUDGET=580 LINE_LIMIT=200 $G build batch=$R/batch_run260.txt ;;
 23) # ~1 min: run 261's sanitizer line (the capped slab's memcheck, matmul 03's at 2960×3759×4),
@@ -61,5 +65,5 @@ case "${1:-}" in
     45) BUDGET=580 $G build leaderboard=matmul_fp32 leaderboard-random=matmul_fp32:02,03 \
         leaderboard=batched_matmul_fp32 leaderboard-random=batched_matmul_fp32:02,03 ;;  # 4 and 5
     esac ;;
-*)  echo "usage: lab/runs/next_calls.sh 3|4|5|10|13|17|20|23|35|36|37|38|45|50|53|54" >&2; exit 2 ;;
+*)  echo "usage: lab/runs/next_calls.sh 3|4|5|10|13|17|20|23|35|36|37|38|45|50|53|54|55" >&2; exit 2 ;;
 esac
