@@ -556,8 +556,9 @@ __device__ __forceinline__ void cluster_sum(const double (&acc)[T::FM][T::FN][4]
 // up to 4 floats, zeros after): row strides (K + 3) & ~3 and (N + 3) & ~3 either way.
 // SPLIT (few tiles, long K): blockIdx.z = b·S + z, piece z summing k in [z·k_per, (z+1)·k_per)
 // (k_per a multiple of BK) into its fp64 plane ws + (b·S + z)·M·N; bmm_split_sum then adds the
-// S planes in order and writes C once.
-template <class T, bool A_VEC, bool B_VEC, bool SPLIT = false>
+// S planes in order and writes C once. CL (Hopper): no planes, the pieces are one cluster
+// (cluster_sum); its own instantiation, so that the planes' kernel is compiled as without it.
+template <class T, bool A_VEC, bool B_VEC, bool SPLIT = false, bool CL = false>
 __global__ void __launch_bounds__(T::NT)
     bmm_dmma(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C,
              int M, int N, int K, int S = 1, int k_per = 0, double* __restrict__ ws = nullptr) {
@@ -714,13 +715,15 @@ __global__ void __launch_bounds__(T::NT)
                 }
             }
     };
-    if constexpr (SPLIT) {  // (b·S + piece)'s fp64 plane; bmm_split_sum adds the pieces
+    if constexpr (CL) {  // no planes: the pieces are one cluster, added over DSMEM
 #if __CUDA_ARCH__ >= 900
-        if (ws == nullptr) {  // no planes: the pieces are one cluster, added over DSMEM
-            cluster_sum<T>(acc, smem, C, M, N, m0, n0, wm, wn, S, piece);
-            return;
-        }
+        cluster_sum<T>(acc, smem, C, M, N, m0, n0, wm, wn, S, piece);
+#else
+        __trap();  // launched only where cluster_ok(): PTX ≥ 9.0
 #endif
+        return;
+    }
+    if constexpr (SPLIT) {  // (b·S + piece)'s fp64 plane; bmm_split_sum adds the pieces
         double* part = ws + (size_t)blockIdx.z * M * N;
         each_pair([&](int m, int n, double v0, double v1) {
             double* dst = part + (size_t)m * N + n;
@@ -1254,7 +1257,7 @@ static bool cluster_ok() {
         ok = BMM_SPLIT_CLUSTER >= 2 && cudaGetDevice(&dev) == cudaSuccess &&
              cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) == cudaSuccess &&
              cudaDeviceGetAttribute(&launch, cudaDevAttrClusterLaunch, dev) == cudaSuccess && major == 9 &&
-             launch != 0 && cudaFuncGetAttributes(&fa, bmm_dmma<DSmall, false, false, true>) == cudaSuccess &&
+             launch != 0 && cudaFuncGetAttributes(&fa, bmm_dmma<DSmall, false, false, true, true>) == cudaSuccess &&
              fa.ptxVersion >= 90;
         (void)cudaGetLastError();
     }
@@ -1310,12 +1313,13 @@ static void launch_thin_any(const float* A, const float* B, float* C, int BATCH,
     else launch_thin<Acc, 8>(A, B, C, BATCH, M, N, K, vec, sms);
 }
 
-// bmm_slab at 4 blocks an SM where the grid has that many (0.79–0.87× at 83×8×992×500 and
-// 88×8×1011×100), else uncapped (1.05–1.06× slower capped at 8×1×1000×1000, 40×8×57×794); A
+// bmm_slab at 4 blocks an SM where the grid is more than the 2 an SM the uncapped kernel holds
+// (0.79–0.87× at 83×8×992×500 and 88×8×1011×100: one wave fewer, 32 warps hiding the ring),
+// else uncapped (1.05–1.06× slower capped at 8×1×1000×1000, 40×8×57×794, a wave either way); A
 // widened once a block where the grid fills the SMs (0.78–0.96× at 128×8×1024×1024, 16×8×421×267),
 // not under one wave (1.06–1.08× slower at 31×8×83×473 and 40×8×57×794)
 #ifndef BMM_SLAB_CAP_WAVE
-#define BMM_SLAB_CAP_WAVE 4  // blocks an SM the grid needs for the capped kernel (0: never)
+#define BMM_SLAB_CAP_WAVE 2  // capped past this many blocks an SM (0: never)
 #endif
 template <int MINB, bool WIDE>
 static void launch_slab_as(const float* A, const float* B, float* C, int M, int N, int K, dim3 grid) {
@@ -1326,7 +1330,7 @@ static void launch_slab(const float* A, const float* B, float* C, int BATCH, int
                         int sms) {
     const dim3 grid((unsigned)((N + kSlabCols - 1) / kSlabCols), (unsigned)BATCH);
     const long long blocks = (long long)grid.x * grid.y;
-    if (BMM_SLAB_CAP_WAVE > 0 && blocks >= (long long)BMM_SLAB_CAP_WAVE * sms)
+    if (BMM_SLAB_CAP_WAVE > 0 && blocks > (long long)BMM_SLAB_CAP_WAVE * sms)
         launch_slab_as<4, true>(A, B, C, M, N, K, grid);
     else if (blocks >= sms) launch_slab_as<0, true>(A, B, C, M, N, K, grid);
     else launch_slab_as<0, false>(A, B, C, M, N, K, grid);
@@ -1367,12 +1371,12 @@ static void launch_rows_exact(const float* A, const float* B, float* C, int BATC
     else launch_rows<double>(A, B, C, BATCH, M, N, K, R, kw);
 }
 
-// Split with no planes (ws null): a tile's pieces as one cluster (cluster_sum); false when that
-// launch is refused (nothing ran)
-template <class T, bool AV, bool BV, bool SPLIT = false>
+// CL: split with no planes, a tile's pieces as one cluster (cluster_sum); false when that launch
+// is refused (nothing ran)
+template <class T, bool AV, bool BV, bool SPLIT = false, bool CL = false>
 static bool launch_dmma(const float* A, const float* B, float* C, int BATCH, int M, int N, int K, int S = 1,
                         int k_per = 0, double* ws = nullptr) {
-    const auto kern = bmm_dmma<T, AV, BV, SPLIT>;
+    const auto kern = bmm_dmma<T, AV, BV, SPLIT, CL>;
     // 128×128 tiles take 80 KB of shared memory, past the 48 KB default: allowed once per
     // process (one device, as sm_count); without it nothing can run, so nothing is launched
     static const bool ready =
@@ -1382,7 +1386,7 @@ static bool launch_dmma(const float* A, const float* B, float* C, int BATCH, int
     if (!ready) return true;
     const dim3 grid((unsigned)((N + T::BN - 1) / T::BN), (unsigned)((M + T::BM - 1) / T::BM),
                     (unsigned)(BATCH * S));
-    if (!SPLIT || ws) {
+    if (!CL) {
         kern<<<grid, T::NT, T::SMEM>>>(A, B, C, M, N, K, S, k_per, ws);
         return true;
     }
@@ -1469,16 +1473,16 @@ static void pad_operands(const float*& A, const float*& B, bool& av, bool& bv, i
     if (pad_a) pad_rows(A, ap, BATCH, M, K, lda), A = ap, av = true;
     if (pad_b) pad_rows(B, bp, BATCH, K, N, ldb), B = bp, bv = true;
 }
-template <class T, bool SPLIT = false>
+template <class T, bool SPLIT = false, bool CL = false>
 static bool launch_dmma_any(const float* A, const float* B, float* C, int BATCH, int M, int N,
                             int K, int S = 1, int k_per = 0, double* ws = nullptr) {
     bool av = K % 4 == 0 && ((size_t)A & 15) == 0;
     bool bv = N % 4 == 0 && ((size_t)B & 15) == 0;
     if (!SPLIT) pad_operands(A, B, av, bv, BATCH, M, N, K);
-    if (av && bv) return launch_dmma<T, true, true, SPLIT>(A, B, C, BATCH, M, N, K, S, k_per, ws);
-    if (av) return launch_dmma<T, true, false, SPLIT>(A, B, C, BATCH, M, N, K, S, k_per, ws);
-    if (bv) return launch_dmma<T, false, true, SPLIT>(A, B, C, BATCH, M, N, K, S, k_per, ws);
-    return launch_dmma<T, false, false, SPLIT>(A, B, C, BATCH, M, N, K, S, k_per, ws);
+    if (av && bv) return launch_dmma<T, true, true, SPLIT, CL>(A, B, C, BATCH, M, N, K, S, k_per, ws);
+    if (av) return launch_dmma<T, true, false, SPLIT, CL>(A, B, C, BATCH, M, N, K, S, k_per, ws);
+    if (bv) return launch_dmma<T, false, true, SPLIT, CL>(A, B, C, BATCH, M, N, K, S, k_per, ws);
+    return launch_dmma<T, false, false, SPLIT, CL>(A, B, C, BATCH, M, N, K, S, k_per, ws);
 }
 
 // Split K's sum: a thread an output of C (every batch), its S fp64 partials added in piece order,
@@ -1521,7 +1525,7 @@ static bool solve_split(const float* A, const float* B, float* C, int BATCH, int
     s = (K + k_per - 1) / k_per;
     if (s < 2) return false;
     if (s <= BMM_SPLIT_CLUSTER && tiles * s <= sms && cluster_ok() &&
-        launch_dmma_any<T, true>(A, B, C, BATCH, M, N, K, (int)s, k_per))
+        launch_dmma_any<T, true, true>(A, B, C, BATCH, M, N, K, (int)s, k_per))
         return true;  // one launch, no planes
     static Space space = {nullptr, 0};
     if (!grow_space(space, (size_t)s * BATCH * M * N * sizeof(double))) return false;

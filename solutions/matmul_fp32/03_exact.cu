@@ -845,12 +845,13 @@ __device__ __forceinline__ void cluster_sum(const double (&acc)[T::FM][T::FN][4]
 // C (rows×cols) = A (rows×depth) · B (depth×cols). A_VEC / B_VEC: that matrix's rows are 16-byte
 // aligned, on the 128-row tiles each its width rounded up to 4 floats long (a padded copy's rows
 // end in zeros). SPLIT: piece z = blockIdx.z sums k in [z·k_per, (z+1)·k_per) into
-// ws + z·rows·cols (fp64); mm_split_sum then adds the pieces in order into C (ws null: the
-// pieces are one cluster, cluster_sum adds them). STAGE (C's rows
+// ws + z·rows·cols (fp64); mm_split_sum then adds the pieces in order into C (CL, Hopper: no
+// planes, the pieces are one cluster and cluster_sum adds them; its own instantiation, so that
+// the planes' kernel is compiled as without it). STAGE (C's rows
 // not 16-byte aligned): the tile goes through the freed ring as fp32 and is written a row at a
 // time, a warp 32 consecutive columns, not in the fragment layout's 4-byte pieces over 8 rows
 // (02's staged epilogue: 0.64–0.97× the scattered stores' time where the tiles fill the SMs).
-template <class T, bool A_VEC, bool B_VEC, bool SPLIT, bool STAGE = false>
+template <class T, bool A_VEC, bool B_VEC, bool SPLIT, bool STAGE = false, bool CL = false>
 __global__ void __launch_bounds__(T::NT)
     mm_exact(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C, int rows,
              int depth, int cols, int k_per, double* __restrict__ ws) {
@@ -961,14 +962,14 @@ __global__ void __launch_bounds__(T::NT)
 #endif
     }
     cp_wait<0>();
+    if constexpr (CL) {  // the pieces are one cluster: added in piece order over DSMEM
 #if __CUDA_ARCH__ >= 900
-    if constexpr (SPLIT) {
-        if (ws == nullptr) {  // the pieces are one cluster: added in piece order over DSMEM
-            cluster_sum<T>(acc, smem, C, rows, cols, m0, n0, wm, wn);
-            return;
-        }
-    }
+        cluster_sum<T>(acc, smem, C, rows, cols, m0, n0, wm, wn);
+#else
+        __trap();  // launched only where cluster_ok(): PTX ≥ 9.0
 #endif
+        return;
+    }
     if (SPLIT) {  // this piece's partial tile in fp64; a second kernel adds the pieces in order
         const size_t plane = (size_t)rows * cols;
         double* part = ws + blockIdx.z * plane;
@@ -1087,7 +1088,7 @@ static bool cluster_ok() {
         ok = MM_SPLIT_CLUSTER >= 2 && cudaGetDevice(&dev) == cudaSuccess &&
              cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) == cudaSuccess &&
              cudaDeviceGetAttribute(&launch, cudaDevAttrClusterLaunch, dev) == cudaSuccess && major == 9 &&
-             launch != 0 && cudaFuncGetAttributes(&fa, mm_exact<XSmall, false, false, true>) == cudaSuccess &&
+             launch != 0 && cudaFuncGetAttributes(&fa, mm_exact<XSmall, false, false, true, false, true>) == cudaSuccess &&
              fa.ptxVersion >= 90;
         (void)cudaGetLastError();
     }
@@ -1114,11 +1115,11 @@ static void launch(const float* A, const float* B, float* C, int M, int N, int K
 
 // mm_exact<T, …> with its shared memory asked for: past 48 KB a kernel must ask, once per
 // process (one device, as sm_count); false if it could not (its launch then fails and says why)
-template <class T, bool AV, bool BV, bool SPLIT, bool STAGE>
+template <class T, bool AV, bool BV, bool SPLIT, bool STAGE, bool CL = false>
 static bool exact_ready() {
     static const bool asked =
         T::SMEM <= 48 * 1024 ||
-        cudaFuncSetAttribute(mm_exact<T, AV, BV, SPLIT, STAGE>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+        cudaFuncSetAttribute(mm_exact<T, AV, BV, SPLIT, STAGE, CL>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                              (int)T::SMEM) == cudaSuccess;
     return asked;
 }
@@ -1139,25 +1140,25 @@ static int exact_resident() {
     }();
     return n;
 }
-// Split with no planes (ws null): the pieces of a tile as one cluster (cluster_sum); false when
-// that launch is refused (nothing ran)
-template <class T, bool AV, bool BV, bool SPLIT, bool STAGE = false>
+// CL: split with no planes, the pieces of a tile as one cluster (cluster_sum); false when that
+// launch is refused (nothing ran)
+template <class T, bool AV, bool BV, bool SPLIT, bool STAGE = false, bool CL = false>
 static bool launch_exact_as(const float* A, const float* B, float* C, int rows, int depth, int cols,
                             int splits, int k_per, double* ws) {
-    const auto kern = mm_exact<T, AV, BV, SPLIT, STAGE>;
-    (void)exact_ready<T, AV, BV, SPLIT, STAGE>();
+    const auto kern = mm_exact<T, AV, BV, SPLIT, STAGE, CL>;
+    (void)exact_ready<T, AV, BV, SPLIT, STAGE, CL>();
     const dim3 grid((unsigned)((cols + T::BN - 1) / T::BN), (unsigned)((rows + T::BM - 1) / T::BM),
                     (unsigned)splits);
-    if (!SPLIT || ws) {
+    if (!CL) {
         kern<<<grid, T::NT, T::SMEM>>>(A, B, C, rows, depth, cols, k_per, ws);
         return true;
     }
-    static const bool wide = cudaFuncSetAttribute(kern, cudaFuncAttributeNonPortableClusterSizeAllowed, 1) ==
-                             cudaSuccess;  // clusters past 8 CTAs (Hopper: 16)
-    if (splits > 8 && !wide) {
-        (void)cudaGetLastError();
-        return false;
-    }
+    static const bool wide = [&] {  // clusters past 8 CTAs (Hopper: 16); a refusal leaves no error behind
+        const bool ok = cudaFuncSetAttribute(kern, cudaFuncAttributeNonPortableClusterSizeAllowed, 1) == cudaSuccess;
+        if (!ok) (void)cudaGetLastError();
+        return ok;
+    }();
+    if (splits > 8 && !wide) return false;
     cudaLaunchAttribute at[1];
     at[0].id = cudaLaunchAttributeClusterDimension;
     at[0].val.clusterDim.x = 1, at[0].val.clusterDim.y = 1, at[0].val.clusterDim.z = (unsigned)splits;
@@ -1179,7 +1180,7 @@ struct Ops {
     const float* B;
     bool pa, pb;
 };
-template <class T, bool SPLIT>
+template <class T, bool SPLIT, bool CL = false>
 static bool launch_exact(const Ops& o, float* C, int rows, int depth, int cols, int splits = 1,
                          int k_per = 0, double* ws = nullptr, bool stage = false) {
     const float *A = o.A, *B = o.B;
@@ -1190,10 +1191,10 @@ static bool launch_exact(const Ops& o, float* C, int rows, int depth, int cols, 
     if (!SPLIT && stage && o.pb)  // C's rows unaligned, B read from its padded copy
         return av ? launch_exact_as<T, true, true, false, true>(A, B, C, rows, depth, cols, 1, 0, nullptr)
                   : launch_exact_as<T, false, true, false, true>(A, B, C, rows, depth, cols, 1, 0, nullptr);
-    if (av && bv) return launch_exact_as<T, true, true, SPLIT>(A, B, C, rows, depth, cols, splits, k_per, ws);
-    if (av) return launch_exact_as<T, true, false, SPLIT>(A, B, C, rows, depth, cols, splits, k_per, ws);
-    if (bv) return launch_exact_as<T, false, true, SPLIT>(A, B, C, rows, depth, cols, splits, k_per, ws);
-    return launch_exact_as<T, false, false, SPLIT>(A, B, C, rows, depth, cols, splits, k_per, ws);
+    if (av && bv) return launch_exact_as<T, true, true, SPLIT, false, CL>(A, B, C, rows, depth, cols, splits, k_per, ws);
+    if (av) return launch_exact_as<T, true, false, SPLIT, false, CL>(A, B, C, rows, depth, cols, splits, k_per, ws);
+    if (bv) return launch_exact_as<T, false, true, SPLIT, false, CL>(A, B, C, rows, depth, cols, splits, k_per, ws);
+    return launch_exact_as<T, false, false, SPLIT, false, CL>(A, B, C, rows, depth, cols, splits, k_per, ws);
 }
 
 // The split-K workspace: a counter per tile (zeroed once; the last piece of a tile resets its
@@ -1467,12 +1468,11 @@ static bool solve_split(const float* A, const float* B, float* C, int rows, int 
         s = whole_pieces(fit_pieces(small_tiles, s, depth, min_depth, slots), depth, XSmall::BK, k_per);
     }
     if (s < 2) return false;
-    if (exact && s <= MM_SPLIT_CLUSTER && (mid ? mid_tiles : small_tiles) * s <= sms && cluster_ok()) {
-        const Ops o = mid ? aligned_ops(A, B, rows, depth, cols) : Ops{A, B, false, false};
-        if (mid ? launch_exact<XMid, true>(o, C, rows, depth, cols, (int)s, k_per, nullptr)
-                : launch_exact<XSmall, true>(o, C, rows, depth, cols, (int)s, k_per, nullptr))
-            return true;
-    }
+    const Ops o = exact && mid ? aligned_ops(A, B, rows, depth, cols) : Ops{A, B, false, false};  // once
+    if (exact && s <= MM_SPLIT_CLUSTER && (mid ? mid_tiles : small_tiles) * s <= sms && cluster_ok() &&
+        (mid ? launch_exact<XMid, true, true>(o, C, rows, depth, cols, (int)s, k_per, nullptr)
+             : launch_exact<XSmall, true, true>(o, C, rows, depth, cols, (int)s, k_per, nullptr)))
+        return true;  // one launch, no planes
     static SplitSpace space = {nullptr, 0};
     constexpr size_t kCounterBytes = 4096 * sizeof(int);  // tiles < SMs: one each
     const size_t planes = (size_t)rows * cols * (exact ? sizeof(double) : sizeof(float)) * (size_t)s;
@@ -1481,11 +1481,8 @@ static bool solve_split(const float* A, const float* B, float* C, int rows, int 
     void* ws = static_cast<char*>(space.ptr) + kCounterBytes;
     if (exact) {
         double* planes_ws = static_cast<double*>(ws);
-        if (mid)
-            launch_exact<XMid, true>(aligned_ops(A, B, rows, depth, cols), C, rows, depth, cols, (int)s,
-                                     k_per, planes_ws);
-        else
-            launch_exact<XSmall, true>(Ops{A, B, false, false}, C, rows, depth, cols, (int)s, k_per, planes_ws);
+        if (mid) launch_exact<XMid, true>(o, C, rows, depth, cols, (int)s, k_per, planes_ws);
+        else launch_exact<XSmall, true>(o, C, rows, depth, cols, (int)s, k_per, planes_ws);
         sum_slices(planes_ws, C, rows, cols, s);
     } else
         launch<SmallCfg>(A, B, C, rows, cols, depth, 1.0f, 0.0f, vec, (int)s, k_per, static_cast<float*>(ws), counters);
@@ -1505,7 +1502,7 @@ static bool solve_skinny_as(const float* A, const float* B, float* C, int rows, 
     s = whole_pieces(s, depth, XS::BK, k_per);
     const Ops o{A, B, false, false};
     if (s > 1 && s <= MM_SPLIT_CLUSTER && tiles * s <= sms && cluster_ok() &&
-        launch_exact<XS, true>(o, C, rows, depth, cols, (int)s, k_per, nullptr))
+        launch_exact<XS, true, true>(o, C, rows, depth, cols, (int)s, k_per, nullptr))
         return true;  // one launch, no planes
     static SplitSpace space = {nullptr, 0};
     double* ws = nullptr;
