@@ -30,21 +30,13 @@ case "${1:-}" in
     BUDGET=${BUDGET:-420} LINE_LIMIT=200 $G build \
         "sh=$(sed -n 's/^#   \(.*\)$/\1/p' $R/batch_run274.txt | head -1)" batch=$R/batch_run274.txt ;;
 50) # ~5 min: run 281, matmul 03's one-launch split bounded by the occupancy API (clusters all
-    # resident at once) instead of one CTA an SM, stacked on run 284 and timed against it
+    # resident at once) instead of one CTA an SM, timed against HEAD (run 284 landed)
     BUDGET=${BUDGET:-360} LINE_LIMIT=200 $G build \
         "sh=$(sed -n 's/^#   \(.*\)$/\1/p' $R/batch_run281.txt | head -1)" batch=$R/batch_run281.txt ;;
-53) # ~5 min: run 284, both fp32 03 stages' cluster kernels as their own instantiations (the planes
-    # kernels compiled as without them), against HEAD
-    BUDGET=${BUDGET:-330} LINE_LIMIT=200 $G build \
-        "sh=$(sed -n 's/^#   \(.*\)$/\1/p' $R/batch_run284.txt | head -1)" batch=$R/batch_run284.txt ;;
 54) # ~4 min: run 285, matmul 03's skinny tiles split finer (pieces ≥ 64 deep, ≤ 128 of them),
-    # stacked on run 284 and timed against it
+    # timed against HEAD (run 284 landed)
     BUDGET=${BUDGET:-300} LINE_LIMIT=200 $G build \
         "sh=$(sed -n 's/^#   \(.*\)$/\1/p' $R/batch_run285.txt | head -1)" batch=$R/batch_run285.txt ;;
-55) # ~3 min: run 286, batched 03's bmm_slab capped at 4 blocks an SM past 2 an SM (was: from 4),
-    # against HEAD
-    BUDGET=${BUDGET:-240} LINE_LIMIT=200 $G build \
-        "sh=$(sed -n 's/^#   \(.*\)$/\1/p' $R/batch_run286.txt | head -1)" batch=$R/batch_run286.txt ;;
 17) # ~8 min: every best stage's random sweep, seeds 1–3, beside its yardsticks (260)
     BUDGET=580 LINE_LIMIT=200 $G build batch=$R/batch_run260.txt ;;
 23) # ~1 min: run 261's sanitizer line (the capped slab's memcheck, matmul 03's at 2960×3759×4),
@@ -65,5 +57,5 @@ case "${1:-}" in
     45) BUDGET=580 $G build leaderboard=matmul_fp32 leaderboard-random=matmul_fp32:02,03 \
         leaderboard=batched_matmul_fp32 leaderboard-random=batched_matmul_fp32:02,03 ;;  # 4 and 5
     esac ;;
-*)  echo "usage: lab/runs/next_calls.sh 3|4|5|10|13|17|20|23|35|36|37|38|45|50|53|54|55" >&2; exit 2 ;;
+*)  echo "usage: lab/runs/next_calls.sh 3|4|5|10|13|17|20|23|35|36|37|38|45|50|54" >&2; exit 2 ;;
 esac
