@@ -37,9 +37,9 @@ case "${1:-}" in
     # timed against HEAD (run 284 landed)
     BUDGET=${BUDGET:-300} LINE_LIMIT=200 $G build \
         "sh=$(sed -n 's/^#   \(.*\)$/\1/p' $R/batch_run285.txt | head -1)" batch=$R/batch_run285.txt ;;
-55) # ~3 min: run 287, batched 03's bmm_slab split K where its blocks are fewer than the SMs,
+55) # ~5 min: run 287, batched 03's bmm_slab and bmm_rows split K under a wave (blocks < SMs),
     # against HEAD
-    BUDGET=${BUDGET:-240} LINE_LIMIT=200 $G build \
+    BUDGET=${BUDGET:-300} LINE_LIMIT=200 $G build \
         "sh=$(sed -n 's/^#   \(.*\)$/\1/p' $R/batch_run287.txt | head -1)" batch=$R/batch_run287.txt ;;
 56) # ~2 min: run 288, batched 03's 64×16 DMMA tiles past 16 columns (BMM_SKINNY_N 128 and 64),
     # against HEAD
