@@ -93,7 +93,7 @@ for step in "$@"; do
             case "$line" in ''|'#'*) continue ;; esac
             n=$((n + 1))
             run "${stem}_$n" "${LINE_LIMIT:-150}" bash -c "$line"
-            { echo "   \$ $line"; grep -E "Runtime:|cuBLAS:|Status:|✗|Judge tests:|^wall|[Vv]erdict|faster|slower|difference|__|[Dd]uration|[Tt]ensor|[Ss]tall|[Tt]hroughput" "$OUT/logs/${stem}_$n.log" | sed 's/^/     /' | head -16; } | tee -a "$S"
+            { echo "   \$ $line"; grep -E "Runtime:|cuBLAS:|Status:|✗|Judge tests:|^wall|[Vv]erdict|faster|slower|difference|__|[Dd]uration|[Tt]ensor|[Ss]tall|[Tt]hroughput" "$OUT/logs/${stem}_$n.log" | sed 's/^/     /' | head -40; } | tee -a "$S"
         done < "${step#batch=}" ;;
     sh=*) # sh=CMD: one shell command between steps (a batch's Setup line: copy HEAD's stage to
           # .cmp/, apply the run's patch), logged as sh_N. If it fails, the steps after it would
