@@ -781,6 +781,14 @@ __global__ void __launch_bounds__(T::NT)
 #define BMM_ROWS_NARROW_N 10
 #endif
 constexpr int kRowThreads = 256, kRowMaxCols = 32, kRowMaxRows = 32, kRowKC = 64;
+// A ring kernel's (bmm_rows, bmm_slab) k range: [0, K), or under split K piece blockIdx.z of
+// gridDim.z, whole chunks, k_per = kRowKC·⌈K / (kRowKC·gridDim.z)⌉ (ring_pieces' count gives it)
+template <bool SPLIT>
+__device__ __forceinline__ void ring_range(int K, int& k_beg, int& k_end) {
+    const int k_per = SPLIT ? (K + kRowKC * (int)gridDim.z - 1) / (kRowKC * (int)gridDim.z) * kRowKC : K;
+    k_beg = SPLIT ? (int)blockIdx.z * k_per : 0;
+    k_end = SPLIT ? min(K, k_beg + k_per) : K;
+}
 constexpr int kRowMinK = 128;  // 02's: shorter K, its fp32 tiles' few k-tiles are near the launch floor
 constexpr int kRowMinKExact = 16;  // fp64 sums: 0.62–0.95× the 64×64 DMMA tile on 10 grids, K 16–119
 constexpr int kRowLdA = kRowKC + 4;  // A rows in a stage: 16-byte aligned, 4 banks apart
@@ -888,11 +896,13 @@ __device__ __forceinline__ void row_wait() {
 constexpr int kRowWide = kRowMaxRows * kRowKC;  // a chunk's R ≤ 32 rows of A as fp64
 static_assert(3 * kRowStage * sizeof(float) + kRowWide * sizeof(double) <= 48 * 1024,
               "the ring and a widened chunk in static shared memory");
-template <class Acc, bool VEC, bool GROUPS, bool WIDE = false>
+// SPLIT: piece blockIdx.z of gridDim.z takes ring_range's k, its fp64 sums to ws[b][piece]
+template <class Acc, bool VEC, bool GROUPS, bool WIDE = false, bool SPLIT = false>
 __global__ void __launch_bounds__(kRowThreads)
     bmm_rows(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C,
-             int M, int N, int K, int R, int KW) {
+             int M, int N, int K, int R, int KW, double* __restrict__ ws = nullptr) {
     static_assert(!WIDE || sizeof(Acc) == sizeof(double), "only fp64 sums widen A");
+    static_assert(!SPLIT || sizeof(Acc) == sizeof(double), "fp64 planes");
 #if BMM_ASYNC
     constexpr int S = WIDE ? 3 : 4;  // S − 1 chunks (64 k each) in flight while one is summed
 #else
@@ -906,12 +916,14 @@ __global__ void __launch_bounds__(kRowThreads)
     const float* a_blk = A + ((size_t)b * M + m0) * K;  // row m0 of A[b]
     const float* b_blk = B + (size_t)b * K * N;         // B[b]
     const int b_off = R * kRowLdA;                      // B's part of a stage (a multiple of 4)
-    const int KT = (K + kRowKC - 1) / kRowKC;           // chunks; the last may be partial
+    int k_beg, k_end;
+    ring_range<SPLIT>(K, k_beg, k_end);
+    const int KT = (k_end - k_beg + kRowKC - 1) / kRowKC;  // chunks; the last may be partial
 
     auto issue = [&](int c) {  // chunk c into stage c % S (nothing past the end)
         if (c >= KT) return;
         float* st = stage[c % S];
-        const int k0 = c * kRowKC, kc = min(kRowKC, K - k0);
+        const int k0 = k_beg + c * kRowKC, kc = min(kRowKC, k_end - k0);
         // A: 4-byte copies (A's rows have any alignment), consecutive threads along one row
         for (int i = tid; i < rows * kRowKC; i += kRowThreads) {
             const int r = i / kRowKC, kk = i % kRowKC;
@@ -949,7 +961,7 @@ __global__ void __launch_bounds__(kRowThreads)
         issue(c + S - 1);
         row_commit();
         const float* st = stage[c % S];
-        const int kc = min(kRowKC, K - c * kRowKC);
+        const int kc = min(kRowKC, k_end - k_beg - c * kRowKC);
         if constexpr (WIDE) {  // every thread read w64 for chunk c − 1 before the barrier above
             for (int i = tid; i < rows * kRowKC; i += kRowThreads) {
                 const int r = i / kRowKC, kk = i % kRowKC;
@@ -967,8 +979,12 @@ __global__ void __launch_bounds__(kRowThreads)
         }
     }
     // the block's outputs are rows m0 … m0+rows−1 of C[b], whole rows: contiguous from row m0
+    double* plane = SPLIT ? ws + ((size_t)b * gridDim.z + blockIdx.z) * M * N + (size_t)m0 * N : nullptr;
     if (!GROUPS) {
-        if (active) C[((size_t)b * M + m0) * N + tid] = static_cast<float>(acc);
+        if (active) {
+            if constexpr (SPLIT) plane[tid] = acc;
+            else C[((size_t)b * M + m0) * N + tid] = static_cast<float>(acc);
+        }
         return;
     }
     __syncthreads();  // every copy has landed (the groups still pending are empty), every read done
@@ -978,7 +994,8 @@ __global__ void __launch_bounds__(kRowThreads)
     if (tid < outs) {
         Acc sum = 0;
         for (int g = 0; g * KW < kRowKC; ++g) sum += part[g * gsize + tid];
-        C[((size_t)b * M + m0) * N + tid] = static_cast<float>(sum);
+        if constexpr (SPLIT) plane[tid] = sum;
+        else C[((size_t)b * M + m0) * N + tid] = static_cast<float>(sum);
     }
 }
 
@@ -1007,10 +1024,12 @@ static_assert(4 * kSlabStage * sizeof(float) + 2 * kSlabMaxRows * kRowKC * sizeo
 // fit an SM; 4 caps them at 64 (a few bytes spilled) for 32 warps to hide the ring's waits and
 // barriers, which pays only where the grid has 4 blocks for every SM (launch_slab).
 // VEC: N % 4 == 0 and B 16-byte aligned (a slab starts at a multiple of 32 columns)
-template <bool VEC, int MINB, bool WIDE>
+// SPLIT: piece blockIdx.z of gridDim.z takes ring_range's k and writes its fp64 sums to
+// ws[b][piece] for bmm_split_sum, not C
+template <bool VEC, int MINB, bool WIDE, bool SPLIT = false>
 __global__ void __launch_bounds__(kRowThreads, MINB)
     bmm_slab(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C,
-             int M, int N, int K) {
+             int M, int N, int K, double* __restrict__ ws = nullptr) {
     // S − 1 − AHEAD chunks in flight while one is summed; WIDE keeps chunk c + 1 landed as well
     constexpr int S = BMM_ASYNC ? 4 : WIDE ? 3 : 2, AHEAD = WIDE ? 1 : 0;
     __shared__ __align__(16) float stage[S][kSlabStage];
@@ -1020,12 +1039,14 @@ __global__ void __launch_bounds__(kRowThreads, MINB)
     const float* a_blk = A + (size_t)b * M * K;        // A[b]
     const float* b_blk = B + (size_t)b * K * N + n0;   // column n0 of B[b]
     constexpr int b_off = kSlabMaxRows * kRowKC;       // B's part of a stage: [k][kSlabCols]
-    const int KT = (K + kRowKC - 1) / kRowKC;
+    int k_beg, k_end;
+    ring_range<SPLIT>(K, k_beg, k_end);
+    const int KT = (k_end - k_beg + kRowKC - 1) / kRowKC;
 
     auto issue = [&](int c) {  // chunk c into stage c % S (nothing past the end)
         if (c >= KT) return;
         float* st = stage[c % S];
-        const int k0 = c * kRowKC, kc = min(kRowKC, K - k0);
+        const int k0 = k_beg + c * kRowKC, kc = min(kRowKC, k_end - k0);
         for (int i = tid; i < M * kRowKC; i += kRowThreads) {
             const int r = i / kRowKC, kk = i % kRowKC;
             if (kk < kc) row_cp4(st + i, a_blk + (size_t)r * K + k0 + kk);
@@ -1047,7 +1068,7 @@ __global__ void __launch_bounds__(kRowThreads, MINB)
         if (!WIDE || c >= KT) return;
         const float* sa = stage[c % S];
         double* da = a64[c % 2];
-        const int kc = min(kRowKC, K - c * kRowKC);
+        const int kc = min(kRowKC, k_end - k_beg - c * kRowKC);
         for (int i = tid; i < M * kRowKC; i += kRowThreads)
             if (i % kRowKC < kc) da[i] = static_cast<double>(sa[i]);
     };
@@ -1100,7 +1121,7 @@ __global__ void __launch_bounds__(kRowThreads, MINB)
         issue(c + S - 1);
         row_commit();
         widen(c + 1);
-        const int kc = min(kRowKC, K - c * kRowKC);
+        const int kc = min(kRowKC, k_end - k_beg - c * kRowKC);
         const float* bk = stage[c % S] + b_off + kb * kSlabCols + lane;
         if constexpr (WIDE) sum(a64[c % 2] + kb, bk, kc);
         else sum(stage[c % S] + kb, bk, kc);
@@ -1117,7 +1138,8 @@ __global__ void __launch_bounds__(kRowThreads, MINB)
         double sum = 0.0;
 #pragma unroll
         for (int w = 0; w < kSlabWarps; ++w) sum += part[(w * kSlabMaxRows + ml) * kSlabCols + n];
-        C[((size_t)b * M + ml) * N + n0 + n] = static_cast<float>(sum);
+        if constexpr (SPLIT) ws[((size_t)b * gridDim.z + blockIdx.z) * M * N + (size_t)ml * N + n0 + n] = sum;
+        else C[((size_t)b * M + ml) * N + n0 + n] = static_cast<float>(sum);
     }
 }
 
@@ -1335,17 +1357,17 @@ static void launch_slab(const float* A, const float* B, float* C, int BATCH, int
     else if (blocks >= sms) launch_slab_as<0, true>(A, B, C, M, N, K, grid);
     else launch_slab_as<0, false>(A, B, C, M, N, K, grid);
 }
-template <class Acc, bool WIDE = false>  // WIDE: fp64 sums only
+template <class Acc, bool WIDE = false, bool SPLIT = false>  // WIDE, SPLIT: fp64 sums only
 static void launch_rows(const float* A, const float* B, float* C, int BATCH, int M, int N, int K,
-                        int R, int KW = kRowKC) {
-    const dim3 grid((unsigned)((M + R - 1) / R), (unsigned)BATCH);
+                        int R, int KW = kRowKC, double* ws = nullptr, int S = 1) {
+    const dim3 grid((unsigned)((M + R - 1) / R), (unsigned)BATCH, (unsigned)S);
     const bool vec = N % 4 == 0 && ((size_t)B & 15) == 0;
     if (KW < kRowKC) {
-        if (vec) bmm_rows<Acc, true, true, WIDE><<<grid, kRowThreads>>>(A, B, C, M, N, K, R, KW);
-        else bmm_rows<Acc, false, true, WIDE><<<grid, kRowThreads>>>(A, B, C, M, N, K, R, KW);
+        if (vec) bmm_rows<Acc, true, true, WIDE, SPLIT><<<grid, kRowThreads>>>(A, B, C, M, N, K, R, KW, ws);
+        else bmm_rows<Acc, false, true, WIDE, SPLIT><<<grid, kRowThreads>>>(A, B, C, M, N, K, R, KW, ws);
     } else {
-        if (vec) bmm_rows<Acc, true, false, WIDE><<<grid, kRowThreads>>>(A, B, C, M, N, K, R, KW);
-        else bmm_rows<Acc, false, false, WIDE><<<grid, kRowThreads>>>(A, B, C, M, N, K, R, KW);
+        if (vec) bmm_rows<Acc, true, false, WIDE, SPLIT><<<grid, kRowThreads>>>(A, B, C, M, N, K, R, KW, ws);
+        else bmm_rows<Acc, false, false, WIDE, SPLIT><<<grid, kRowThreads>>>(A, B, C, M, N, K, R, KW, ws);
     }
 }
 // The exact sums' bmm_rows: fewer rows a block while the blocks are fewer than the SMs (each
@@ -1355,19 +1377,27 @@ static void launch_rows(const float* A, const float* B, float* C, int BATCH, int
 #ifndef BMM_ROWS_KGROUPS
 #define BMM_ROWS_KGROUPS 1
 #endif
+// bmm_rows' plan for fp64 sums: fewer rows a block (R) while the blocks are fewer than the SMs,
+// and the block's spare threads in k-groups kw wide; returns the blocks
+static long long rows_plan(int BATCH, int M, int N, int K, int sms, int& R, int& kw) {
+    auto blocks = [&](int r) { return (long long)BATCH * ((M + r - 1) / r); };
+    while (R > 1 && blocks(R) < sms && (double)blocks((R + 1) / 2) * K * N <= 4194304.0) R = (R + 1) / 2;
+    const int groups = std::min(kRowThreads / (R * N), kRowKC / 4);
+    kw = ((kRowKC + groups - 1) / groups + 3) / 4 * 4;  // whole float4s; ≤ groups groups used
+    return blocks(R);
+}
+// A widened once a block (0.76–0.95× at 80×26×32×360, 16×64×32×1024, 120×12×21×189), not at N
+// < 16 (1.14–1.18× slower at 40×400×7×128, 37×8×12×881) nor on tiny grids (8×1×26×632 1.11×)
+static bool rows_wide(int N, long long blocks, int sms) { return N >= 16 && 2 * blocks >= sms; }
 static void launch_rows_exact(const float* A, const float* B, float* C, int BATCH, int M, int N, int K,
                               int R, int sms) {
     if (!BMM_ROWS_KGROUPS) {
         launch_rows<double>(A, B, C, BATCH, M, N, K, R);
         return;
     }
-    auto blocks = [&](int r) { return (long long)BATCH * ((M + r - 1) / r); };
-    while (R > 1 && blocks(R) < sms && (double)blocks((R + 1) / 2) * K * N <= 4194304.0) R = (R + 1) / 2;
-    const int groups = std::min(kRowThreads / (R * N), kRowKC / 4);
-    const int kw = ((kRowKC + groups - 1) / groups + 3) / 4 * 4;  // whole float4s; ≤ groups groups used
-    // A widened once a block (0.76–0.95× at 80×26×32×360, 16×64×32×1024, 120×12×21×189), not at N
-    // < 16 (1.14–1.18× slower at 40×400×7×128, 37×8×12×881) nor on tiny grids (8×1×26×632 1.11×)
-    if (N >= 16 && 2 * blocks(R) >= sms) launch_rows<double, true>(A, B, C, BATCH, M, N, K, R, kw);
+    int kw;
+    const long long blocks = rows_plan(BATCH, M, N, K, sms, R, kw);
+    if (rows_wide(N, blocks, sms)) launch_rows<double, true>(A, B, C, BATCH, M, N, K, R, kw);
     else launch_rows<double>(A, B, C, BATCH, M, N, K, R, kw);
 }
 
@@ -1506,6 +1536,10 @@ __global__ void __launch_bounds__(kSumThreads)
     for (; z < S; ++z) sum += __ldcg(p + (size_t)z * plane);
     C[e] = static_cast<float>(sum);
 }
+static void split_sum(const double* ws, float* C, int BATCH, int M, int N, int S) {
+    const size_t plane = (size_t)M * N, total = plane * BATCH;
+    bmm_split_sum<<<(unsigned)((total + kSumThreads - 1) / kSumThreads), kSumThreads>>>(ws, C, plane, total, S);
+}
 
 // Split K (exact tiles): where the batches' 64×64 tiles number fewer than the SMs and K is at
 // least twice BMM_SPLIT_MIN_K, pieces of K for 2 CTAs an SM, each at least BMM_SPLIT_MIN_K deep
@@ -1532,8 +1566,54 @@ static bool solve_split(const float* A, const float* B, float* C, int BATCH, int
     double* ws = static_cast<double*>(space.ptr);
     const int S = (int)s;
     launch_dmma_any<T, true>(A, B, C, BATCH, M, N, K, S, k_per, ws);
-    const size_t plane = (size_t)M * N, total = plane * BATCH;
-    bmm_split_sum<<<(unsigned)((total + kSumThreads - 1) / kSumThreads), kSumThreads>>>(ws, C, plane, total, S);
+    split_sum(ws, C, BATCH, M, N, S);
+    return true;
+}
+
+// The ring kernels (bmm_slab, bmm_rows) split K where their blocks are fewer than the SMs: a
+// block's chunks run one after another, each a global round trip, and under a wave nothing else
+// hides them (40×8×57×794: 80 slab blocks, 13 chunks each; 8×1×26×632: 8 row blocks, 10). Pieces
+// for 2 blocks an SM, each at least BMM_RING_SPLIT_MIN_K deep and whole chunks (the kernels derive
+// the same k_per from gridDim.z); their fp64 sums are added in order by bmm_split_sum. 0: no split.
+#ifndef BMM_RING_SPLIT_MIN_K
+#define BMM_RING_SPLIT_MIN_K 128  // two of the ring's chunks (0: never)
+#endif
+static int ring_pieces(long long blocks, int K, int sms) {
+    if (BMM_RING_SPLIT_MIN_K <= 0 || blocks >= sms) return 0;
+    long long s = std::min<long long>(std::min<long long>(2LL * sms / blocks, K / BMM_RING_SPLIT_MIN_K), 64);
+    if (s < 2) return 0;
+    const long long k_per = (K + kRowKC * s - 1) / (kRowKC * s) * kRowKC;
+    s = (K + k_per - 1) / k_per;
+    return s < 2 ? 0 : (int)s;
+}
+static bool solve_slab_split(const float* A, const float* B, float* C, int BATCH, int M, int N, int K,
+                             int sms) {
+    const long long slabs = (N + kSlabCols - 1) / kSlabCols, blocks = slabs * BATCH;
+    const int s = ring_pieces(blocks, K, sms);
+    static Space space = {nullptr, 0};
+    if (s == 0 || !grow_space(space, (size_t)s * BATCH * M * N * sizeof(double))) return false;
+    double* ws = static_cast<double*>(space.ptr);
+    const dim3 grid((unsigned)slabs, (unsigned)BATCH, (unsigned)s);
+    const bool vec = N % 4 == 0 && ((size_t)B & 15) == 0, wide = blocks * s >= sms;
+    if (vec && wide) bmm_slab<true, 0, true, true><<<grid, kRowThreads>>>(A, B, C, M, N, K, ws);
+    else if (vec) bmm_slab<true, 0, false, true><<<grid, kRowThreads>>>(A, B, C, M, N, K, ws);
+    else if (wide) bmm_slab<false, 0, true, true><<<grid, kRowThreads>>>(A, B, C, M, N, K, ws);
+    else bmm_slab<false, 0, false, true><<<grid, kRowThreads>>>(A, B, C, M, N, K, ws);
+    split_sum(ws, C, BATCH, M, N, s);
+    return true;
+}
+static bool solve_rows_split(const float* A, const float* B, float* C, int BATCH, int M, int N, int K,
+                             int R, int sms) {
+    if (!BMM_ROWS_KGROUPS) return false;
+    int kw;
+    const long long blocks = rows_plan(BATCH, M, N, K, sms, R, kw);
+    const int s = ring_pieces(blocks, K, sms);
+    static Space space = {nullptr, 0};
+    if (s == 0 || !grow_space(space, (size_t)s * BATCH * M * N * sizeof(double))) return false;
+    double* ws = static_cast<double*>(space.ptr);
+    if (rows_wide(N, blocks * s, sms)) launch_rows<double, true, true>(A, B, C, BATCH, M, N, K, R, kw, ws, s);
+    else launch_rows<double, false, true>(A, B, C, BATCH, M, N, K, R, kw, ws, s);
+    split_sum(ws, C, BATCH, M, N, s);
     return true;
 }
 
@@ -1566,14 +1646,16 @@ extern "C" void solve(const float* A, const float* B, float* C, int BATCH, int M
     // Everything else: the tiles.
     const double row_outputs = N <= BMM_ROWS_NARROW_N ? BMM_ROWS_NARROW_OUTPUTS_PER_SM : BMM_ROWS_OUTPUTS_PER_SM;
     if (exact && M <= kSlabMaxRows && N > kRowMaxCols) {  // K > 8 here
-        launch_slab(A, B, C, BATCH, M, N, K, sms);
+        if (!solve_slab_split(A, B, C, BATCH, M, N, K, sms)) launch_slab(A, B, C, BATCH, M, N, K, sms);
         return;
     }
     if (N <= kRowMaxCols && K >= (exact ? kRowMinKExact : kRowMinK) && (double)BATCH * M * N <= row_outputs * sms) {
         const int R = std::min(M, row_rows(N));
         const long long blocks = (long long)BATCH * ((M + R - 1) / R);
         if ((double)blocks * K * N <= 4194304.0) {
-            if (exact) launch_rows_exact(A, B, C, BATCH, M, N, K, R, sms);
+            if (exact) {
+                if (!solve_rows_split(A, B, C, BATCH, M, N, K, R, sms)) launch_rows_exact(A, B, C, BATCH, M, N, K, R, sms);
+            }
             else launch_rows<float>(A, B, C, BATCH, M, N, K, R);
             return;
         }
