@@ -53,6 +53,10 @@ case "${1:-}" in
     # copy, against HEAD
     BUDGET=${BUDGET:-270} LINE_LIMIT=150 $G build \
         "sh=$(sed -n 's/^#   \(.*\)$/\1/p' $R/batch_run290.txt | head -1)" batch=$R/batch_run290.txt ;;
+59) # ~3 min: run 296, timing only: runs 293 (batched 03 64×16 tiles to 128 columns), 294 (thin
+    # kernels' column threads), 295 (matmul 03 A in 8-byte pairs, unpadded), each against HEAD
+    BUDGET=${BUDGET:-240} LINE_LIMIT=120 $G build \
+        "sh=$(sed -n 's/^#   \(.*\)$/\1/p' $R/batch_run296.txt | head -1)" batch=$R/batch_run296.txt ;;
 17) # ~8 min: every best stage's random sweep, seeds 1–3, beside its yardsticks (260)
     BUDGET=580 LINE_LIMIT=200 $G build batch=$R/batch_run260.txt ;;
 23) # ~1 min: run 261's sanitizer line (the capped slab's memcheck, matmul 03's at 2960×3759×4),
@@ -73,5 +77,5 @@ case "${1:-}" in
     45) BUDGET=580 $G build leaderboard=matmul_fp32 leaderboard-random=matmul_fp32:02,03 \
         leaderboard=batched_matmul_fp32 leaderboard-random=batched_matmul_fp32:02,03 ;;  # 4 and 5
     esac ;;
-*)  echo "usage: lab/runs/next_calls.sh 3|4|5|10|13|17|20|23|35|36|37|38|45|50|54|55|56|57|58" >&2; exit 2 ;;
+*)  echo "usage: lab/runs/next_calls.sh 3|4|5|10|13|17|20|23|35|36|37|38|45|50|54|55|56|57|58|59" >&2; exit 2 ;;
 esac
