@@ -500,6 +500,16 @@ using DSmall16 = Tile<64, 64, 2, 2>;
 #define BMM_SKINNY_N 16  // exact: C of at most this many columns (≥ 32 rows, K ≥ 16) on DSkinny (0: never)
 #endif
 using DSkinny = Tile<64, 16, 4, 1, BMM_DSMALL_BK, 3>;
+// Up to 128 columns while those tiles are at most 4 an SM (what the row paths leave): a 64-wide
+// tile over 71 columns is 55 % full, and a grid of few 64×64 tiles leaves SMs idle, where the 64×16
+// tiles pad 11 % and fill them (32×179×71×311: 0.80×, 10×80×78×152: 0.70×). From 6 an SM on, the
+// 64×64 tiles (4 times fewer CTAs, each fuller) won: 64×16 took 1.11–1.41× their time on 8 grids.
+#ifndef BMM_SKINNY_WIDE_N
+#define BMM_SKINNY_WIDE_N 128  // exact: DSkinny for C of at most this many columns ... (0: never)
+#endif
+#ifndef BMM_SKINNY_WIDE_PER_SM
+#define BMM_SKINNY_WIDE_PER_SM 4  // ... while its tiles are at most this many an SM
+#endif
 #ifndef BMM_DMMA_SKIP
 #define BMM_DMMA_SKIP 1  // 0: every warp runs all its fragments (the prototype's loop alone)
 #endif
@@ -1389,17 +1399,6 @@ static long long rows_plan(int BATCH, int M, int N, int K, int sms, int& R, int&
 // A widened once a block (0.76–0.95× at 80×26×32×360, 16×64×32×1024, 120×12×21×189), not at N
 // < 16 (1.14–1.18× slower at 40×400×7×128, 37×8×12×881) nor on tiny grids (8×1×26×632 1.11×)
 static bool rows_wide(int N, long long blocks, int sms) { return N >= 16 && 2 * blocks >= sms; }
-static void launch_rows_exact(const float* A, const float* B, float* C, int BATCH, int M, int N, int K,
-                              int R, int sms) {
-    if (!BMM_ROWS_KGROUPS) {
-        launch_rows<double>(A, B, C, BATCH, M, N, K, R);
-        return;
-    }
-    int kw;
-    const long long blocks = rows_plan(BATCH, M, N, K, sms, R, kw);
-    if (rows_wide(N, blocks, sms)) launch_rows<double, true>(A, B, C, BATCH, M, N, K, R, kw);
-    else launch_rows<double>(A, B, C, BATCH, M, N, K, R, kw);
-}
 
 // CL: split with no planes, a tile's pieces as one cluster (cluster_sum); false when that launch
 // is refused (nothing ran)
@@ -1546,6 +1545,16 @@ static void split_sum(const double* ws, float* C, int BATCH, int M, int N, int S
 // (2×816×162×675: 78 tiles, each over 43 k-tiles, took 2.2× cuBLAS's time, which splits). The
 // pieces write fp64 planes, bmm_split_sum adds them; the planes are grown on demand, never
 // freed. False when it does not apply.
+// Pieces of K for `ctas` CTAs an SM over `units` tiles or ring blocks (fewer than the SMs), each
+// at least min_k deep (0: never) and whole steps of k (k_per), at most 64; 0 where under 2 result
+static int k_pieces(long long units, int K, int ctas, int min_k, int step, int sms, int& k_per) {
+    if (min_k <= 0 || units >= sms) return 0;
+    long long s = std::min<long long>(std::min<long long>((long long)ctas * sms / units, K / min_k), 64);
+    if (s < 2) return 0;
+    k_per = (int)((K + step * s - 1) / (step * s) * step);
+    s = (K + k_per - 1) / k_per;
+    return s < 2 ? 0 : (int)s;
+}
 #ifndef BMM_SPLIT_MIN_K
 #define BMM_SPLIT_MIN_K 64
 #endif
@@ -1553,11 +1562,9 @@ template <class T>
 static bool solve_split(const float* A, const float* B, float* C, int BATCH, int M, int N, int K, int sms,
                         int ctas) {
     const long long tiles = (long long)BATCH * ((M + T::BM - 1) / T::BM) * ((N + T::BN - 1) / T::BN);
-    if (tiles >= sms || K < 2 * BMM_SPLIT_MIN_K) return false;
-    long long s = std::min<long long>(std::min<long long>((long long)ctas * sms / tiles, K / BMM_SPLIT_MIN_K), 64);
-    const int k_per = (int)((K + s - 1) / s + T::BK - 1) / T::BK * T::BK;  // whole k-tiles
-    s = (K + k_per - 1) / k_per;
-    if (s < 2) return false;
+    int k_per = 0;
+    const long long s = k_pieces(tiles, K, ctas, BMM_SPLIT_MIN_K, T::BK, sms, k_per);  // whole k-tiles
+    if (s == 0) return false;
     if (s <= BMM_SPLIT_CLUSTER && tiles * s <= sms && cluster_ok() &&
         launch_dmma_any<T, true, true>(A, B, C, BATCH, M, N, K, (int)s, k_per))
         return true;  // one launch, no planes
@@ -1579,12 +1586,8 @@ static bool solve_split(const float* A, const float* B, float* C, int BATCH, int
 #define BMM_RING_SPLIT_MIN_K 128  // two of the ring's chunks (0: never)
 #endif
 static int ring_pieces(long long blocks, int K, int sms) {
-    if (BMM_RING_SPLIT_MIN_K <= 0 || blocks >= sms) return 0;
-    long long s = std::min<long long>(std::min<long long>(2LL * sms / blocks, K / BMM_RING_SPLIT_MIN_K), 64);
-    if (s < 2) return 0;
-    const long long k_per = (K + kRowKC * s - 1) / (kRowKC * s) * kRowKC;
-    s = (K + k_per - 1) / k_per;
-    return s < 2 ? 0 : (int)s;
+    int k_per;  // ring_range derives it again from gridDim.z
+    return k_pieces(blocks, K, 2, BMM_RING_SPLIT_MIN_K, kRowKC, sms, k_per);
 }
 static bool solve_slab_split(const float* A, const float* B, float* C, int BATCH, int M, int N, int K,
                              int sms) {
@@ -1602,19 +1605,32 @@ static bool solve_slab_split(const float* A, const float* B, float* C, int BATCH
     split_sum(ws, C, BATCH, M, N, s);
     return true;
 }
-static bool solve_rows_split(const float* A, const float* B, float* C, int BATCH, int M, int N, int K,
-                             int R, int sms) {
-    if (!BMM_ROWS_KGROUPS) return false;
+// bmm_rows with fp64 sums: planned once, split K under a wave where a workspace can be had
+static void launch_rows_exact(const float* A, const float* B, float* C, int BATCH, int M, int N, int K,
+                              int R, int sms) {
+    if (!BMM_ROWS_KGROUPS) {
+        launch_rows<double>(A, B, C, BATCH, M, N, K, R);
+        return;
+    }
     int kw;
     const long long blocks = rows_plan(BATCH, M, N, K, sms, R, kw);
     const int s = ring_pieces(blocks, K, sms);
     static Space space = {nullptr, 0};
-    if (s == 0 || !grow_space(space, (size_t)s * BATCH * M * N * sizeof(double))) return false;
-    double* ws = static_cast<double*>(space.ptr);
-    if (rows_wide(N, blocks * s, sms)) launch_rows<double, true, true>(A, B, C, BATCH, M, N, K, R, kw, ws, s);
-    else launch_rows<double, false, true>(A, B, C, BATCH, M, N, K, R, kw, ws, s);
-    split_sum(ws, C, BATCH, M, N, s);
-    return true;
+    if (s > 0 && grow_space(space, (size_t)s * BATCH * M * N * sizeof(double))) {
+        double* ws = static_cast<double*>(space.ptr);
+        if (rows_wide(N, blocks * s, sms)) launch_rows<double, true, true>(A, B, C, BATCH, M, N, K, R, kw, ws, s);
+        else launch_rows<double, false, true>(A, B, C, BATCH, M, N, K, R, kw, ws, s);
+        split_sum(ws, C, BATCH, M, N, s);
+    } else if (rows_wide(N, blocks, sms)) {
+        launch_rows<double, true>(A, B, C, BATCH, M, N, K, R, kw);
+    } else {
+        launch_rows<double>(A, B, C, BATCH, M, N, K, R, kw);
+    }
+}
+
+// DSkinny tiles, K split for 4 CTAs an SM under a wave
+static void launch_skinny(const float* A, const float* B, float* C, int BATCH, int M, int N, int K, int sms) {
+    if (!solve_split<DSkinny>(A, B, C, BATCH, M, N, K, sms, 4)) launch_dmma_any<DSkinny>(A, B, C, BATCH, M, N, K);
 }
 
 // A, B, C are device pointers
@@ -1632,7 +1648,7 @@ extern "C" void solve(const float* A, const float* B, float* C, int BATCH, int M
     // C of at most 16 columns: 64×16 DMMA tiles, split K for 4 CTAs an SM under a wave. Under 32
     // rows a tile is mostly padding, and bmm_rows' blocks a batch were faster (10×18×8×119)
     if (exact && N <= BMM_SKINNY_N && M >= 32 && K >= 16) {
-        if (!solve_split<DSkinny>(A, B, C, BATCH, M, N, K, sms, 4)) launch_dmma_any<DSkinny>(A, B, C, BATCH, M, N, K);
+        launch_skinny(A, B, C, BATCH, M, N, K, sms);
         return;
     }
     // bmm_rows (with fp64 sums, what the 64×16 tiles leave) for at most 32 columns and K ≥ 128 (16
@@ -1653,12 +1669,16 @@ extern "C" void solve(const float* A, const float* B, float* C, int BATCH, int M
         const int R = std::min(M, row_rows(N));
         const long long blocks = (long long)BATCH * ((M + R - 1) / R);
         if ((double)blocks * K * N <= 4194304.0) {
-            if (exact) {
-                if (!solve_rows_split(A, B, C, BATCH, M, N, K, R, sms)) launch_rows_exact(A, B, C, BATCH, M, N, K, R, sms);
-            }
+            if (exact) launch_rows_exact(A, B, C, BATCH, M, N, K, R, sms);
             else launch_rows<float>(A, B, C, BATCH, M, N, K, R);
             return;
         }
+    }
+    const long long skinny_tiles = (long long)BATCH * ((M + 63) / 64) * ((N + 15) / 16);
+    if (exact && N <= BMM_SKINNY_WIDE_N && M >= 32 && K >= 16 &&
+        skinny_tiles <= (long long)BMM_SKINNY_WIDE_PER_SM * sms) {
+        launch_skinny(A, B, C, BATCH, M, N, K, sms);
+        return;
     }
     const long long big_tiles = (long long)BATCH * ((M + 127) / 128) * ((N + 127) / 128);
     const long long small_tiles = (long long)BATCH * ((M + 63) / 64) * ((N + 63) / 64);

@@ -94,6 +94,15 @@ __device__ __forceinline__ void cp16_zfill(float* dst, const float* src, bool ok
         ok ? *reinterpret_cast<const float4*>(src) : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
 #endif
 }
+// 8 bytes (.ca: cp.async takes .cg only at 16); !ok: writes zeros and reads nothing
+__device__ __forceinline__ void cp8_zfill(float* dst, const float* src, bool ok) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;\n" ::"r"(smem_u32(dst)), "l"(src),
+                 "r"(ok ? 8 : 0));
+#else
+    *reinterpret_cast<float2*>(dst) = ok ? *reinterpret_cast<const float2*>(src) : make_float2(0.0f, 0.0f);
+#endif
+}
 __device__ __forceinline__ void cp_commit() {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
     asm volatile("cp.async.commit_group;\n" ::: "memory");
@@ -851,7 +860,7 @@ __device__ __forceinline__ void cluster_sum(const double (&acc)[T::FM][T::FN][4]
 // not 16-byte aligned): the tile goes through the freed ring as fp32 and is written a row at a
 // time, a warp 32 consecutive columns, not in the fragment layout's 4-byte pieces over 8 rows
 // (02's staged epilogue: 0.64–0.97× the scattered stores' time where the tiles fill the SMs).
-template <class T, bool A_VEC, bool B_VEC, bool SPLIT, bool STAGE = false, bool CL = false>
+template <class T, bool A_VEC, bool B_VEC, bool SPLIT, bool STAGE = false, bool CL = false, bool A8 = false>
 __global__ void __launch_bounds__(T::NT)
     mm_exact(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C, int rows,
              int depth, int cols, int k_per, double* __restrict__ ws) {
@@ -875,6 +884,12 @@ __global__ void __launch_bounds__(T::NT)
                 const int r = c / (T::BK / 4), q = (c % (T::BK / 4)) * 4;
                 const bool ok = m0 + r < rows && k0 + q < ke;
                 cp16_zfill(as + r * T::LDA + q, ok ? A + (size_t)(m0 + r) * lda + k0 + q : A, ok);
+            }
+        } else if (A8) {  // depth even, A 8-byte aligned, no split: a pair is in or out
+            for (int c = tid; c < T::BM * T::BK / 2; c += T::NT) {
+                const int r = c / (T::BK / 2), q = (c % (T::BK / 2)) * 2;
+                const bool ok = m0 + r < rows && k0 + q < ke;
+                cp8_zfill(as + r * T::LDA + q, ok ? A + (size_t)(m0 + r) * lda + k0 + q : A, ok);
             }
         } else {
             for (int c = tid; c < T::BM * T::BK; c += T::NT) {
@@ -1115,11 +1130,11 @@ static void launch(const float* A, const float* B, float* C, int M, int N, int K
 
 // mm_exact<T, …> with its shared memory asked for: past 48 KB a kernel must ask, once per
 // process (one device, as sm_count); false if it could not (its launch then fails and says why)
-template <class T, bool AV, bool BV, bool SPLIT, bool STAGE, bool CL = false>
+template <class T, bool AV, bool BV, bool SPLIT, bool STAGE, bool CL = false, bool A8 = false>
 static bool exact_ready() {
     static const bool asked =
         T::SMEM <= 48 * 1024 ||
-        cudaFuncSetAttribute(mm_exact<T, AV, BV, SPLIT, STAGE, CL>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+        cudaFuncSetAttribute(mm_exact<T, AV, BV, SPLIT, STAGE, CL, A8>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                              (int)T::SMEM) == cudaSuccess;
     return asked;
 }
@@ -1142,11 +1157,11 @@ static int exact_resident() {
 }
 // CL: split with no planes, the pieces of a tile as one cluster (cluster_sum); false when that
 // launch is refused (nothing ran)
-template <class T, bool AV, bool BV, bool SPLIT, bool STAGE = false, bool CL = false>
+template <class T, bool AV, bool BV, bool SPLIT, bool STAGE = false, bool CL = false, bool A8 = false>
 static bool launch_exact_as(const float* A, const float* B, float* C, int rows, int depth, int cols,
                             int splits, int k_per, double* ws) {
-    const auto kern = mm_exact<T, AV, BV, SPLIT, STAGE, CL>;
-    (void)exact_ready<T, AV, BV, SPLIT, STAGE, CL>();
+    const auto kern = mm_exact<T, AV, BV, SPLIT, STAGE, CL, A8>;
+    (void)exact_ready<T, AV, BV, SPLIT, STAGE, CL, A8>();
     const dim3 grid((unsigned)((cols + T::BN - 1) / T::BN), (unsigned)((rows + T::BM - 1) / T::BM),
                     (unsigned)splits);
     if (!CL) {
@@ -1174,6 +1189,8 @@ static bool launch_exact_as(const float* A, const float* B, float* C, int rows, 
 static bool rows16(const float* p, int width, bool padded = false) {
     return (padded || width % 4 == 0) && ((size_t)p & 15) == 0;
 }
+// Every row of A (depth floats wide) is 8-byte aligned
+static bool a8(const float* A, int depth) { return depth % 2 == 0 && ((size_t)A & 7) == 0; }
 // Operands: A and B, or their padded copies (pa, pb: rows of their width rounded up to 4 floats)
 struct Ops {
     const float* A;
@@ -1191,6 +1208,12 @@ static bool launch_exact(const Ops& o, float* C, int rows, int depth, int cols, 
     if (!SPLIT && stage && o.pb)  // C's rows unaligned, B read from its padded copy
         return av ? launch_exact_as<T, true, true, false, true>(A, B, C, rows, depth, cols, 1, 0, nullptr)
                   : launch_exact_as<T, false, true, false, true>(A, B, C, rows, depth, cols, 1, 0, nullptr);
+    // A's rows 8-byte aligned and not copied padded (under 2^28 multiply-adds, or few columns): pairs,
+    // not floats (1000×130×1000: 0.90×). Where the copy is made it stays: reading the unpadded A in
+    // pairs instead took 0.98× at 3005×3002×608 but 1.05× at 4096×4094×4096.
+    if (!SPLIT && !stage && !av && a8(A, depth))
+        return bv ? launch_exact_as<T, false, true, false, false, false, true>(A, B, C, rows, depth, cols, 1, 0, nullptr)
+                  : launch_exact_as<T, false, false, false, false, false, true>(A, B, C, rows, depth, cols, 1, 0, nullptr);
     if (av && bv) return launch_exact_as<T, true, true, SPLIT, false, CL>(A, B, C, rows, depth, cols, splits, k_per, ws);
     if (av) return launch_exact_as<T, true, false, SPLIT, false, CL>(A, B, C, rows, depth, cols, splits, k_per, ws);
     if (bv) return launch_exact_as<T, false, true, SPLIT, false, CL>(A, B, C, rows, depth, cols, splits, k_per, ws);
@@ -1288,12 +1311,23 @@ static double makespan(long long tiles, int bm, int bn, double eff, int sms) {
 // depth ≤ kThinMaxDepth: mm_thin with the smallest register depth D that holds it. Deeper, the
 // tile kernel wins: at 4096×16×4096 mm_thin (16 rows of B in registers) took 1.21× its time.
 constexpr int kThinMaxDepth = 8;
+// Threads along the columns: a power of 2 up to kThinThreads covering the 4-column groups; where
+// the full width leaves over a sixth of its lanes idle past the last group (615 columns: 154
+// groups on 256 lanes, the second block's warps doing a whole row's loads for 1 output a lane
+// where the first's do 4), 32 or 64, whichever pads fewer. Full blocks keep 128: 32 there took
+// 1.09–1.28× its time (1000×3×999, 4096×8×4096, 8192×4×8192).
+static int thin_tx(int groups) {
+    int tx = 1;
+    while (tx < groups && tx < kThinThreads) tx *= 2;
+    const auto padded = [&](int t) { return (long long)(groups + t - 1) / t * t; };
+    if (tx < kThinThreads || padded(tx) * 5 <= 6LL * groups) return tx;
+    return padded(32) < padded(64) ? 32 : 64;
+}
 template <int D, class Acc>
 static void launch_thin(const float* A, const float* B, float* C, int rows, int depth, int cols,
                         bool vec, int sms) {
     const int groups = (cols + 3) / 4;
-    int tx = 1;
-    while (tx < groups && tx < kThinThreads) tx *= 2;
+    const int tx = thin_tx(groups);
     const int ty = kThinThreads / tx;
     const long long gx = (groups + tx - 1) / tx;
     // 8 rows a thread (a block writes more of C than it reads of B), halved while that leaves
