@@ -12,9 +12,9 @@ case "${1:-}" in
 36) # ~3 min: run 272, profiles of the fp32 03 shapes still over cuBLAS (ncu through --profile)
     BUDGET=${BUDGET:-300} LINE_LIMIT=150 $G build \
         "sh=$(sed -n 's/^#   \(.*\)$/\1/p' $R/batch_run272.txt | head -1)" batch=$R/batch_run272.txt ;;
-62) # ~5 min: runs 301 (matmul 03's skinny pieces ≥ 64 deep, on run 281 as it lands) and 302
-    # (matmul 02's thin column threads where C takes 4-byte stores): timing, tests, sanitizers
-    BUDGET=${BUDGET:-330} LINE_LIMIT=200 $G build \
+62) # ~7 min: runs 301 (matmul 03's skinny pieces ≥ 64 deep, on run 281 as it lands) and 302
+    # (matmul 02's thin column threads where C takes 4-byte stores), 303 (the same in batched 03)
+    BUDGET=${BUDGET:-450} LINE_LIMIT=200 $G build \
         "sh=$(sed -n 's/^#   \(.*\)$/\1/p' $R/batch_run301.txt | head -1)" batch=$R/batch_run301.txt ;;
 61) # ~3 min: run 298, seeds 2 and 3 of both fp32 03 stages and matmul 02 beside both yardsticks
     # (the tree as committed: after a landing)
