@@ -28,8 +28,8 @@ case "${1:-}" in
 66) # ~3 min: run 307, matmul 03's 64×64 tiles for depth ≤ 16 (C's writes bind), against HEAD
     BUDGET=${BUDGET:-240} LINE_LIMIT=200 $G build \
         "sh=$(sed -n 's/^#   \(.*\)$/\1/p' $R/batch_run307.txt | head -1)" batch=$R/batch_run307.txt ;;
-67) # ~5 min: run 308, the timing lines of runs 304–307 in one call (checks: 63–66 for winners)
-    BUDGET=${BUDGET:-360} LINE_LIMIT=150 $G build \
+67) # ~6 min: run 308, the timing lines of runs 304–307 and 309 in one call (checks: 63–66)
+    BUDGET=${BUDGET:-420} LINE_LIMIT=150 $G build \
         "sh=$(sed -n 's/^#   \(.*\)$/\1/p' $R/batch_run308.txt | head -1)" batch=$R/batch_run308.txt ;;
 61) # ~3 min: run 298, seeds 2 and 3 of both fp32 03 stages and matmul 02 beside both yardsticks
     # (the tree as committed: after a landing)
