@@ -31,6 +31,9 @@ case "${1:-}" in
 67) # ~6 min: run 308, the timing lines of runs 304–307 and 309 in one call (checks: 63–66)
     BUDGET=${BUDGET:-420} LINE_LIMIT=150 $G build \
         "sh=$(sed -n 's/^#   \(.*\)$/\1/p' $R/batch_run308.txt | head -1)" batch=$R/batch_run308.txt ;;
+68) # ~2 min: run 309's checks (batched 03, 64×16 tiles to 256 columns), if run 308 shows it winning
+    BUDGET=${BUDGET:-180} LINE_LIMIT=150 $G build \
+        "sh=$(sed -n 's/^#   \(.*\)$/\1/p' $R/batch_run309.txt | head -1)" batch=$R/batch_run309.txt ;;
 61) # ~3 min: run 298, seeds 2 and 3 of both fp32 03 stages and matmul 02 beside both yardsticks
     # (the tree as committed: after a landing)
     BUDGET=${BUDGET:-240} LINE_LIMIT=150 $G build batch=$R/batch_run298.txt ;;
@@ -54,5 +57,5 @@ case "${1:-}" in
     45) BUDGET=580 $G build leaderboard=matmul_fp32 leaderboard-random=matmul_fp32:02,03 \
         leaderboard=batched_matmul_fp32 leaderboard-random=batched_matmul_fp32:02,03 ;;  # 4 and 5
     esac ;;
-*)  echo "usage: lab/runs/next_calls.sh 3|4|5|10|17|23|36|45|61|62|63|64|65|66|67" >&2; exit 2 ;;
+*)  echo "usage: lab/runs/next_calls.sh 3|4|5|10|17|23|36|45|61|62|63|64|65|66|67|68" >&2; exit 2 ;;
 esac
