@@ -23,6 +23,14 @@ case "${1:-}" in
     BUDGET=${BUDGET:-570} LINE_LIMIT=200 $G build leaderboard=matmul_fp32 \
         leaderboard-random=matmul_fp32:02,03 \
         "sh=$(sed -n 's/^#   \(.*\)$/\1/p' $R/batch_run301.txt | head -1)" batch=$R/batch_run301.txt ;;
+70) # ≤ 10 min, for what device time is left (BUDGET): matmul_fp32's leaderboard sections at COMMIT,
+    # run 310 (matmul 03's seeds 2–3 there), then call 62's batch (runs 301–303, timings first, then
+    # their checks) until BUDGET ends it
+    [ -n "${COMMIT:-}" ] || { echo "next_calls.sh 70: COMMIT=<the committed HEAD> first" >&2; exit 2; }
+    export COMMIT
+    BUDGET=${BUDGET:-570} LINE_LIMIT=200 $G build leaderboard=matmul_fp32 \
+        leaderboard-random=matmul_fp32:02,03 batch=$R/batch_run310.txt \
+        "sh=$(sed -n 's/^#   \(.*\)$/\1/p' $R/batch_run301.txt | head -1)" batch=$R/batch_run301.txt ;;
 63) # ~2 min: run 304, matmul 03's mm_gemv slices at least 128 or 512 deep (32 now), against HEAD
     BUDGET=${BUDGET:-180} LINE_LIMIT=120 $G build \
         "sh=$(sed -n 's/^#   \(.*\)$/\1/p' $R/batch_run304.txt | head -1)" batch=$R/batch_run304.txt ;;
@@ -64,5 +72,5 @@ case "${1:-}" in
     45) BUDGET=580 $G build leaderboard=matmul_fp32 leaderboard-random=matmul_fp32:02,03 \
         leaderboard=batched_matmul_fp32 leaderboard-random=batched_matmul_fp32:02,03 ;;  # 4 and 5
     esac ;;
-*)  echo "usage: lab/runs/next_calls.sh 3|4|5|10|17|23|36|45|61|62|63|64|65|66|67|68|69" >&2; exit 2 ;;
+*)  echo "usage: lab/runs/next_calls.sh 3|4|5|10|17|23|36|45|61|62|63|64|65|66|67|68|69|70" >&2; exit 2 ;;
 esac
