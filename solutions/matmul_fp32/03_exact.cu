@@ -1089,11 +1089,9 @@ static bool mm_exact_ok() {
 }
 
 // Split K's pieces as one cluster (cluster_sum) on Hopper, where the kernel was built for it (the
-// file compiled as sm_80 PTX and run on an H100 has no cluster code in it), and only while every
-// cluster of the grid is resident at once (cudaOccupancyMaxActiveClusters, asked once a cluster
-// size): past that (CTAs ≥ 240 filling the SMs) clusters of 5–11 left CTAs over for a second round,
-// 1.18–1.36× the planes' time. Under the old bound (one CTA an SM) grids of up to 3 CTAs an SM
-// took the planes, where clusters took 0.82–0.96× their time (500×1000×300, 700×800×500).
+// file compiled as sm_80 PTX and run on an H100 has no cluster code in it), and only while all the
+// pieces are at most one CTA an SM: where they filled the SMs (CTAs ≥ 240), clusters of 5–11 left
+// CTAs over for a second round (1.18–1.36× the planes' time; 0.89–0.93× at 15–72 CTAs)
 #ifndef MM_SPLIT_CLUSTER
 #define MM_SPLIT_CLUSTER 16  // at most this many pieces a tile as one cluster (0: never; past 8: Hopper's)
 #endif
@@ -1182,14 +1180,6 @@ static bool launch_exact_as(const float* A, const float* B, float* C, int rows, 
     cudaLaunchConfig_t cfg = {};
     cfg.gridDim = grid, cfg.blockDim = dim3(T::NT), cfg.dynamicSmemBytes = T::SMEM, cfg.stream = 0;
     cfg.attrs = at, cfg.numAttrs = 1;
-    // every cluster resident at once, or the planes
-    static int resident[MM_SPLIT_CLUSTER + 1] = {};  // clusters of s CTAs the GPU holds (0: not asked yet)
-    int& n = resident[splits];
-    if (n == 0 && cudaOccupancyMaxActiveClusters(&n, kern, &cfg) != cudaSuccess) {
-        (void)cudaGetLastError();
-        n = -1;
-    }
-    if ((long long)grid.x * grid.y > n) return false;
     if (cudaLaunchKernelEx(&cfg, kern, A, B, C, rows, depth, cols, k_per, ws) == cudaSuccess) return true;
     (void)cudaGetLastError();
     return false;
@@ -1513,7 +1503,7 @@ static bool solve_split(const float* A, const float* B, float* C, int rows, int 
     }
     if (s < 2) return false;
     const Ops o = exact && mid ? aligned_ops(A, B, rows, depth, cols) : Ops{A, B, false, false};  // once
-    if (exact && s <= MM_SPLIT_CLUSTER && cluster_ok() &&
+    if (exact && s <= MM_SPLIT_CLUSTER && (mid ? mid_tiles : small_tiles) * s <= sms && cluster_ok() &&
         (mid ? launch_exact<XMid, true, true>(o, C, rows, depth, cols, (int)s, k_per, nullptr)
              : launch_exact<XSmall, true, true>(o, C, rows, depth, cols, (int)s, k_per, nullptr)))
         return true;  // one launch, no planes
@@ -1545,7 +1535,7 @@ static bool solve_skinny_as(const float* A, const float* B, float* C, int rows, 
     int k_per = 0;
     s = whole_pieces(s, depth, XS::BK, k_per);
     const Ops o{A, B, false, false};
-    if (s > 1 && s <= MM_SPLIT_CLUSTER && cluster_ok() &&
+    if (s > 1 && s <= MM_SPLIT_CLUSTER && tiles * s <= sms && cluster_ok() &&
         launch_exact<XS, true, true>(o, C, rows, depth, cols, (int)s, k_per, nullptr))
         return true;  // one launch, no planes
     static SplitSpace space = {nullptr, 0};
