@@ -16,14 +16,8 @@ case "${1:-}" in
     # (matmul 02's thin column threads where C takes 4-byte stores), 303 (the same in batched 03)
     BUDGET=${BUDGET:-450} LINE_LIMIT=200 $G build \
         "sh=$(sed -n 's/^#   \(.*\)$/\1/p' $R/batch_run301.txt | head -1)" batch=$R/batch_run301.txt ;;
-69) # ~9 min: matmul_fp32's leaderboard sections at COMMIT (run 281 landed), then call 62's batch
-    # (runs 301–303 and their checks) on the same machine: one start where machines are scarce
-    [ -n "${COMMIT:-}" ] || { echo "next_calls.sh 69: COMMIT=<the committed HEAD> first" >&2; exit 2; }
-    export COMMIT
-    BUDGET=${BUDGET:-570} LINE_LIMIT=200 $G build leaderboard=matmul_fp32 \
-        leaderboard-random=matmul_fp32:02,03 \
-        "sh=$(sed -n 's/^#   \(.*\)$/\1/p' $R/batch_run301.txt | head -1)" batch=$R/batch_run301.txt ;;
-70) # ≤ 10 min, for what device time is left (BUDGET): matmul_fp32's leaderboard sections at COMMIT,
+70) # ≤ 10 min, once run 281 has landed and been committed (lab/NOTES.md, plan of the thirty-ninth
+    # session), for what device time is left (BUDGET): matmul_fp32's leaderboard sections at COMMIT,
     # run 310 (matmul 03's seeds 2–3 there), then call 62's batch (runs 301–303, timings first, then
     # their checks) until BUDGET ends it
     [ -n "${COMMIT:-}" ] || { echo "next_calls.sh 70: COMMIT=<the committed HEAD> first" >&2; exit 2; }
@@ -72,5 +66,5 @@ case "${1:-}" in
     45) BUDGET=580 $G build leaderboard=matmul_fp32 leaderboard-random=matmul_fp32:02,03 \
         leaderboard=batched_matmul_fp32 leaderboard-random=batched_matmul_fp32:02,03 ;;  # 4 and 5
     esac ;;
-*)  echo "usage: lab/runs/next_calls.sh 3|4|5|10|17|23|36|45|61|62|63|64|65|66|67|68|69|70" >&2; exit 2 ;;
+*)  echo "usage: lab/runs/next_calls.sh 3|4|5|10|17|23|36|45|61|62|63|64|65|66|67|68|70" >&2; exit 2 ;;
 esac
