@@ -15,8 +15,8 @@
 // Split K (fewer 64×64 tiles than 1.5 waves, depth ≥ 256): pieces for 4 CTAs an SM, refitted past
 //   one wave to the CTAs an SM holds (3 on H100, 2 on A100); 128×64 tiles (2 an SM) for ≥ 512 rows,
 //   pieces ≥ 320 deep. mm_split_sum adds their fp64 planes in order, rounds once; on Hopper, while
-//   the pieces are at most one CTA an SM, a tile's ≤ 16 are one cluster (its own instantiation)
-//   adding one another's tiles over DSMEM in that order: one launch. Odd cols: 02's epilogue.
+//   cudaOccupancyMaxActiveClusters says the grid's clusters are all resident, a tile's ≤ 16 are one
+//   cluster adding one another's tiles over DSMEM in that order: one launch. Odd cols: 02's.
 // Up to 16 rows (mm_gemv): a lane a column of B, read once; A's rows widened once in shared memory;
 //   the depth sliced for 4 blocks an SM, the slices added in order by mm_split_sum. 1–4 columns, ≥
 //   256 rows (mm_narrow): a warp 4 rows, its lanes along k (128-byte loads of A; B's rows float4),
@@ -30,15 +30,15 @@
 //   cuBLAS's time; geo mean ~0.75× (02: 0.58–0.63×). 32-deep k-tiles, 128×64 tiles, split pieces
 //   0.80–0.95×; split sum 0.5–0.7× the tile's; padded copies 0.70–0.85×; mm_narrow 0.35–0.75×;
 //   pieces fitted 0.65–0.85×; 64×8, 64×16 0.55–0.85×; one launch 0.75–0.9×, apart 0.90–0.99×; thin
-//   column threads 0.84–0.95×; A's 8-byte pairs 0.90×.
+//   column threads 0.84–0.95×; A's 8-byte pairs 0.90×; clusters to the occupancy bound 0.93–0.97×.
 // Measured (H100, H200; cuBLAS, cuBLASLt beside): every test passes on SASS, A100 and T4 paths
 //   (PTX); memcheck, racecheck clean. 32-deep k-tiles 0.86× at 4096³, 0.91–0.96× elsewhere; split
-//   sum 0.40–0.64×, the split rule 0.67–0.91×; staged epilogue 0.53–0.92×; mm_gemv 0.44–0.94× the
+//   sum 0.40–0.64×, split rule 0.67–0.91×; staged epilogue 0.53–0.92×; mm_gemv 0.44–0.94× the
 //   tiles; padded copies 0.76–0.92×; 128×64 at depth ≤ 256 0.88–0.96×; mm_narrow 0.45–0.58× at 1–2
 //   columns, 0.69–0.91× at 4 (1.05–1.32× at 8). H100: pieces fitted 0.87–0.97× under a wave; 64×8
-//   0.47–0.86×; one launch 0.88–0.93× at 15–72 CTAs, 1.18–1.36× at 240–710: only to one CTA an SM;
-//   64×16 0.60–0.77× on 9 shapes, 1.00× on 2; cluster kernel apart 0.98–1.02×; thin column threads
-//   0.84–0.95× on 4 shapes, 0.99–1.01× on 5; A's pairs 0.90× at 1000×130×1000, 0.98–1.00× on 6.
+//   0.47–0.86×; one launch 0.88–0.93× at 15–72 CTAs, 1.18–1.36× at 240–710, to the occupancy bound
+//   0.82–0.96× (5), 1.00× (10); 64×16 0.60–0.77× (9), 1.00× (2); cluster kernel apart 0.98–1.02×;
+//   thin column threads 0.84–0.95× (4), 0.99–1.01× (5); A's pairs 0.90–1.00× (7).
 // Tiles: exact 128×128, 128×64, 64×64, 64×16, 64×8, each ×32 × 3 (×16 × 4 where 32 pads).
 // Targets: sm_75 sm_80 sm_90a sm_100a
 // Judge GPUs: T4 A100 H100 H200 B200
@@ -1089,9 +1089,11 @@ static bool mm_exact_ok() {
 }
 
 // Split K's pieces as one cluster (cluster_sum) on Hopper, where the kernel was built for it (the
-// file compiled as sm_80 PTX and run on an H100 has no cluster code in it), and only while all the
-// pieces are at most one CTA an SM: where they filled the SMs (CTAs ≥ 240), clusters of 5–11 left
-// CTAs over for a second round (1.18–1.36× the planes' time; 0.89–0.93× at 15–72 CTAs)
+// file compiled as sm_80 PTX and run on an H100 has no cluster code in it), and only while every
+// cluster of the grid is resident at once (cudaOccupancyMaxActiveClusters, asked once a cluster
+// size): past that (CTAs ≥ 240 filling the SMs) clusters of 5–11 left CTAs over for a second round,
+// 1.18–1.36× the planes' time. Under the old bound (one CTA an SM) grids of up to 3 CTAs an SM
+// took the planes, where clusters took 0.82–0.96× their time (500×1000×300, 700×800×500).
 #ifndef MM_SPLIT_CLUSTER
 #define MM_SPLIT_CLUSTER 16  // at most this many pieces a tile as one cluster (0: never; past 8: Hopper's)
 #endif
@@ -1180,6 +1182,14 @@ static bool launch_exact_as(const float* A, const float* B, float* C, int rows, 
     cudaLaunchConfig_t cfg = {};
     cfg.gridDim = grid, cfg.blockDim = dim3(T::NT), cfg.dynamicSmemBytes = T::SMEM, cfg.stream = 0;
     cfg.attrs = at, cfg.numAttrs = 1;
+    // every cluster resident at once, or the planes
+    static int resident[MM_SPLIT_CLUSTER + 1] = {};  // clusters of s CTAs the GPU holds (0: not asked yet)
+    int& n = resident[splits];
+    if (n == 0 && cudaOccupancyMaxActiveClusters(&n, kern, &cfg) != cudaSuccess) {
+        (void)cudaGetLastError();
+        n = -1;
+    }
+    if ((long long)grid.x * grid.y > n) return false;
     if (cudaLaunchKernelEx(&cfg, kern, A, B, C, rows, depth, cols, k_per, ws) == cudaSuccess) return true;
     (void)cudaGetLastError();
     return false;
@@ -1503,7 +1513,7 @@ static bool solve_split(const float* A, const float* B, float* C, int rows, int 
     }
     if (s < 2) return false;
     const Ops o = exact && mid ? aligned_ops(A, B, rows, depth, cols) : Ops{A, B, false, false};  // once
-    if (exact && s <= MM_SPLIT_CLUSTER && (mid ? mid_tiles : small_tiles) * s <= sms && cluster_ok() &&
+    if (exact && s <= MM_SPLIT_CLUSTER && cluster_ok() &&
         (mid ? launch_exact<XMid, true, true>(o, C, rows, depth, cols, (int)s, k_per, nullptr)
              : launch_exact<XSmall, true, true>(o, C, rows, depth, cols, (int)s, k_per, nullptr)))
         return true;  // one launch, no planes
@@ -1535,7 +1545,7 @@ static bool solve_skinny_as(const float* A, const float* B, float* C, int rows, 
     int k_per = 0;
     s = whole_pieces(s, depth, XS::BK, k_per);
     const Ops o{A, B, false, false};
-    if (s > 1 && s <= MM_SPLIT_CLUSTER && tiles * s <= sms && cluster_ok() &&
+    if (s > 1 && s <= MM_SPLIT_CLUSTER && cluster_ok() &&
         launch_exact<XS, true, true>(o, C, rows, depth, cols, (int)s, k_per, nullptr))
         return true;  // one launch, no planes
     static SplitSpace space = {nullptr, 0};
