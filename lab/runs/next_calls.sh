@@ -21,9 +21,9 @@ case "${1:-}" in
     BUDGET=${BUDGET:-570} LINE_LIMIT=200 $G build leaderboard=matmul_fp32 \
         leaderboard-random=matmul_fp32:02,03 leaderboard=batched_matmul_fp32 \
         leaderboard-random=batched_matmul_fp32:02,03 batch=$R/batch_run312.txt ;;
-72) # ~6 min: run 311, matmul 03's 64×16 tiles to 128 columns bounded by A's size, against HEAD
+72) # ~8 min: run 311, matmul 03's 64×16 tiles to 128 columns bounded by A's size (and to 256), vs HEAD
     # (after 71's landing)
-    BUDGET=${BUDGET:-450} LINE_LIMIT=200 $G build \
+    BUDGET=${BUDGET:-540} LINE_LIMIT=200 $G build \
         "sh=$(sed -n 's/^#   \(.*\)$/\1/p' $R/batch_run311.txt | head -1)" batch=$R/batch_run311.txt ;;
 61) # ~3 min: run 298, seeds 2 and 3 of both fp32 03 stages and matmul 02 beside both yardsticks
     # (the tree as committed: after a landing)
