@@ -25,6 +25,10 @@ case "${1:-}" in
     # (after 71's landing)
     BUDGET=${BUDGET:-540} LINE_LIMIT=200 $G build \
         "sh=$(sed -n 's/^#   \(.*\)$/\1/p' $R/batch_run311.txt | head -1)" batch=$R/batch_run311.txt ;;
+73) # ~6 min: run 313, matmul 03's split K on 32×64 tiles for few rows (74×4360×4512), vs HEAD
+    # (after 71's landing)
+    BUDGET=${BUDGET:-420} LINE_LIMIT=200 $G build \
+        "sh=$(sed -n 's/^#   \(.*\)$/\1/p' $R/batch_run313.txt | head -1)" batch=$R/batch_run313.txt ;;
 61) # ~3 min: run 298, seeds 2 and 3 of both fp32 03 stages and matmul 02 beside both yardsticks
     # (the tree as committed: after a landing)
     BUDGET=${BUDGET:-240} LINE_LIMIT=150 $G build batch=$R/batch_run298.txt ;;
@@ -48,5 +52,5 @@ case "${1:-}" in
     45) BUDGET=580 $G build leaderboard=matmul_fp32 leaderboard-random=matmul_fp32:02,03 \
         leaderboard=batched_matmul_fp32 leaderboard-random=batched_matmul_fp32:02,03 ;;  # 4 and 5
     esac ;;
-*)  echo "usage: lab/runs/next_calls.sh 17|23|36|61|71|72" >&2; exit 2 ;;
+*)  echo "usage: lab/runs/next_calls.sh 17|23|36|61|71|72|73" >&2; exit 2 ;;
 esac
