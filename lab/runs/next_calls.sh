@@ -14,13 +14,13 @@ case "${1:-}" in
         "sh=$(sed -n 's/^#   \(.*\)$/\1/p' $R/batch_run272.txt | head -1)" batch=$R/batch_run272.txt ;;
 71) # ≤ 10 min, once lab/experiments/land_runs301_309.patch has landed and been committed (lab/NOTES.md,
     # plan of the fortieth session), for what device time is left (BUDGET): the matmul_fp32 and
-    # batched_matmul_fp32 leaderboard sections at COMMIT, then run 312 (seeds 2–3 of both fp32 03
-    # stages and matmul 02 there)
+    # batched_matmul_fp32 leaderboard sections at COMMIT, then run 298's batch again (seeds 2–3 of
+    # both fp32 03 stages and matmul 02 there)
     [ -n "${COMMIT:-}" ] || { echo "next_calls.sh 71: COMMIT=<the committed HEAD> first" >&2; exit 2; }
     export COMMIT
     BUDGET=${BUDGET:-570} LINE_LIMIT=200 $G build leaderboard=matmul_fp32 \
         leaderboard-random=matmul_fp32:02,03 leaderboard=batched_matmul_fp32 \
-        leaderboard-random=batched_matmul_fp32:02,03 batch=$R/batch_run312.txt ;;
+        leaderboard-random=batched_matmul_fp32:02,03 batch=$R/batch_run298.txt ;;
 72) # ~8 min: run 311, matmul 03's 64×16 tiles to 128 columns bounded by A's size (and to 256), vs HEAD
     # (after 71's landing)
     BUDGET=${BUDGET:-540} LINE_LIMIT=200 $G build \
