@@ -1,15 +1,13 @@
 // 03_exact — every sum exact where the GPU has fast FP64 tensor cores: 02's dispatch, its tiles on DMMA (m16n8k8 on sm_90+, m8n8k4 on sm_80) fed by a cp.async ring of fp32 k-tiles, its row and thin paths summing in fp64
 //
-// Changed from 02: the numbers. At atol = rtol = 1e-5, U(−10, 10) fills, an fp32 sum misses both
-//   references where a long sum cancels: 02 fails 5–12 of 64 random shapes a seed, as does every
-//   fp32 order (lab/probes/fp32_order_sweep.c). fp32 products are exact in fp64, an fp64 sum of
-//   ≤ 1024 within ~1e-8 of exact: C is the exact sum rounded once.
+// Changed from 02: the numbers. At atol = rtol = 1e-5, U(−10, 10) fills, every fp32 order misses
+//   both references where a long sum cancels (02 fails 5–12 of 64 random shapes a seed; the probe:
+//   lab/probes/fp32_order_sweep.c). fp32 products are exact in fp64: C is their sum rounded once.
 // Tiles (bmm_dmma): 128×128 on 8 warps of 64×32 (64 doubles a thread) or 64×64 on 4 warps of
 //   32×32, by 02's makespan model; fp32 k-tiles in a cp.async ring (zero-filled past the edges),
-//   widened to fp64 at the fragment load; both 32 deep (a wait and barrier every 4 k8 steps, not
-//   2; 16 where 32 pads K < 128). sm_90+: m16n8k8, the k pairs (t, t + 4) read as the tile's
-//   (2t, 2t + 1); A rows 24 floats apart, B's 16-byte chunks XOR-swizzled: no bank conflicts.
-// 64×16 tiles (4 warps of 16×16; ≥ 32 rows, K ≥ 16): C of ≤ 16 columns, and ≤ 128 while ≤ 4 an
+//   widened to fp64 at the fragment load, 32 deep (16 where 32 pads K < 128). sm_90+: m16n8k8, the
+//   k pairs (t, t + 4) read as (2t, 2t + 1); A rows 24 floats apart, B XOR-swizzled: no conflicts.
+// 64×16 tiles (4 warps of 16×16; ≥ 32 rows, K ≥ 16): C of ≤ 16 columns, and ≤ 256 while ≤ 4 an
 //   SM, where few 64×64 tiles leave SMs idle: 4× as many fill them.
 // Padded copies (bmm_pad): rows not 16-byte aligned (K or N % 4 ≠ 0) take 4-byte cp.async; from
 //   BATCH·M·N·K ≥ 2^28 such a matrix is copied once into rows of a multiple of 4 floats.
@@ -21,24 +19,26 @@
 //   column: one B load feeds M independent fp64 chains; the warps' sums meet at the end. Past
 //   the 2 blocks an SM it holds, registers capped for 4: a wave fewer, 32 warps hide the waits.
 // bmm_rows (N ≤ 32, K ≥ 16, few outputs; fp64 sums: N > 16 or M < 32) and bmm_thin (K ≤ 8): 02's,
-//   fp64 sums. Threads past a block's R·N outputs sum more groups of each chunk's k; blocks have
-//   fewer rows while fewer than SMs; A widened to fp64 once a block on full grids (conversions run
-//   at 1/4 the FP64 FMA rate). Under a wave (blocks < SMs) both ring kernels split K as the tiles
-//   do: pieces ≥ 128 deep for 2 blocks an SM, their fp64 planes added in order by bmm_split_sum.
+//   fp64 sums. Threads past a block's R·N outputs sum more groups of each chunk's k; fewer rows a
+//   block under a wave, A widened to fp64 once a block on full grids (conversions: 1/4 the FP64 FMA
+//   rate); under a wave both ring kernels split K as the tiles do (pieces ≥ 128 deep, 2 blocks an
+//   SM). bmm_thin: 32 or 64 column threads where C's rows take 4-byte stores and 128 idle a sixth.
 // Paths by judge GPU: A100, H100, H200 (cc 8.0, 9.x, asked at run time): exact on every path;
 //   T4 (no DMMA, FP64 at 1/32), B200 (DMMA at half its FP32 rate), others: 02's, not exact.
 // Prediction (before measuring): all random shapes pass (exact GPUs); geo mean 0.75×, 128×1024³
 //   1.15×, slab ≤ 1.2×. Split K, slab warps over k, row k-groups 0.4–0.8×; padded copies, capped
-//   slab, 32-deep tiles 0.70–0.95×; A widened once 0.60–0.85×; 64×16 tiles 0.6–0.85×, 128 cols
-//   0.70–0.94×; one launch 0.75–0.9×; cluster apart 0.90–0.99×; ring split 0.55–0.85×.
+//   slab, 32-deep tiles 0.70–0.95×; A widened once 0.60–0.85×; 64×16 tiles 0.6–0.85×, to 128 cols
+//   0.70–0.94×, to 256 0.75–0.90×; one launch 0.75–0.9×; cluster apart 0.90–0.99×; ring split
+//   0.55–0.85×; thin column threads 0.93–0.98×.
 // Measured (H200, H100; cuBLAS, cuBLASLt beside): every test passes on SASS, A100 and T4 paths
 //   (PTX); memcheck, racecheck clean. bmm_slab 0.29–0.55× the tiles' time; split K 0.34–0.96×;
 //   slab's warps over k 0.64–0.94×; padded copies 0.75–0.86×; rows' k-groups 0.46–0.74×; slab
 //   capped 0.79–0.92×; 32-deep tiles 0.68–0.93×. H100: A widened once 0.76–0.96× on full grids (not
 //   under a wave at N < 16); rows from K = 16 0.62–0.95× the tile; 64×16 tiles 0.37–0.95× (not at
 //   18 rows: 1.27×), to 128 columns 0.70–0.88× on 6 grids, 1.02× at 2×1000×120×800 (past 6 an SM
-//   1.11–1.41×); one launch 0.87–0.94×; cluster kernel apart 0.92× on planes, 0.98–1.02× elsewhere;
-//   slab capped past 2 an SM 0.74–0.90×; ring split 0.37–0.91×, 1.03× at 2×8×100×300.
+//   1.11–1.41×), to 256 0.57–0.80× on 6, 0.99–1.00× on 2; one launch 0.87–0.94×; cluster kernel
+//   apart 0.92× on planes, 0.98–1.02× elsewhere; slab capped past 2 an SM 0.74–0.90×; ring split
+//   0.37–0.91×, 1.03× at 2×8×100×300; thin column threads 0.86×, 0.97×, 1.00× on 3.
 // Tiles: DMMA 128×128×32 ×3, 64×64×32 ×2, 64×16×32 ×3 (×16 ×4 where 32 pads); rows, slab 256.
 // Targets: sm_75 sm_80 sm_90a sm_100a
 // Judge GPUs: T4 A100 H100 H200 B200
@@ -500,12 +500,13 @@ using DSmall16 = Tile<64, 64, 2, 2>;
 #define BMM_SKINNY_N 16  // exact: C of at most this many columns (≥ 32 rows, K ≥ 16) on DSkinny (0: never)
 #endif
 using DSkinny = Tile<64, 16, 4, 1, BMM_DSMALL_BK, 3>;
-// Up to 128 columns while those tiles are at most 4 an SM (what the row paths leave): a 64-wide
+// Up to 256 columns while those tiles are at most 4 an SM (what the row paths leave): a 64-wide
 // tile over 71 columns is 55 % full, and a grid of few 64×64 tiles leaves SMs idle, where the 64×16
-// tiles pad 11 % and fill them (32×179×71×311: 0.80×, 10×80×78×152: 0.70×). From 6 an SM on, the
-// 64×64 tiles (4 times fewer CTAs, each fuller) won: 64×16 took 1.11–1.41× their time on 8 grids.
+// tiles pad 11 % and fill them (32×179×71×311: 0.80×, 10×80×78×152: 0.70×; past 128 columns
+// 10×38×176×104's 30 64×64 tiles, too shallow to split: 0.57×). From 6 an SM on, the 64×64 tiles
+// (4 times fewer CTAs, each fuller) won: 64×16 took 1.11–1.41× their time on 8 grids.
 #ifndef BMM_SKINNY_WIDE_N
-#define BMM_SKINNY_WIDE_N 128  // exact: DSkinny for C of at most this many columns ... (0: never)
+#define BMM_SKINNY_WIDE_N 256  // exact: DSkinny for C of at most this many columns ... (0: never)
 #endif
 #ifndef BMM_SKINNY_WIDE_PER_SM
 #define BMM_SKINNY_WIDE_PER_SM 4  // ... while its tiles are at most this many an SM
@@ -1319,12 +1320,23 @@ static double makespan(long long tiles, int bm, int bn, double eff, int sms) {
 
 // K ≤ kThinMaxK: bmm_thin with the smallest register depth D that holds K; 8 rows a thread (a
 // block writes more of C than it reads of B), halved while that leaves under 2 blocks an SM.
+// Threads along the columns: a power of 2 up to kThinThreads covering the 4-column groups. Where
+// C's rows take 4-byte stores and the full width leaves over a sixth of its lanes idle past the
+// last group (587 columns: 147 groups on 256 lanes, the second block's 128 threads writing 75
+// outputs a row), 32 or 64, whichever pads fewer. With float4 stores idle lanes cost little next
+// to DRAM's writes: 32 there took 1.21× its time (96×648×588×4); on full blocks 1.09×.
+static int thin_tx(int groups, bool vec) {
+    int tx = 1;
+    while (tx < groups && tx < kThinThreads) tx *= 2;
+    const auto padded = [&](int t) { return (long long)(groups + t - 1) / t * t; };
+    if (vec || tx < kThinThreads || padded(tx) * 5 <= 6LL * groups) return tx;
+    return padded(32) < padded(64) ? 32 : 64;
+}
 template <class Acc, int D>
 static void launch_thin(const float* A, const float* B, float* C, int BATCH, int M, int N, int K,
                         bool vec, int sms) {
     const int groups = (N + 3) / 4;
-    int tx = 1;
-    while (tx < groups && tx < kThinThreads) tx *= 2;
+    const int tx = thin_tx(groups, vec);
     const int ty = kThinThreads / tx;
     const long long gx = (groups + tx - 1) / tx;
     int per = kThinRows;

@@ -13,7 +13,9 @@
 // Few 64×64 tiles (fewer than SMs) and an inner dimension of 256 or more: SPLIT, pieces of K over
 //   blockIdx.y filling the SMs twice, the last piece of a tile adding them in order (one launch).
 // Inner dimension ≤ 8: mm_thin. C is the whole cost; a thread holds B's rows for 4 columns in
-//   registers and streams 8 rows of C out (float4 streaming stores).
+//   registers and streams 8 rows of C out (float4 streaming stores). Its column threads: 32 or 64
+//   where C's rows take 4-byte stores and 128 would leave over a sixth of its lanes idle (with
+//   float4 stores DRAM's write rate binds, and idle lanes cost little).
 // C of at most 64×32, inner dimension over 8: mm_dot, a block a row of C and a slice of the inner
 //   dimension, the slices added in order by the last block of a row.
 // C's rows not 16-byte aligned (K off 4) with a wave of tiles or more: the epilogue stages 32 rows
@@ -27,13 +29,16 @@
 // Prediction (before measuring): ~8.6 ms at M=8192, N=6144, K=4096 (≈48 TF/s, ~96% of cuBLAS).
 //   Split K: 3×6144×2 from ~13× cuBLAS's time to about 1×. mm_thin: C's write time (~18 µs for
 //   3728×2×4778's 71 MB); mm_dot: near the launch floor (~9 µs). 128×64: the model's makespans,
-//   0.85–0.9× the 128×128 tiles' where it takes them.
+//   0.85–0.9× the 128×128 tiles' where it takes them. Thin column threads: 0.85–0.88× at
+//   5008×6×615 and 8192×6×615, 1.00 ± 0.02 where C's rows take float4 stores or blocks are full.
 // Measured (H200, harness): 8.4690 ms, 96.2% of cuBLAS (8.4798 ms, 96.8%, in the leaderboard).
 //   mm_thin: 0.0277 ms at 3728×2×4778 (0.36× the tile path, 0.67× cuBLAS), 0.63–0.80× the tiles
 //   at 4096 and 8192 a side with depths 1–8. mm_dot: 0.41–0.65× the split on C of at most 46×32
 //   with inner dimensions 413–8192; 0.39–0.56× cuBLAS's time (20×1336×2, 8×1560×3, 24×6792×5).
 //   128×64 against the file before, where it replaced 128×128: 0.78–0.98× on 13 shapes
 //   (872×10×5856 0.78×, 4545×24×4644 0.88×, 7062×6709×2110 0.96×); 8192×6144×4096 keeps 128×128.
+//   Thin column threads (H100): 0.89× at 5008×6×615, 0.86× at 8192×6×615, 1.00–1.01× on 5 others;
+//   every test passes, memcheck clean.
 // Tiles: big BM=128 BN=128 BK=8 TM=8 TN=16 (2×2 warps of 64×64), mid BM=128 BN=64 TM=8 TN=8 (2×2 warps of 64×32), small BM=64 BN=64 BK=8 TM=4 TN=8 (2×2 warps of 32×32); 128 threads per block, 4 cp.async stages
 // Targets: sm_75 sm_80 sm_90a sm_100a
 // Judge GPUs: T4 A100 H100 H200 B200
@@ -595,12 +600,24 @@ static double makespan(long long tiles, int bm, int bn, double eff, int sms) {
 #endif
 constexpr int kThinMaxDepth = MM_THIN_MAX_DEPTH;
 static_assert(kThinMaxDepth <= 8, "solve_thin's deepest kernel holds 8 rows of B");
+// Threads along the columns: a power of 2 up to kThinThreads covering the 4-column groups. Where
+// C's rows take 4-byte stores and the full width leaves over a sixth of its lanes idle past the
+// last group (615 columns: 154 groups on 256 lanes, the second block's warps doing a whole row's
+// loads for 1 output a lane), 32 or 64, whichever pads fewer. With float4 stores it runs near
+// DRAM's write rate (8000×6×1100: C's 35 MB at 1.96 TB/s), where idle lanes cost little: 32 there
+// took 1.08× its time. Full blocks keep 128: 32 took 1.09–1.28× (1000×3×999, 4096×8×4096).
+static int thin_tx(int groups, bool vec) {
+    int tx = 1;
+    while (tx < groups && tx < kThinThreads) tx *= 2;
+    const auto padded = [&](int t) { return (long long)(groups + t - 1) / t * t; };
+    if (vec || tx < kThinThreads || padded(tx) * 5 <= 6LL * groups) return tx;
+    return padded(32) < padded(64) ? 32 : 64;
+}
 template <int D>
 static void launch_thin(const float* A, const float* B, float* C, int rows, int depth, int cols,
                         bool vec, int sms) {
     const int groups = (cols + 3) / 4;
-    int tx = 1;
-    while (tx < groups && tx < kThinThreads) tx *= 2;
+    const int tx = thin_tx(groups, vec);
     const int ty = kThinThreads / tx;
     const long long gx = (groups + tx - 1) / tx;
     // 8 rows a thread (a block writes more of C than it reads of B), halved while that leaves

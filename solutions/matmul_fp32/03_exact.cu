@@ -3,13 +3,13 @@
 // Changed from 02: the numbers. At 1e-4, U(−10, 10) fills, an fp32 sum in another order than
 //   cuBLAS's misses both references where a long sum cancels (02 fails 12–20 of 64 random shapes a
 //   seed). fp32 products are exact in fp64, an fp64 sum of 8192 within ~1e-12 of exact: C too.
-// Exact tiles (mm_exact): 128×128 (8 warps of 64×32), 128×64 and 64×64 (4 warps) by 02's makespan
-//   model, and 128×64 wherever 128×128 runs at depth ≤ 256 (a 128×128 CTA fills an SM: its prologue
-//   and epilogue stall it; two 128×64 overlap them). fp32 k-tiles in a cp.async ring (zero-filled
-//   past the edges), widened to fp64 at the fragment load; every tile 32 deep, 3 stages (a wait and
-//   barrier every 4 k8 steps, not 2; 16 deep where 32 would pad depth < 128). Hopper: m16n8k8 .f64,
-//   the k pairs (t, t + 4) read as the tile's (2t, 2t + 1): A's two in one 8-byte load; A rows 24
-//   floats apart, B's 16-byte chunks XOR-swizzled by row pair: no conflicts.
+// Exact tiles (mm_exact): 128×128 (8 warps of 64×32), 128×64, 64×64 (4 warps) by 02's makespan
+//   model; 128×64 where 128×128 runs at depth ≤ 256 (two overlap the prologue and epilogue that
+//   stall a lone 128×128 CTA); 64×64 at depth ≤ 16 (C's writes the cost: more stores in flight).
+//   fp32 k-tiles, 32 deep (16 where 32 pads depth < 128), in a 3-stage cp.async ring zero-filled
+//   past the edges, widened to fp64 at the fragment load (a wait and barrier every 4 k8 steps).
+//   Hopper: m16n8k8 .f64, the k pairs (t, t + 4) read as (2t, 2t + 1): A's two in one 8-byte load;
+//   A rows 24 floats apart, B's chunks XOR-swizzled: no bank conflicts.
 // Rows not 16-byte aligned (depth or cols % 4 ≠ 0): 4-byte cp.async, A of even depth 8-byte; from
 //   2^28 multiply-adds such a matrix is copied once (mm_pad) into rows of a multiple of 4 floats.
 // Split K (fewer 64×64 tiles than 1.5 waves, depth ≥ 256): pieces for 4 CTAs an SM, refitted past
@@ -22,15 +22,14 @@
 //   256 rows (mm_narrow): a warp 4 rows, its lanes along k (128-byte loads of A; B's rows float4),
 //   the sums met by xor shuffles. Depth ≤ 8: 02's mm_thin, mm_dot in fp64; mm_thin's column threads
 //   32 or 64 where 128 would idle over a sixth of its lanes.
-// Up to 8 columns, ≥ 128 deep (past mm_narrow): 64×8 exact tiles (4 warps of 16×8); 9–16 columns:
-//   64×16 (4 warps of 16×16); the depth split for the CTAs an SM holds (64-wide: 4–8× the DMMAs).
+// Up to 8 columns, ≥ 128 deep (past mm_narrow): 64×8 exact tiles (4 warps of 16×8), 64×16 to 16
+//   columns (64×64 would do 4–8× the DMMAs); split for the CTAs an SM holds, pieces ≥ 64 deep.
 // Paths by judge GPU: A100, H100, H200 exact; T4 (no DMMA, FP64 at 1/32), B200 (DMMA at half its
 //   FP32 rate) and sm_75 PTX on a newer GPU (mm_exact_ok asks the PTX version): 02's fp32 kernels.
 // Prediction (before measuring): every random shape passes on A100/H100/H200; large shapes 1.1–1.2×
-//   cuBLAS's time; geo mean ~0.75× (02: 0.58–0.63×). 32-deep k-tiles, 128×64 tiles, split pieces
-//   0.80–0.95×; split sum 0.5–0.7× the tile's; padded copies 0.70–0.85×; mm_narrow 0.35–0.75×;
-//   pieces fitted 0.65–0.85×; 64×8, 64×16 0.55–0.85×; one launch 0.75–0.9×, apart 0.90–0.99×; thin
-//   column threads 0.84–0.95×; A's 8-byte pairs 0.90×; clusters to the occupancy bound 0.93–0.97×.
+//   cuBLAS's time; geo mean ~0.75× (02: 0.58–0.63×); each path 0.55–0.95× the one it replaced:
+//   split sum 0.5–0.7×, mm_narrow 0.35–0.75×, 64×8 and 64×16 0.55–0.85×, one launch 0.75–0.9×, the
+//   rest 0.80–0.97× (skinny pieces ≥ 64 deep 0.80–0.93×, 64×64 at depth ≤ 16 0.75–0.90×).
 // Measured (H100, H200; cuBLAS, cuBLASLt beside): every test passes on SASS, A100 and T4 paths
 //   (PTX); memcheck, racecheck clean. 32-deep k-tiles 0.86× at 4096³, 0.91–0.96× elsewhere; split
 //   sum 0.40–0.64×, split rule 0.67–0.91×; staged epilogue 0.53–0.92×; mm_gemv 0.44–0.94× the
@@ -38,7 +37,8 @@
 //   columns, 0.69–0.91× at 4 (1.05–1.32× at 8). H100: pieces fitted 0.87–0.97× under a wave; 64×8
 //   0.47–0.86×; one launch 0.88–0.93× at 15–72 CTAs, 1.18–1.36× at 240–710, to the occupancy bound
 //   0.82–0.96× (5), 1.00× (10); 64×16 0.60–0.77× (9), 1.00× (2); cluster kernel apart 0.98–1.02×;
-//   thin column threads 0.84–0.95× (4), 0.99–1.01× (5); A's pairs 0.90–1.00× (7).
+//   thin column threads 0.84–0.95× (4), 0.99–1.01× (5); A's pairs 0.90–1.00× (7); skinny pieces
+//   ≥ 64 deep 0.82–0.93× (3), 1.00–1.02× (7); 64×64 at depth ≤ 16 0.91–0.96× (4), 0.98–1.02× (6).
 // Tiles: exact 128×128, 128×64, 64×64, 64×16, 64×8, each ×32 × 3 (×16 × 4 where 32 pads).
 // Targets: sm_75 sm_80 sm_90a sm_100a
 // Judge GPUs: T4 A100 H100 H200 B200
@@ -1310,6 +1310,13 @@ static Ops aligned_ops(const float* A, const float* B, int rows, int depth, int 
 #ifndef MM_MID_DEPTH
 #define MM_MID_DEPTH 256  // exact tiles: 128×64 rather than 128×128 at this depth or less (0: never)
 #endif
+// Past the thin kernel's depth a shallow product is C's writes: 3800×16×8055's 128×64 tiles wrote
+// 100 MB at 1.2 TB/s with 8 warps an SM (two CTAs, their 64 doubles a thread of accumulators);
+// 64×64 tiles (32 doubles a thread) hold more CTAs an SM, more stores in flight: 0.91–0.96× at
+// depth 9–16 with 3001–8055 columns (4 shapes), 0.98–1.02× on 6 others
+#ifndef MM_SHALLOW_SMALL
+#define MM_SHALLOW_SMALL 16  // exact tiles: 64×64 at this depth or less (0: never)
+#endif
 // Makespan model: the busiest SM runs ceil(tiles / SMs) tiles; a tile costs its area divided by
 // the tile shape's relative efficiency (64×64 does ~20% more work per output: more LDS and more
 // global traffic per FMA).
@@ -1534,13 +1541,19 @@ static bool solve_split(const float* A, const float* B, float* C, int rows, int 
 }
 
 // C of at most MM_SKINNY_COLS columns (mm_narrow's aside), at least 128 deep: 64×8 exact tiles
-// (64×16 past 8 columns), the depth split for the CTAs an SM holds (pieces ≥ MM_SPLIT_MIN_DEPTH),
+// (64×16 past 8 columns), the depth split for the CTAs an SM holds (pieces ≥ MM_SKINNY_MIN_DEPTH),
 // the pieces added in one cluster or by mm_split_sum. False when the workspace cannot be had.
+// A skinny tile's partial sums are few (64×16: 8 KB of fp64), so where few tiles have a long depth
+// its pieces go down to 64 deep, not the wide tiles' 128: 99×1457×13's 2 tiles made 20 CTAs for
+// 132 SMs. Still at most kSplitMax a tile: 128 pieces 64 deep (64×8192×16) took 1.07×.
+#ifndef MM_SKINNY_MIN_DEPTH
+#define MM_SKINNY_MIN_DEPTH 64  // a skinny split's pieces at least this deep (MM_SPLIT_MIN_DEPTH: 128)
+#endif
 template <class XS>
 static bool solve_skinny_as(const float* A, const float* B, float* C, int rows, int depth, int cols, int sms) {
     const long long slots = (long long)split_resident<XS>(rows16(A, depth), rows16(B, cols)) * sms;
     const long long tiles = (rows + XS::BM - 1) / XS::BM;
-    long long s = std::min<long long>(slots / tiles, depth / MM_SPLIT_MIN_DEPTH);
+    long long s = std::min<long long>(slots / tiles, depth / MM_SKINNY_MIN_DEPTH);
     s = std::max<long long>(1, std::min<long long>(s, kSplitMax));
     int k_per = 0;
     s = whole_pieces(s, depth, XS::BK, k_per);
@@ -1642,7 +1655,8 @@ extern "C" void solve(const float* A, const float* B, float* C, int M, int N, in
     if (solve_split(A, B, C, rows, depth, cols, vec, exact, sms)) return;
     const long long big_tiles = (long long)((rows + 127) / 128) * ((cols + 127) / 128);
     const long long small_tiles = (long long)((rows + 63) / 64) * ((cols + 63) / 64);
-    const bool big = makespan(big_tiles, 128, 128, 1.0, sms) <= makespan(small_tiles, 64, 64, 0.8, sms);
+    const bool big = !(exact && depth <= MM_SHALLOW_SMALL) &&
+                     makespan(big_tiles, 128, 128, 1.0, sms) <= makespan(small_tiles, 64, 64, 0.8, sms);
     // Where 128×128 wins, 128×64 where its makespan is shorter (8×8 a thread, or 4 warps of 64×32
     // exact, at efficiency kMidEff; a 128×128 block alone on its SM at 0.75)
     // For the exact tiles a shallow depth (≤ MM_MID_DEPTH) takes 128×64 wherever 128×128 runs: a
