@@ -29,6 +29,13 @@ case "${1:-}" in
     # (after 71's landing)
     BUDGET=${BUDGET:-420} LINE_LIMIT=200 $G build \
         "sh=$(sed -n 's/^#   \(.*\)$/\1/p' $R/batch_run313.txt | head -1)" batch=$R/batch_run313.txt ;;
+75) # ~8 min: run 315, the 64×16 tiles past 16 columns where they pay (matmul 03 and batched 03),
+    # against HEAD
+    BUDGET=${BUDGET:-560} LINE_LIMIT=200 $G build \
+        "sh=$(sed -n 's/^#   \(.*\)$/\1/p' $R/batch_run315.txt | head -1)" batch=$R/batch_run315.txt ;;
+76) # ~4 min: run 316, profiles of 12_best's worst shapes beside cuBLASLt and of three fp32 03
+    # shapes, HEAD as committed
+    BUDGET=${BUDGET:-300} LINE_LIMIT=150 $G build batch=$R/batch_run316.txt ;;
 61) # ~3 min: run 298, seeds 2 and 3 of both fp32 03 stages and matmul 02 beside both yardsticks
     # (the tree as committed: after a landing)
     BUDGET=${BUDGET:-240} LINE_LIMIT=150 $G build batch=$R/batch_run298.txt ;;
@@ -52,5 +59,5 @@ case "${1:-}" in
     45) BUDGET=580 $G build leaderboard=matmul_fp32 leaderboard-random=matmul_fp32:02,03 \
         leaderboard=batched_matmul_fp32 leaderboard-random=batched_matmul_fp32:02,03 ;;  # 4 and 5
     esac ;;
-*)  echo "usage: lab/runs/next_calls.sh 17|23|36|61|71|72|73" >&2; exit 2 ;;
+*)  echo "usage: lab/runs/next_calls.sh 17|23|36|61|71|72|73|75|76" >&2; exit 2 ;;
 esac
