@@ -12,23 +12,6 @@ case "${1:-}" in
 36) # ~3 min: run 272, profiles of the fp32 03 shapes still over cuBLAS (ncu through --profile)
     BUDGET=${BUDGET:-300} LINE_LIMIT=150 $G build \
         "sh=$(sed -n 's/^#   \(.*\)$/\1/p' $R/batch_run272.txt | head -1)" batch=$R/batch_run272.txt ;;
-71) # ≤ 10 min, once lab/experiments/land_runs301_309.patch has landed and been committed (lab/NOTES.md,
-    # plan of the fortieth session), for what device time is left (BUDGET): the matmul_fp32 and
-    # batched_matmul_fp32 leaderboard sections at COMMIT, then run 298's batch again (seeds 2–3 of
-    # both fp32 03 stages and matmul 02 there)
-    [ -n "${COMMIT:-}" ] || { echo "next_calls.sh 71: COMMIT=<the committed HEAD> first" >&2; exit 2; }
-    export COMMIT
-    BUDGET=${BUDGET:-570} LINE_LIMIT=200 $G build leaderboard=matmul_fp32 \
-        leaderboard-random=matmul_fp32:02,03 leaderboard=batched_matmul_fp32 \
-        leaderboard-random=batched_matmul_fp32:02,03 batch=$R/batch_run298.txt ;;
-72) # ~8 min: run 311, matmul 03's 64×16 tiles to 128 columns bounded by A's size (and to 256), vs HEAD
-    # (after 71's landing)
-    BUDGET=${BUDGET:-540} LINE_LIMIT=200 $G build \
-        "sh=$(sed -n 's/^#   \(.*\)$/\1/p' $R/batch_run311.txt | head -1)" batch=$R/batch_run311.txt ;;
-73) # ~6 min: run 313, matmul 03's split K on 32×64 tiles for few rows (74×4360×4512), vs HEAD
-    # (after 71's landing)
-    BUDGET=${BUDGET:-420} LINE_LIMIT=200 $G build \
-        "sh=$(sed -n 's/^#   \(.*\)$/\1/p' $R/batch_run313.txt | head -1)" batch=$R/batch_run313.txt ;;
 75) # ~8 min: run 315, the 64×16 tiles past 16 columns where they pay (matmul 03 and batched 03),
     # against HEAD
     BUDGET=${BUDGET:-560} LINE_LIMIT=200 $G build \
@@ -59,5 +42,5 @@ case "${1:-}" in
     45) BUDGET=580 $G build leaderboard=matmul_fp32 leaderboard-random=matmul_fp32:02,03 \
         leaderboard=batched_matmul_fp32 leaderboard-random=batched_matmul_fp32:02,03 ;;  # 4 and 5
     esac ;;
-*)  echo "usage: lab/runs/next_calls.sh 17|23|36|61|71|72|73|75|76" >&2; exit 2 ;;
+*)  echo "usage: lab/runs/next_calls.sh 3|4|5|10|17|23|36|45|61|75|76" >&2; exit 2 ;;
 esac
