@@ -7,38 +7,38 @@
 //   32×32, by 02's makespan model; fp32 k-tiles in a cp.async ring (zero-filled past the edges),
 //   widened to fp64 at the fragment load, 32 deep (16 where 32 pads K < 128). sm_90+: m16n8k8, the
 //   k pairs (t, t + 4) read as (2t, 2t + 1); A rows 24 floats apart, B XOR-swizzled: no conflicts.
-// 64×16 tiles (4 warps of 16×16; ≥ 32 rows, K ≥ 16): C of ≤ 16 columns, and ≤ 256 while ≤ 4 an
-//   SM, where few 64×64 tiles leave SMs idle: 4× as many fill them.
+// 64×16 tiles (4 warps of 16×16; ≥ 32 rows, K ≥ 16): C of ≤ 16 columns, and ≤ 256 while ≤ 4 an SM,
+//   where few 64×64 tiles leave SMs idle: 4× as many fill them. Past 128 columns split 64×64 tiles
+//   instead where their pieces are ≥ 192 deep and load the busiest SM ≤ 1.2× as much (1.05× where
+//   the 64×16 tiles average 3.5 an SM: they hide their own latency).
 // Padded copies (bmm_pad): rows not 16-byte aligned (K or N % 4 ≠ 0) take 4-byte cp.async; from
 //   BATCH·M·N·K ≥ 2^28 such a matrix is copied once into rows of a multiple of 4 floats.
 // Split K (the batches' tiles fewer than the SMs, K ≥ 128): pieces for 2 CTAs an SM (64×64) or 4
 //   (64×16), each ≥ 64 deep, added in order and rounded once: their fp64 planes by bmm_split_sum,
 //   or on Hopper, at most one CTA an SM, as one cluster over DSMEM (its own kernel instantiation).
-// bmm_slab (M ≤ 8, N > 32): a block a 32-column slab of C[b], A's rows and B streamed through
-//   bmm_rows' ring 64 k at a time, B read once; a warp 8 k of each chunk for every row, a lane a
-//   column: one B load feeds M independent fp64 chains; the warps' sums meet at the end. Past
-//   the 2 blocks an SM it holds, registers capped for 4: a wave fewer, 32 warps hide the waits.
+// bmm_slab (M ≤ 8, N > 32): a block a 32-column slab of C[b], A's rows and B streamed 64 k at a
+//   time through bmm_rows' ring, B read once; a warp 8 k of each chunk for every row, a lane a
+//   column: one B load feeds M fp64 chains; past 2 blocks an SM, registers for 4.
 // bmm_rows (N ≤ 32, K ≥ 16, few outputs; fp64 sums: N > 16 or M < 32) and bmm_thin (K ≤ 8): 02's,
 //   fp64 sums. Threads past a block's R·N outputs sum more groups of each chunk's k; fewer rows a
-//   block under a wave, A widened to fp64 once a block on full grids (conversions: 1/4 the FP64 FMA
-//   rate); under a wave both ring kernels split K as the tiles do (pieces ≥ 128 deep, 2 blocks an
-//   SM). bmm_thin: 32 or 64 column threads where C's rows take 4-byte stores and 128 idle a sixth.
+//   block under a wave, A widened to fp64 once a block on full grids; under a wave both ring
+//   kernels split K as the tiles do (pieces ≥ 128 deep, 2 blocks an SM). bmm_thin: 32 or 64 column
+//   threads where C's rows take 4-byte stores and 128 idle a sixth.
 // Paths by judge GPU: A100, H100, H200 (cc 8.0, 9.x, asked at run time): exact on every path;
 //   T4 (no DMMA, FP64 at 1/32), B200 (DMMA at half its FP32 rate), others: 02's, not exact.
 // Prediction (before measuring): all random shapes pass (exact GPUs); geo mean 0.75×, 128×1024³
 //   1.15×, slab ≤ 1.2×. Split K, slab warps over k, row k-groups 0.4–0.8×; padded copies, capped
 //   slab, 32-deep tiles 0.70–0.95×; A widened once 0.60–0.85×; 64×16 tiles 0.6–0.85×, to 128 cols
-//   0.70–0.94×, to 256 0.75–0.90×; one launch 0.75–0.9×; cluster apart 0.90–0.99×; ring split
-//   0.55–0.85×; thin column threads 0.93–0.98×.
-// Measured (H200, H100; cuBLAS, cuBLASLt beside): every test passes on SASS, A100 and T4 paths
-//   (PTX); memcheck, racecheck clean. bmm_slab 0.29–0.55× the tiles' time; split K 0.34–0.96×;
-//   slab's warps over k 0.64–0.94×; padded copies 0.75–0.86×; rows' k-groups 0.46–0.74×; slab
-//   capped 0.79–0.92×; 32-deep tiles 0.68–0.93×. H100: A widened once 0.76–0.96× on full grids (not
-//   under a wave at N < 16); rows from K = 16 0.62–0.95× the tile; 64×16 tiles 0.37–0.95× (not at
-//   18 rows: 1.27×), to 128 columns 0.70–0.88× on 6 grids, 1.02× at 2×1000×120×800 (past 6 an SM
-//   1.11–1.41×), to 256 0.57–0.80× on 6, 0.99–1.00× on 2; one launch 0.87–0.94×; cluster kernel
-//   apart 0.92× on planes, 0.98–1.02× elsewhere; slab capped past 2 an SM 0.74–0.90×; ring split
-//   0.37–0.91×, 1.03× at 2×8×100×300; thin column threads 0.86×, 0.97×, 1.00× on 3.
+//   0.70–0.94×, to 256 0.75–0.90×, split over them 0.70–0.97×; one launch 0.75–0.9×; cluster apart
+//   0.90–0.99×; ring split 0.55–0.85×; thin column threads 0.93–0.98×.
+// Measured (H200, H100): every test passes on SASS, A100 and T4 paths; memcheck, racecheck clean.
+//   bmm_slab 0.29–0.55× the tiles'; split K 0.34–0.96×; slab's warps over k 0.64–0.94×; padded
+//   copies 0.75–0.86×; rows' k-groups 0.46–0.74×; slab capped 0.79–0.92×; 32-deep tiles 0.68–0.93×.
+//   H100: A widened once 0.76–0.96× on full grids; rows from K = 16 0.62–0.95×; 64×16 tiles
+//   0.37–0.95× (18 rows: 1.27×), to 128 columns 0.70–0.88× (6), 1.02× (1; past 6 an SM 1.11–1.41×),
+//   to 256 0.57–0.80× (6), 0.99–1.00× (2); split over them 0.62–0.99× (13; 6×400×190×588, left out,
+//   1.20×); one launch 0.87–0.94×; cluster kernel apart 0.92–1.02×; slab capped past 2 an SM
+//   0.74–0.90×; ring split 0.37–0.91×, 1.03× (1); thin column threads 0.86–1.00× (3).
 // Tiles: DMMA 128×128×32 ×3, 64×64×32 ×2, 64×16×32 ×3 (×16 ×4 where 32 pads); rows, slab 256.
 // Targets: sm_75 sm_80 sm_90a sm_100a
 // Judge GPUs: T4 A100 H100 H200 B200
@@ -510,6 +510,25 @@ using DSkinny = Tile<64, 16, 4, 1, BMM_DSMALL_BK, 3>;
 #endif
 #ifndef BMM_SKINNY_WIDE_PER_SM
 #define BMM_SKINNY_WIDE_PER_SM 4  // ... while its tiles are at most this many an SM
+#endif
+// Past 128 columns the split 64×64 tiles take over where their pieces are at least
+// BMM_SPLIT_OVER_SKINNY_MIN_K deep and their busiest SM's multiply-adds are at most
+// BMM_SPLIT_OVER_SKINNY times the 64×16 tiles' busiest SM's, or BMM_SPLIT_OVER_FULL_SKINNY times
+// where the 64×16 tiles average more than BMM_SKINNY_FULL_PER_SM an SM (there they hide their own
+// latency: 6×400×190×588, 3.8 an SM, load 1.09×, took 1.20×; under it they idle, 13 % of warps at
+// 2×816×162×675, 2.2 an SM). Measured: 13 shapes 0.62–0.99× the 64×16 tiles' time; past 1.2×
+// 1.10–1.46× (5); pieces 128 deep 1.05× (8×183×178×323: fixed costs and the planes' sum).
+#ifndef BMM_SPLIT_OVER_SKINNY
+#define BMM_SPLIT_OVER_SKINNY 1.2  // (0: the 64×16 tiles wherever they fit)
+#endif
+#ifndef BMM_SPLIT_OVER_FULL_SKINNY
+#define BMM_SPLIT_OVER_FULL_SKINNY 1.05
+#endif
+#ifndef BMM_SKINNY_FULL_PER_SM
+#define BMM_SKINNY_FULL_PER_SM 3.5
+#endif
+#ifndef BMM_SPLIT_OVER_SKINNY_MIN_K
+#define BMM_SPLIT_OVER_SKINNY_MIN_K 192
 #endif
 #ifndef BMM_DMMA_SKIP
 #define BMM_DMMA_SKIP 1  // 0: every warp runs all its fragments (the prototype's loop alone)
@@ -1640,6 +1659,22 @@ static void launch_rows_exact(const float* A, const float* B, float* C, int BATC
     }
 }
 
+// Past 128 columns: whether the split 64×64 tiles (solve_split<DSmall>'s pieces) beat the
+// DSkinny tiles, by the multiply-adds of each one's busiest SM (BMM_SPLIT_OVER_SKINNY above)
+static bool split_beats_skinny(int BATCH, int M, int N, int K, int sms) {
+    if (N <= 128) return false;
+    const long long small = (long long)BATCH * ((M + 63) / 64) * ((N + 63) / 64);
+    const long long skinny = (long long)BATCH * ((M + 63) / 64) * ((N + 15) / 16);
+    int k_per = 0;
+    const long long s = k_pieces(small, K, 2, BMM_SPLIT_MIN_K, DSmall::BK, sms, k_per);
+    if (s == 0 || k_per < BMM_SPLIT_OVER_SKINNY_MIN_K) return false;
+    const double split_load = (double)((small * s + sms - 1) / sms) * 64 * k_per;
+    const double skinny_load = (double)((skinny + sms - 1) / sms) * 16 * K;
+    const bool full = (double)skinny > BMM_SKINNY_FULL_PER_SM * sms;
+    const double bound = full ? BMM_SPLIT_OVER_FULL_SKINNY : BMM_SPLIT_OVER_SKINNY;
+    return split_load <= bound * skinny_load;
+}
+
 // DSkinny tiles, K split for 4 CTAs an SM under a wave
 static void launch_skinny(const float* A, const float* B, float* C, int BATCH, int M, int N, int K, int sms) {
     if (!solve_split<DSkinny>(A, B, C, BATCH, M, N, K, sms, 4)) launch_dmma_any<DSkinny>(A, B, C, BATCH, M, N, K);
@@ -1688,7 +1723,8 @@ extern "C" void solve(const float* A, const float* B, float* C, int BATCH, int M
     }
     const long long skinny_tiles = (long long)BATCH * ((M + 63) / 64) * ((N + 15) / 16);
     if (exact && N <= BMM_SKINNY_WIDE_N && M >= 32 && K >= 16 &&
-        skinny_tiles <= (long long)BMM_SKINNY_WIDE_PER_SM * sms) {
+        skinny_tiles <= (long long)BMM_SKINNY_WIDE_PER_SM * sms &&
+        !split_beats_skinny(BATCH, M, N, K, sms)) {
         launch_skinny(A, B, C, BATCH, M, N, K, sms);
         return;
     }
