@@ -36,7 +36,7 @@
 //   copies 0.75–0.86×; rows' k-groups 0.46–0.74×; slab capped 0.79–0.92×; 32-deep tiles 0.68–0.93×.
 //   H100: A widened once 0.76–0.96× on full grids; rows from K = 16 0.62–0.95×; 64×16 tiles
 //   0.37–0.95× (18 rows: 1.27×), to 128 columns 0.70–0.88× (6), 1.02× (1; past 6 an SM 1.11–1.41×),
-//   to 256 0.57–0.80× (6), 0.99–1.00× (2); split over them 0.62–0.99× (13; 6×400×190×588, left out,
+//   to 256 0.57–0.80× (6), 0.99–1.00× (2); split over them 0.62–0.99× (12; 6×400×190×588, left out,
 //   1.20×); one launch 0.87–0.94×; cluster kernel apart 0.92–1.02×; slab capped past 2 an SM
 //   0.74–0.90×; ring split 0.37–0.91×, 1.03× (1); thin column threads 0.86–1.00× (3).
 // Tiles: DMMA 128×128×32 ×3, 64×64×32 ×2, 64×16×32 ×3 (×16 ×4 where 32 pads); rows, slab 256.
@@ -516,7 +516,7 @@ using DSkinny = Tile<64, 16, 4, 1, BMM_DSMALL_BK, 3>;
 // BMM_SPLIT_OVER_SKINNY times the 64×16 tiles' busiest SM's, or BMM_SPLIT_OVER_FULL_SKINNY times
 // where the 64×16 tiles average more than BMM_SKINNY_FULL_PER_SM an SM (there they hide their own
 // latency: 6×400×190×588, 3.8 an SM, load 1.09×, took 1.20×; under it they idle, 13 % of warps at
-// 2×816×162×675, 2.2 an SM). Measured: 13 shapes 0.62–0.99× the 64×16 tiles' time; past 1.2×
+// 2×816×162×675, 2.2 an SM). Measured: 12 shapes 0.62–0.99× the 64×16 tiles' time; past 1.2×
 // 1.10–1.46× (5); pieces 128 deep 1.05× (8×183×178×323: fixed costs and the planes' sum).
 #ifndef BMM_SPLIT_OVER_SKINNY
 #define BMM_SPLIT_OVER_SKINNY 1.2  // (0: the 64×16 tiles wherever they fit)
