@@ -519,7 +519,7 @@ using DSkinny = Tile<64, 16, 4, 1, BMM_DSMALL_BK, 3>;
 // 2×816×162×675, 2.2 an SM). Measured: 12 shapes 0.62–0.99× the 64×16 tiles' time; past 1.2×
 // 1.10–1.46× (5); pieces 128 deep 1.05× (8×183×178×323: fixed costs and the planes' sum).
 #ifndef BMM_SPLIT_OVER_SKINNY
-#define BMM_SPLIT_OVER_SKINNY 1.2  // (0: the 64×16 tiles wherever they fit)
+#define BMM_SPLIT_OVER_SKINNY 1.2  // (this and the next 0: the 64×16 tiles wherever they fit)
 #endif
 #ifndef BMM_SPLIT_OVER_FULL_SKINNY
 #define BMM_SPLIT_OVER_FULL_SKINNY 1.05
