@@ -12,25 +12,12 @@ case "${1:-}" in
 36) # ~3 min: run 272, profiles of the fp32 03 shapes still over cuBLAS (ncu through --profile)
     BUDGET=${BUDGET:-300} LINE_LIMIT=150 $G build \
         "sh=$(sed -n 's/^#   \(.*\)$/\1/p' $R/batch_run272.txt | head -1)" batch=$R/batch_run272.txt ;;
-75) # ~8 min: run 315, the 64×16 tiles past 16 columns where they pay (matmul 03 and batched 03),
-    # against HEAD
-    BUDGET=${BUDGET:-560} LINE_LIMIT=200 $G build \
-        "sh=$(sed -n 's/^#   \(.*\)$/\1/p' $R/batch_run315.txt | head -1)" batch=$R/batch_run315.txt ;;
-77) # ~7 min: matmul_fp32's sections at run 315's landing (COMMIT), then run 317, batched 03's
-    # split 64×64 tiles past 128 columns where they beat the 64×16 tiles, against HEAD
-    [ -n "${COMMIT:-}" ] || { echo "next_calls.sh 77: COMMIT=<the committed HEAD, short hash> first" >&2; exit 2; }
-    export COMMIT
-    BUDGET=${BUDGET:-560} LINE_LIMIT=200 $G build leaderboard=matmul_fp32 leaderboard-random=matmul_fp32:02,03 \
-        "sh=$(sed -n 's/^#   \(.*\)$/\1/p' $R/batch_run317.txt | head -1)" batch=$R/batch_run317.txt ;;
 78) # ~5 min: run 318, matmul 03's 64×64 tiles at depth ≤ 16 with 2 stages, 4 CTAs an SM
     BUDGET=${BUDGET:-330} LINE_LIMIT=150 $G build \
         "sh=$(sed -n 's/^#   \(.*\)$/\1/p' $R/batch_run318.txt | head -1)" batch=$R/batch_run318.txt ;;
 79) # ~4 min: run 319, batched 03's split over the 64×16 tiles (7eef1e3) on shapes it was not fitted to
     BUDGET=${BUDGET:-270} LINE_LIMIT=150 $G build \
         "sh=$(sed -n 's/^#   \(.*\)$/\1/p' $R/batch_run319.txt | head -1)" batch=$R/batch_run319.txt ;;
-76) # ~4 min: run 316, profiles of 12_best's worst shapes beside cuBLASLt and of three fp32 03
-    # shapes, HEAD as committed
-    BUDGET=${BUDGET:-300} LINE_LIMIT=150 $G build batch=$R/batch_run316.txt ;;
 61) # ~3 min: run 298, seeds 2 and 3 of both fp32 03 stages and matmul 02 beside both yardsticks
     # (the tree as committed: after a landing)
     BUDGET=${BUDGET:-240} LINE_LIMIT=150 $G build batch=$R/batch_run298.txt ;;
@@ -54,5 +41,5 @@ case "${1:-}" in
     45) BUDGET=580 $G build leaderboard=matmul_fp32 leaderboard-random=matmul_fp32:02,03 \
         leaderboard=batched_matmul_fp32 leaderboard-random=batched_matmul_fp32:02,03 ;;  # 4 and 5
     esac ;;
-*)  echo "usage: lab/runs/next_calls.sh 3|4|5|10|17|23|36|45|61|75|76|77|78|79" >&2; exit 2 ;;
+*)  echo "usage: lab/runs/next_calls.sh 3|4|5|10|17|23|36|45|61|78|79" >&2; exit 2 ;;
 esac
