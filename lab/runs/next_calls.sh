@@ -18,6 +18,9 @@ case "${1:-}" in
 79) # ~4 min: run 319, batched 03's split over the 64×16 tiles (7eef1e3) on shapes it was not fitted to
     BUDGET=${BUDGET:-270} LINE_LIMIT=150 $G build \
         "sh=$(sed -n 's/^#   \(.*\)$/\1/p' $R/batch_run319.txt | head -1)" batch=$R/batch_run319.txt ;;
+80) # ~4 min: run 320, batched 03's split 64×64 tiles with pieces for 3 CTAs an SM, not 2
+    BUDGET=${BUDGET:-270} LINE_LIMIT=150 $G build \
+        "sh=$(sed -n 's/^#   \(.*\)$/\1/p' $R/batch_run320.txt | head -1)" batch=$R/batch_run320.txt ;;
 61) # ~3 min: run 298, seeds 2 and 3 of both fp32 03 stages and matmul 02 beside both yardsticks
     # (the tree as committed: after a landing)
     BUDGET=${BUDGET:-240} LINE_LIMIT=150 $G build batch=$R/batch_run298.txt ;;
@@ -41,5 +44,5 @@ case "${1:-}" in
     45) BUDGET=580 $G build leaderboard=matmul_fp32 leaderboard-random=matmul_fp32:02,03 \
         leaderboard=batched_matmul_fp32 leaderboard-random=batched_matmul_fp32:02,03 ;;  # 4 and 5
     esac ;;
-*)  echo "usage: lab/runs/next_calls.sh 3|4|5|10|17|23|36|45|61|78|79" >&2; exit 2 ;;
+*)  echo "usage: lab/runs/next_calls.sh 3|4|5|10|17|23|36|45|61|78|79|80" >&2; exit 2 ;;
 esac
