@@ -15,9 +15,11 @@ case "${1:-}" in
 78) # ~5 min: run 318, matmul 03's 64×64 tiles at depth ≤ 16 with 2 stages, 4 CTAs an SM
     BUDGET=${BUDGET:-330} LINE_LIMIT=150 $G build \
         "sh=$(sed -n 's/^#   \(.*\)$/\1/p' $R/batch_run318.txt | head -1)" batch=$R/batch_run318.txt ;;
-81) # ~7 min: run 318b, run 318's lines its 150-s line limit cut, with 250 s a line
-    BUDGET=${BUDGET:-480} LINE_LIMIT=250 $G build \
-        "sh=$(sed -n 's/^#   \(.*\)$/\1/p' $R/batch_run318b.txt | head -1)" batch=$R/batch_run318b.txt ;;
+82) # ~9 min: run 318b (run 318's lines its 150-s line limit cut) and run 321 (batched 03's split
+    # by operand alignment)
+    BUDGET=${BUDGET:-570} LINE_LIMIT=200 $G build \
+        "sh=$(sed -n 's/^#   \(.*\)$/\1/p' $R/batch_run318b.txt | head -1)" batch=$R/batch_run318b.txt \
+        "sh=$(sed -n 's/^#   \(.*\)$/\1/p' $R/batch_run321.txt | head -1)" batch=$R/batch_run321.txt ;;
 79) # ~4 min: run 319, batched 03's split over the 64×16 tiles (7eef1e3) on shapes it was not fitted to
     BUDGET=${BUDGET:-270} LINE_LIMIT=150 $G build \
         "sh=$(sed -n 's/^#   \(.*\)$/\1/p' $R/batch_run319.txt | head -1)" batch=$R/batch_run319.txt ;;
@@ -47,5 +49,5 @@ case "${1:-}" in
     45) BUDGET=580 $G build leaderboard=matmul_fp32 leaderboard-random=matmul_fp32:02,03 \
         leaderboard=batched_matmul_fp32 leaderboard-random=batched_matmul_fp32:02,03 ;;  # 4 and 5
     esac ;;
-*)  echo "usage: lab/runs/next_calls.sh 3|4|5|10|17|23|36|45|61|78|79|80|81" >&2; exit 2 ;;
+*)  echo "usage: lab/runs/next_calls.sh 3|4|5|10|17|23|36|45|61|78|79|80|82" >&2; exit 2 ;;
 esac
