@@ -527,6 +527,14 @@ using DSkinny = Tile<64, 16, 4, 1, BMM_DSMALL_BK, 3>;
 #ifndef BMM_SKINNY_FULL_PER_SM
 #define BMM_SKINNY_FULL_PER_SM 3.5
 #endif
+#ifndef BMM_SPLIT_ALIGN_RULE
+#define BMM_SPLIT_ALIGN_RULE 1  // 0: the split regardless of which operands are aligned
+#endif
+// The 64×64 tiles' pieces are sized for this many CTAs an SM where an operand's rows are not
+// 16-byte aligned (4-byte copies: more warps to hide them; 160–168 registers hold 3), 2 otherwise
+#ifndef BMM_SPLIT_CTAS_UNALIGNED
+#define BMM_SPLIT_CTAS_UNALIGNED 3
+#endif
 #ifndef BMM_SPLIT_OVER_SKINNY_MIN_K
 #define BMM_SPLIT_OVER_SKINNY_MIN_K 192
 #endif
@@ -1661,8 +1669,12 @@ static void launch_rows_exact(const float* A, const float* B, float* C, int BATC
 
 // Past 128 columns: whether the split 64×64 tiles (solve_split<DSmall>'s pieces) beat the
 // DSkinny tiles, by the multiply-adds of each one's busiest SM (BMM_SPLIT_OVER_SKINNY above)
-static bool split_beats_skinny(int BATCH, int M, int N, int K, int sms) {
+static bool split_beats_skinny(int BATCH, int M, int N, int K, int sms, bool av, bool bv) {
     if (N <= 128) return false;
+    // A's rows 16-byte aligned and B's not: the 64×16 tiles copy their 64 rows of A 16 bytes at a
+    // time, the 64×64 tiles half their operands 4 bytes at a time (5×471×190×512 1.29×,
+    // 5×349×234×332 1.33×, 3×320×218×656 1.19×, 6×400×190×588 1.20× the 64×16 tiles' time)
+    if (BMM_SPLIT_ALIGN_RULE && av && !bv) return false;
     const long long small = (long long)BATCH * ((M + 63) / 64) * ((N + 63) / 64);
     const long long skinny = (long long)BATCH * ((M + 63) / 64) * ((N + 15) / 16);
     int k_per = 0;
@@ -1721,10 +1733,11 @@ extern "C" void solve(const float* A, const float* B, float* C, int BATCH, int M
             return;
         }
     }
+    const bool av = K % 4 == 0 && ((size_t)A & 15) == 0, bv = N % 4 == 0 && ((size_t)B & 15) == 0;
     const long long skinny_tiles = (long long)BATCH * ((M + 63) / 64) * ((N + 15) / 16);
     if (exact && N <= BMM_SKINNY_WIDE_N && M >= 32 && K >= 16 &&
         skinny_tiles <= (long long)BMM_SKINNY_WIDE_PER_SM * sms &&
-        !split_beats_skinny(BATCH, M, N, K, sms)) {
+        !split_beats_skinny(BATCH, M, N, K, sms, av, bv)) {
         launch_skinny(A, B, C, BATCH, M, N, K, sms);
         return;
     }
@@ -1733,7 +1746,7 @@ extern "C" void solve(const float* A, const float* B, float* C, int BATCH, int M
     const double big_eff = big_tiles <= sms ? 0.75 : 1.0;
     const double t_big = makespan(big_tiles, 128, 128, big_eff, sms);
     const double t_small = makespan(small_tiles, 64, 64, 0.8, sms);
-    if (exact && solve_split<DSmall>(A, B, C, BATCH, M, N, K, sms, 2)) return;
+    if (exact && solve_split<DSmall>(A, B, C, BATCH, M, N, K, sms, av && bv ? 2 : BMM_SPLIT_CTAS_UNALIGNED)) return;
     if (exact) {
         // DMMA tiles, 128×128 or 64×64 by the same model and efficiencies: up to one full wave of
         // 128×128 tiles (0.75 there) it always picks 64×64, the prototype's rule where it was
