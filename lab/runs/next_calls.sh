@@ -12,20 +12,9 @@ case "${1:-}" in
 36) # ~3 min: run 272, profiles of the fp32 03 shapes still over cuBLAS (ncu through --profile)
     BUDGET=${BUDGET:-300} LINE_LIMIT=150 $G build \
         "sh=$(sed -n 's/^#   \(.*\)$/\1/p' $R/batch_run272.txt | head -1)" batch=$R/batch_run272.txt ;;
-78) # ~5 min: run 318, matmul 03's 64×64 tiles at depth ≤ 16 with 2 stages, 4 CTAs an SM
+83) # ~5 min: run 322, batched 03's padded copies for the split pieces too
     BUDGET=${BUDGET:-330} LINE_LIMIT=150 $G build \
-        "sh=$(sed -n 's/^#   \(.*\)$/\1/p' $R/batch_run318.txt | head -1)" batch=$R/batch_run318.txt ;;
-82) # ~9 min: run 318b (run 318's lines its 150-s line limit cut) and run 321 (batched 03's split
-    # by operand alignment)
-    BUDGET=${BUDGET:-570} LINE_LIMIT=200 $G build \
-        "sh=$(sed -n 's/^#   \(.*\)$/\1/p' $R/batch_run318b.txt | head -1)" batch=$R/batch_run318b.txt \
-        "sh=$(sed -n 's/^#   \(.*\)$/\1/p' $R/batch_run321.txt | head -1)" batch=$R/batch_run321.txt ;;
-79) # ~4 min: run 319, batched 03's split over the 64×16 tiles (7eef1e3) on shapes it was not fitted to
-    BUDGET=${BUDGET:-270} LINE_LIMIT=150 $G build \
-        "sh=$(sed -n 's/^#   \(.*\)$/\1/p' $R/batch_run319.txt | head -1)" batch=$R/batch_run319.txt ;;
-80) # ~4 min: run 320, batched 03's split 64×64 tiles with pieces for 3 CTAs an SM, not 2
-    BUDGET=${BUDGET:-270} LINE_LIMIT=150 $G build \
-        "sh=$(sed -n 's/^#   \(.*\)$/\1/p' $R/batch_run320.txt | head -1)" batch=$R/batch_run320.txt ;;
+        "sh=$(sed -n 's/^#   \(.*\)$/\1/p' $R/batch_run322.txt | head -1)" batch=$R/batch_run322.txt ;;
 61) # ~3 min: run 298, seeds 2 and 3 of both fp32 03 stages and matmul 02 beside both yardsticks
     # (the tree as committed: after a landing)
     BUDGET=${BUDGET:-240} LINE_LIMIT=150 $G build batch=$R/batch_run298.txt ;;
@@ -35,7 +24,7 @@ case "${1:-}" in
     # cut from calls 16 and 19 by their budgets
     grep -e '^#' -e --sanitize $R/batch_run261.txt > /tmp/batch_run261s.txt
     BUDGET=${BUDGET:-120} LINE_LIMIT=100 $G build batch=/tmp/batch_run261s.txt ;;
-3|4|5|10|45) # the leaderboard: the sections `./harness leaderboard --check` calls stale,
+3|4|5|5r|10|45) # the leaderboard: the sections `./harness leaderboard --check` calls stale,
     # from the tree as committed (no sh= step before them: gpu_session.sh refuses a leaderboard
     # step after one), labelled with COMMIT (this copy has no .git). Copy each call's
     # $OUT/leaderboard.md into the tree before the next call, so the next one adds its sections.
@@ -46,8 +35,9 @@ case "${1:-}" in
     10) BUDGET=470 $G build leaderboard-shapes ;;  # gemm_fp16's shape sweep
     4) BUDGET=500 $G build leaderboard=matmul_fp32 leaderboard-random=matmul_fp32:02,03 ;;
     5) BUDGET=570 $G build leaderboard=batched_matmul_fp32 leaderboard-random=batched_matmul_fp32:02,03 ;;
+    5r) BUDGET=330 $G build leaderboard-random=batched_matmul_fp32:02,03 ;;  # 5's random section
     45) BUDGET=580 $G build leaderboard=matmul_fp32 leaderboard-random=matmul_fp32:02,03 \
         leaderboard=batched_matmul_fp32 leaderboard-random=batched_matmul_fp32:02,03 ;;  # 4 and 5
     esac ;;
-*)  echo "usage: lab/runs/next_calls.sh 3|4|5|10|17|23|36|45|61|78|79|80|82" >&2; exit 2 ;;
+*)  echo "usage: lab/runs/next_calls.sh 3|4|5|5r|10|17|23|36|45|61|83" >&2; exit 2 ;;
 esac
