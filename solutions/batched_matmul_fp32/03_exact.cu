@@ -28,7 +28,7 @@
 // Prediction (before measuring): all random shapes pass (exact GPUs); geo mean 0.75×, 128×1024³
 //   1.15×, slab ≤ 1.2×. Split K, slab warps over k, row k-groups 0.4–0.8×; padded copies, capped
 //   slab, 32-deep tiles 0.70–0.95×; A widened once 0.60–0.85×; 64×16 tiles 0.6–0.85×, to 128 cols
-//   0.70–0.94×, to 256 0.75–0.90×, split over them 0.70–0.97× (off if only A is aligned 0.75–0.90×),
+//   0.70–0.94×, to 256 0.75–0.90×, split over them 0.70–0.97× (off if only A aligned 0.75–0.90×),
 //   3-CTA pieces 0.90–0.97×; one launch 0.75–0.9×; cluster 0.90–0.99×; ring split 0.55–0.85×.
 // Measured (H200, H100): every test passes on SASS, A100 and T4 paths; memcheck, racecheck clean.
 //   bmm_slab 0.29–0.55× the tiles'; split K 0.34–0.96×; slab's warps over k 0.64–0.94×; padded
