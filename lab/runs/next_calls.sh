@@ -12,9 +12,11 @@ case "${1:-}" in
 36) # ~3 min: run 272, profiles of the fp32 03 shapes still over cuBLAS (ncu through --profile)
     BUDGET=${BUDGET:-300} LINE_LIMIT=150 $G build \
         "sh=$(sed -n 's/^#   \(.*\)$/\1/p' $R/batch_run272.txt | head -1)" batch=$R/batch_run272.txt ;;
-83) # ~5 min: run 322, batched 03's padded copies for the split pieces too
-    BUDGET=${BUDGET:-330} LINE_LIMIT=150 $G build \
-        "sh=$(sed -n 's/^#   \(.*\)$/\1/p' $R/batch_run322.txt | head -1)" batch=$R/batch_run322.txt ;;
+83) # ~7 min: run 322, batched 03's padded copies for the split pieces too; run 318c, matmul 03's
+    # shallow tiles on held-out shapes
+    BUDGET=${BUDGET:-450} LINE_LIMIT=150 $G build \
+        "sh=$(sed -n 's/^#   \(.*\)$/\1/p' $R/batch_run322.txt | head -1)" batch=$R/batch_run322.txt \
+        "sh=$(sed -n 's/^#   \(.*\)$/\1/p' $R/batch_run318c.txt | head -1)" batch=$R/batch_run318c.txt ;;
 61) # ~3 min: run 298, seeds 2 and 3 of both fp32 03 stages and matmul 02 beside both yardsticks
     # (the tree as committed: after a landing)
     BUDGET=${BUDGET:-240} LINE_LIMIT=150 $G build batch=$R/batch_run298.txt ;;
