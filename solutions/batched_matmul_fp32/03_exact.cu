@@ -13,7 +13,7 @@
 //   the 64×16 tiles average 3.5 an SM: they hide their own latency), unless A's rows are 16-byte
 //   aligned and B's not: the 64×16 tiles read mostly A, the 64×64 ones half B, 4 bytes at a time.
 // Padded copies (bmm_pad): rows not 16-byte aligned (K or N % 4 ≠ 0) take 4-byte cp.async; from
-//   BATCH·M·N·K ≥ 2^28 such a matrix is copied once into rows of a multiple of 4 floats.
+//   BATCH·M·N·K ≥ 2^28 such a matrix is copied once into rows of 4n floats (split pieces too).
 // Split K (the batches' tiles fewer than the SMs, K ≥ 128): pieces for 2 CTAs an SM (64×64; 3 where
 //   an operand takes 4-byte copies: more warps hide them) or 4 (64×16), each ≥ 64 deep, added in
 //   order, rounded once: their fp64 planes by bmm_split_sum, or on Hopper, ≤ 1 CTA an SM, as one
@@ -25,20 +25,20 @@
 //   split K (pieces ≥ 128 deep, 2 blocks an SM). bmm_thin: 32/64 column threads for 4-byte rows.
 // Paths by judge GPU: A100, H100, H200 (cc 8.0, 9.x, asked at run time): exact on every path;
 //   T4 (no DMMA, FP64 at 1/32), B200 (DMMA at half its FP32 rate), others: 02's, not exact.
-// Prediction (before measuring): all random shapes pass (exact GPUs); geo mean 0.75×, 128×1024³
-//   1.15×, slab ≤ 1.2×. Split K, slab warps over k, row k-groups 0.4–0.8×; padded copies, capped
-//   slab, 32-deep tiles 0.70–0.95×; A widened once 0.60–0.85×; 64×16 tiles 0.6–0.85×, to 128 cols
-//   0.70–0.94×, to 256 0.75–0.90×, split over them 0.70–0.97× (off if only A aligned 0.75–0.90×),
-//   3-CTA pieces 0.90–0.97×; one launch 0.75–0.9×; cluster 0.90–0.99×; ring split 0.55–0.85×.
-// Measured (H200, H100): every test passes on SASS, A100 and T4 paths; memcheck, racecheck clean.
+// Prediction (before measuring): shapes pass (exact GPUs); geo mean 0.75×, 128×1024³ 1.15×, slab ≤
+//   1.2×. Split K, slab warps over k, row k-groups 0.4–0.8×; padded copies, capped slab, 32-deep
+//   tiles 0.70–0.95×; A widened once 0.60–0.85×; 64×16 tiles 0.6–0.85×, to 128 cols 0.70–0.94×, 256
+//   0.75–0.90×, split over them 0.70–0.97× (off if only A aligned 0.75–0.90×), 3-CTA pieces
+//   0.90–0.97×, padded 0.85–0.95×; one launch 0.75–0.9×; cluster 0.90–0.99×; ring split 0.55–0.85×.
+// Measured (H200, H100): all tests pass on SASS, A100 and T4 paths; memcheck, racecheck clean.
 //   bmm_slab 0.29–0.55× the tiles'; split K 0.34–0.96×; slab's warps over k 0.64–0.94×; padded
 //   copies 0.75–0.86×; rows' k-groups 0.46–0.74×; slab capped 0.79–0.92×; 32-deep tiles 0.68–0.93×.
 //   H100: A widened once 0.76–0.96× on full grids; rows from K = 16 0.62–0.95×; 64×16 tiles
-//   0.37–0.95× (18 rows: 1.27×), to 128 columns 0.70–0.88× (6), 1.02× (1; past 6 an SM 1.11–1.41×),
-//   to 256 0.57–0.80× (6), 0.99–1.00× (2); split over them 0.62–0.99× (12), 0.78–0.96× (10 held
-//   out), only A aligned 1.19–1.33× (4), then left on the 64×16 tiles: 0.82–0.95× (7 held out);
-//   3-CTA pieces 0.82–0.98× (7); one launch 0.87–0.94×; cluster apart 0.92–1.02×; slab capped
-//   0.74–0.90×; ring split 0.37–0.91×, 1.03× (1); thin column threads 0.86–1.00× (3).
+//   0.37–0.95× (18 rows: 1.27×), to 128 cols 0.70–0.88× (6), 1.02× (1; > 6 an SM 1.11–1.41×), to
+//   256 0.57–0.80× (6), 0.99–1.00× (2); split over them 0.62–0.99× (12), 0.78–0.96× (10 unseen),
+//   only A aligned 1.19–1.33× (4), left on the 64×16 tiles 0.82–0.95× (7 unseen); 3-CTA pieces
+//   0.82–0.98× (7), padded 0.90–0.96× (6); one launch 0.87–0.94×; cluster apart 0.92–1.02×; slab
+//   capped 0.74–0.90×; ring split 0.37–0.91×, 1.03× (1); thin column threads 0.86–1.00× (3).
 // Tiles: DMMA 128×128×32 ×3, 64×64×32 ×2, 64×16×32 ×3 (×16 ×4 where 32 pads); rows, slab 256.
 // Targets: sm_75 sm_80 sm_90a sm_100a
 // Judge GPUs: T4 A100 H100 H200 B200
@@ -1487,6 +1487,10 @@ static bool launch_dmma(const float* A, const float* B, float* C, int BATCH, int
 #ifndef BMM_PAD_MACS
 #define BMM_PAD_MACS 268435456.0   // ... and BATCH·M·N·K ≥ this (2^28)
 #endif
+// The split pieces' operands too (their 4-byte copies were never padded), from this many
+#ifndef BMM_PAD_SPLIT_MACS
+#define BMM_PAD_SPLIT_MACS 268435456.0
+#endif
 constexpr int kPadThreads = 256;
 __global__ void __launch_bounds__(kPadThreads)
     bmm_pad(const float* __restrict__ src, float* __restrict__ dst, int width, int ld) {
@@ -1527,8 +1531,8 @@ static bool grow_space(Space& w, size_t bytes) {
 // A and B replaced by their padded copies where that pays (above); av, bv: whether A's and B's
 // rows are now 16-byte aligned. No room for the copies: the operands as they were.
 static void pad_operands(const float*& A, const float*& B, bool& av, bool& bv, int BATCH, int M,
-                         int N, int K) {
-    const bool macs = (double)BATCH * M * N * K >= BMM_PAD_MACS && M <= 65535 && K <= 65535;
+                         int N, int K, double min_macs) {
+    const bool macs = (double)BATCH * M * N * K >= min_macs && M <= 65535 && K <= 65535;
     const bool pad_a = !av && macs && N >= BMM_PAD_MIN, pad_b = !bv && macs && M >= BMM_PAD_MIN;
     if (!pad_a && !pad_b) return;
     const int lda = (K + 3) & ~3, ldb = (N + 3) & ~3;
@@ -1546,7 +1550,7 @@ static bool launch_dmma_any(const float* A, const float* B, float* C, int BATCH,
                             int K, int S = 1, int k_per = 0, double* ws = nullptr) {
     bool av = K % 4 == 0 && ((size_t)A & 15) == 0;
     bool bv = N % 4 == 0 && ((size_t)B & 15) == 0;
-    if (!SPLIT) pad_operands(A, B, av, bv, BATCH, M, N, K);
+    pad_operands(A, B, av, bv, BATCH, M, N, K, SPLIT ? BMM_PAD_SPLIT_MACS : BMM_PAD_MACS);
     if (av && bv) return launch_dmma<T, true, true, SPLIT, CL>(A, B, C, BATCH, M, N, K, S, k_per, ws);
     if (av) return launch_dmma<T, true, false, SPLIT, CL>(A, B, C, BATCH, M, N, K, S, k_per, ws);
     if (bv) return launch_dmma<T, false, true, SPLIT, CL>(A, B, C, BATCH, M, N, K, S, k_per, ws);

@@ -5,10 +5,10 @@
 //   seed). fp32 products are exact in fp64, an fp64 sum of 8192 within ~1e-12 of exact: C too.
 // Exact tiles (mm_exact): 128×128 (8 warps of 64×32), 128×64, 64×64 (4 warps) by 02's makespan
 //   model; 128×64 where 128×128 runs at depth ≤ 256 (two hide a lone CTA's prologue and epilogue);
-//   64×64 at depth ≤ 16 (C's writes the cost). fp32 k-tiles 32 deep (16 where 32 pads depth < 128),
-//   a 3-stage cp.async ring zero-filled past the edges, widened to fp64 at the fragment load.
-//   Hopper: m16n8k8 .f64, k pairs (t, t + 4) read as (2t, 2t + 1), A's two in one 8-byte load; A
-//   rows 24 floats apart, B's chunks XOR-swizzled: no bank conflicts.
+//   64×64 at depth ≤ 16 (C's writes the cost; 2 stages, 4 CTAs an SM where B's rows are unaligned).
+//   fp32 k-tiles 32 deep (16 where 32 pads depth < 128) in a 3-stage cp.async ring, zero-filled
+//   past the edges, widened to fp64 at the fragment load. Hopper: m16n8k8 .f64, k pairs (t, t + 4)
+//   read as (2t, 2t + 1), A's two in one 8-byte load; A rows 24 floats apart, B's XOR-swizzled.
 // Rows not 16-byte aligned (depth or cols % 4 ≠ 0): 4-byte cp.async, A of even depth 8-byte; from
 //   2^28 multiply-adds such a matrix is copied once (mm_pad) into rows of a multiple of 4 floats.
 // Split K (fewer 64×64 tiles than 1.5 waves, depth ≥ 256): pieces for 4 CTAs an SM, refitted past
@@ -26,19 +26,19 @@
 //   columns (A ≤ 2^21 floats): 4× the tiles fill SMs that few 64×64 tiles leave idle.
 // Paths by judge GPU: A100, H100, H200 exact; T4 (no DMMA, FP64 at 1/32), B200 (DMMA at half its
 //   FP32 rate) and sm_75 PTX on a newer GPU (mm_exact_ok asks the PTX version): 02's fp32 kernels.
-// Prediction (before measuring): every random shape passes on A100/H100/H200; large shapes 1.1–1.2×
-//   cuBLAS's time; geo mean ~0.75×; each path 0.55–0.97× the one before: split sum 0.5–0.7×,
-//   mm_narrow 0.35–0.75×, 64×8 and 64×16 0.55–0.85×, one launch 0.75–0.9×, ≥ 64-deep pieces
-//   0.80–0.93×, depth ≤ 16 0.75–0.90×, 32×64 0.80–0.95×, 64×16 past 16 columns 0.70–0.95×.
-// Measured (H100, H200; to the file before): all tests pass (A100, T4 paths as PTX too), memcheck,
-//   racecheck clean. 32-deep k-tiles 0.86–0.96×; split sum 0.40–0.64×, split rule 0.67–0.91×;
-//   staged epilogue 0.53–0.92×; mm_gemv 0.44–0.94×; padded copies 0.76–0.92×; 128×64 at depth ≤ 256
-//   0.88–0.96×; mm_narrow 0.45–0.58× at 1–2 columns, 0.69–0.91× at 4 (1.05–1.32× at 8). H100:
-//   pieces fitted 0.87–0.97× under a wave; 64×8 0.47–0.86×; one launch 0.88–0.93× at 15–72 CTAs,
-//   1.18–1.36× at 240–710, to the occupancy bound 0.82–0.96× (5), 1.00× (10); 64×16 0.60–0.77× (9),
-//   1.00× (2); thin column threads 0.84–0.95× (4), 0.99–1.01× (5); A's pairs 0.90–1.00×; ≥ 64-deep
-//   pieces 0.82–0.93× (3), 1.00–1.02× (7); 64×64 at depth ≤ 16 0.91–0.96× (4), 0.98–1.02× (6);
-//   32×64 0.73–0.95× (5), 0.99–1.01× (6); 64×16 past 16 columns 0.65–0.92× (19), 1.00–1.03× (10).
+// Prediction (before measuring): random shapes pass (exact GPUs); large 1.1–1.2× cuBLAS's time; geo
+//   mean ~0.75×; paths 0.55–0.97× the one before: split sum 0.5–0.7×, mm_narrow 0.35–0.75×, 64×8
+//   and 64×16 0.55–0.85×, one launch 0.75–0.9×, ≥ 64-deep pieces 0.80–0.93×, depth ≤ 16 0.75–0.90×
+//   (4 CTAs 0.80–0.92×), 32×64 0.80–0.95×, 64×16 past 16 cols 0.70–0.95×.
+// Measured (H100, H200; to the file before): tests pass (A100, T4 paths as PTX), memcheck,
+//   racecheck clean. 32-deep tiles 0.86–0.96×; split sum 0.40–0.64×, rule 0.67–0.91×; staged
+//   epilogue 0.53–0.92×; mm_gemv 0.44–0.94×; padded copies 0.76–0.92×; 128×64 at depth ≤ 256
+//   0.88–0.96×; mm_narrow 0.45–0.91× (1–4 cols). H100: under a wave pieces fitted 0.87–0.97×, one
+//   launch 0.88–0.93×, past it occupancy-bound 0.82–0.96× (5), 1.00× (10); 64×8 0.47–0.86×; 64×16
+//   0.60–0.77× (9), 1.00× (2); thin column threads 0.84–0.95× (4), 0.99–1.01× (5); A's pairs
+//   0.90–1.00×; ≥ 64-deep pieces 0.82–0.93× (3), 1.00–1.02× (7); 64×64 at depth ≤ 16 0.91–0.96×
+//   (4), 0.98–1.02× (6), 4 CTAs an SM 0.90–0.94× (4), 1.00–1.01× (2) (B aligned 0.95–1.05×); 32×64
+//   0.73–0.95× (5), 0.99–1.01× (6); 64×16 past 16 cols 0.65–0.92× (19), 1.00–1.03× (10).
 // Tiles: exact 128×128, 128×64, 64×64, 32×64, 64×16, 64×8, each ×32 × 3 (×16 × 4 where 32 pads).
 // Targets: sm_75 sm_80 sm_90a sm_100a
 // Judge GPUs: T4 A100 H100 H200 B200
@@ -739,9 +739,10 @@ __device__ __forceinline__ void dmma16(double (&c)[4], const double (&a)[4], con
 }
 #endif
 
-template <int BM_, int BN_, int WARPS_M_, int WARPS_N_, int BK_ = 16, int STAGES_ = 4>
+// MINB_: __launch_bounds__'s CTAs an SM (0: unbounded, the compiler's registers as without it)
+template <int BM_, int BN_, int WARPS_M_, int WARPS_N_, int BK_ = 16, int STAGES_ = 4, int MINB_ = 0>
 struct XTile {
-    static constexpr int BM = BM_, BN = BN_, BK = BK_, STAGES = STAGES_;
+    static constexpr int BM = BM_, BN = BN_, BK = BK_, STAGES = STAGES_, MINB = MINB_;
     static constexpr int WARPS_M = WARPS_M_, WARPS_N = WARPS_N_, NT = WARPS_M * WARPS_N * 32;
     static constexpr int WM = BM / WARPS_M, WN = BN / WARPS_N;  // a warp's tile
     static constexpr int FM = WM / 16, FN = WN / 8;             // its 16×8 fragments
@@ -799,6 +800,13 @@ static bool shallow_pads(int bk, int depth) { return bk > 16 && depth < 128 && (
 #endif
 using XSmall = XTile<64, 64, 2, 2, MM_SMALL_BK, MM_SMALL_STAGES>;  // 4 warps of 32×32
 using XSmall16 = XTile<64, 64, 2, 2>;
+// Depth ≤ 16 (MM_SHALLOW_SMALL): one k-tile, so 2 stages (the staged epilogue's 64×72 floats
+// fit), and registers for MM_SHALLOW_BLOCKS CTAs an SM: C's writes are the cost, and 3 CTAs an
+// SM (154 registers, 40 KB) wrote 3800×16×8055's C at 1.26 TB/s (ncu)
+#ifndef MM_SHALLOW_BLOCKS
+#define MM_SHALLOW_BLOCKS 4
+#endif
+using XShallow = XTile<64, 64, 2, 2, 16, 2, MM_SHALLOW_BLOCKS>;
 // C of at most 8 columns: 64×8 tiles, 4 warps of 16×8 (one m16n8k8 a k-step). A 64-wide tile
 // there does 8× the DMMAs C needs and reads A at under the DMMA's pace (2136×7585×8: 1.23×).
 // 9–16 columns: 64×16 tiles, 4 warps of 16×16 (two a k-step; batched_matmul_fp32 03's DSkinny).
@@ -888,7 +896,7 @@ __device__ __forceinline__ void cluster_sum(const double (&acc)[T::FM][T::FN][4]
 // time, a warp 32 consecutive columns, not in the fragment layout's 4-byte pieces over 8 rows
 // (02's staged epilogue: 0.64–0.97× the scattered stores' time where the tiles fill the SMs).
 template <class T, bool A_VEC, bool B_VEC, bool SPLIT, bool STAGE = false, bool CL = false, bool A8 = false>
-__global__ void __launch_bounds__(T::NT)
+__global__ void __launch_bounds__(T::NT, T::MINB)
     mm_exact(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C, int rows,
              int depth, int cols, int k_per, double* __restrict__ ws) {
     constexpr bool PADS = T::BM == 128;  // only the 128-row tiles read padded copies
@@ -1725,6 +1733,9 @@ extern "C" void solve(const float* A, const float* B, float* C, int M, int N, in
         else if (mid) launch_exact<XMid, false>(o, C, rows, depth, cols, 1, 0, nullptr, stage);
         else if (big && pads) launch_exact<XBig16, false>(o, C, rows, depth, cols, 1, 0, nullptr, stage);
         else if (big) launch_exact<XBig, false>(o, C, rows, depth, cols, 1, 0, nullptr, stage);
+        // B's rows aligned: the 128-register bound spills its 16-byte loads' kernels (1.03–1.05× on 3
+        // of 10 shapes); the 4-byte ones fit, 0.90–0.94× where the grid is many waves
+        else if (depth <= XShallow::BK && !rows16(B, cols)) launch_exact<XShallow, false>(o, C, rows, depth, cols, 1, 0, nullptr, stage);
         else if (shallow_pads(XSmall::BK, depth)) launch_exact<XSmall16, false>(o, C, rows, depth, cols, 1, 0, nullptr, stage);
         else launch_exact<XSmall, false>(o, C, rows, depth, cols, 1, 0, nullptr, stage);
         return;
