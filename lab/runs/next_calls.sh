@@ -18,7 +18,7 @@ case "${1:-}" in
         "sh=$(sed -n 's/^#   \(.*\)$/\1/p' $R/batch_run322.txt | head -1)" batch=$R/batch_run322.txt \
         "sh=$(sed -n 's/^#   \(.*\)$/\1/p' $R/batch_run318c.txt | head -1)" batch=$R/batch_run318c.txt ;;
 84) # ~5 min: run 323, Nsight Compute's full set on the fp32 03 kernels still over cuBLAS
-    BUDGET=${BUDGET:-420} LINE_LIMIT=200 $G build batch=$R/batch_run323.txt ;;
+    BUDGET=${BUDGET:-420} LINE_LIMIT=170 $G build batch=$R/batch_run323.txt ;;
 61) # ~3 min: run 298, seeds 2 and 3 of both fp32 03 stages and matmul 02 beside both yardsticks
     # (the tree as committed: after a landing)
     BUDGET=${BUDGET:-240} LINE_LIMIT=150 $G build batch=$R/batch_run298.txt ;;
