@@ -37,20 +37,38 @@ def main():
     if len(sass) < 2:
         print("no SASS page")
         return
+    # ncu names the kernel on a row of its own before the header
+    while sass and not any(h.strip() == "Source" for h in sass[0]):
+        sass = sass[1:]
+    if len(sass) < 2:
+        print("no SASS header")
+        return
     head = sass[0]
     def col(*words):
         for i, h in enumerate(head):
             if all(w.lower() in h.lower() for w in words):
                 return i
         return None
-    src, allc = col("Source"), col("Warp Stall Sampling", "All")
+    src = next((i for i, h in enumerate(head) if h.strip() == "Source"), None)
+    allc = col("Warp Stall Sampling", "All")
     if src is None or allc is None:
         print("SASS page columns not found:", head[:12])
         return
-    reasons = [i for i, h in enumerate(head)
-               if "sampling" not in h.lower() and (h.lower().startswith("stall_") or "stall " in h.lower())]
+    reasons = [i for i, h in enumerate(head) if h.startswith("stall_") and "(Not Issued)" not in h]
     body = [r for r in sass[1:] if len(r) == len(head) and num(r[allc])]
     total = sum(num(r[allc]) for r in body) or 1
+    by_op = {}
+    for r in body:
+        words = r[src].split()
+        op = next((w for w in words if not w.startswith("@")), "?").split(".")[0]
+        e = by_op.setdefault(op, [0.0, {}])
+        e[0] += num(r[allc])
+        for i in reasons:
+            e[1][head[i]] = e[1].get(head[i], 0.0) + (num(r[i]) or 0.0)
+    print("stall samples by opcode:")
+    for op, (v, why) in sorted(by_op.items(), key=lambda kv: -kv[1][0])[:10]:
+        top = sorted(why.items(), key=lambda kv: -kv[1])[:3]
+        print(f"  {v / total:5.1%}  {op:10s}  " + ", ".join(f"{h[6:]} {w / v:.0%}" for h, w in top if w))
     print(f"SASS lines with the most stall samples ({len(body)} lines sampled):")
     for r in sorted(body, key=lambda r: -num(r[allc]))[:n]:
         why = sorted(((num(r[i]) or 0, head[i]) for i in reasons), reverse=True)[:2]
