@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """ncu_sass_top.py RAW.csv SASS.csv N — from ncu's raw page, the stall reasons by their share of
-the warp-state samples; from its source page, the N SASS lines with the most stall samples, each
-with its top reasons. Column names are matched loosely: ncu versions word them differently."""
+the warp-state samples; from its source page, the samples summed by opcode (DFMA, F2F, LDS...: what
+a kernel waits on, by the instruction that waits) and the N SASS lines with the most, each with its
+top reasons. Column names are matched loosely: ncu versions word them differently."""
 import csv
 import sys
 
