@@ -12,11 +12,6 @@ case "${1:-}" in
 36) # ~3 min: run 272, profiles of the fp32 03 shapes still over cuBLAS (ncu through --profile)
     BUDGET=${BUDGET:-300} LINE_LIMIT=150 $G build \
         "sh=$(sed -n 's/^#   \(.*\)$/\1/p' $R/batch_run272.txt | head -1)" batch=$R/batch_run272.txt ;;
-83) # ~7 min: run 322, batched 03's padded copies for the split pieces too; run 318c, matmul 03's
-    # shallow tiles on held-out shapes
-    BUDGET=${BUDGET:-450} LINE_LIMIT=150 $G build \
-        "sh=$(sed -n 's/^#   \(.*\)$/\1/p' $R/batch_run322.txt | head -1)" batch=$R/batch_run322.txt \
-        "sh=$(sed -n 's/^#   \(.*\)$/\1/p' $R/batch_run318c.txt | head -1)" batch=$R/batch_run318c.txt ;;
 84) # ~5 min: run 323, Nsight Compute's full set on the fp32 03 kernels still over cuBLAS
     BUDGET=${BUDGET:-420} LINE_LIMIT=170 $G build batch=$R/batch_run323.txt ;;
 85) # ~4 min: run 324, batched 03's unsplit 64×64 tiles at 2 CTAs an SM
@@ -49,5 +44,5 @@ case "${1:-}" in
     45) BUDGET=580 $G build leaderboard=matmul_fp32 leaderboard-random=matmul_fp32:02,03 \
         leaderboard=batched_matmul_fp32 leaderboard-random=batched_matmul_fp32:02,03 ;;  # 4 and 5
     esac ;;
-*)  echo "usage: lab/runs/next_calls.sh 3|4|5|5r|10|17|23|36|45|61|83|84|85|86" >&2; exit 2 ;;
+*)  echo "usage: lab/runs/next_calls.sh 3|4|5|5r|10|17|23|36|45|61|84|85|86" >&2; exit 2 ;;
 esac

@@ -1271,6 +1271,10 @@ __global__ void __launch_bounds__(kThinThreads)
 }
 
 // ---------------------------------------------------------------- host side
+// A matrix's rows start 16 bytes apart (width % 4 == 0, p 16-byte aligned): the kernels' float4
+// loads and 16-byte cp.async take them
+static bool rows16(const float* p, int width) { return width % 4 == 0 && ((size_t)p & 15) == 0; }
+
 static int sm_count() {
     static int count = 0;  // one device per process in practice; the query is cheap anyway
     if (count == 0) {
@@ -1369,7 +1373,7 @@ static void launch_thin(const float* A, const float* B, float* C, int BATCH, int
     int per = kThinRows;
     auto blocks = [&](int p) { return gx * ((M + (long long)ty * p - 1) / ((long long)ty * p)) * BATCH; };
     while (per > 1 && blocks(per) < 2LL * sms) per /= 2;
-    const bool a16 = K % 4 == 0 && ((size_t)A & 15) == 0;
+    const bool a16 = rows16(A, K);
     const dim3 grid((unsigned)gx, (unsigned)((M + ty * per - 1) / (ty * per)), (unsigned)BATCH);
     if (vec)
         bmm_thin<Acc, D, true><<<grid, kThinThreads>>>(A, B, C, M, K, N, tx, per, a16);
@@ -1394,7 +1398,7 @@ static void launch_thin_any(const float* A, const float* B, float* C, int BATCH,
 #endif
 template <int MINB, bool WIDE>
 static void launch_slab_as(const float* A, const float* B, float* C, int M, int N, int K, dim3 grid) {
-    if (N % 4 == 0 && ((size_t)B & 15) == 0) bmm_slab<true, MINB, WIDE><<<grid, kRowThreads>>>(A, B, C, M, N, K);
+    if (rows16(B, N)) bmm_slab<true, MINB, WIDE><<<grid, kRowThreads>>>(A, B, C, M, N, K);
     else bmm_slab<false, MINB, WIDE><<<grid, kRowThreads>>>(A, B, C, M, N, K);
 }
 static void launch_slab(const float* A, const float* B, float* C, int BATCH, int M, int N, int K,
@@ -1410,7 +1414,7 @@ template <class Acc, bool WIDE = false, bool SPLIT = false>  // WIDE, SPLIT: fp6
 static void launch_rows(const float* A, const float* B, float* C, int BATCH, int M, int N, int K,
                         int R, int KW = kRowKC, double* ws = nullptr, int S = 1) {
     const dim3 grid((unsigned)((M + R - 1) / R), (unsigned)BATCH, (unsigned)S);
-    const bool vec = N % 4 == 0 && ((size_t)B & 15) == 0;
+    const bool vec = rows16(B, N);
     if (KW < kRowKC) {
         if (vec) bmm_rows<Acc, true, true, WIDE, SPLIT><<<grid, kRowThreads>>>(A, B, C, M, N, K, R, KW, ws);
         else bmm_rows<Acc, false, true, WIDE, SPLIT><<<grid, kRowThreads>>>(A, B, C, M, N, K, R, KW, ws);
@@ -1480,16 +1484,13 @@ static bool launch_dmma(const float* A, const float* B, float* C, int BATCH, int
 // rounded up to 4 floats, zeros after (a k past K meets B's zero-filled rows; a column past N
 // lands outside C), and the tiles read the copy 16 bytes at a time. A float of A feeds N
 // products, one of B M: the copy (~8 bytes of traffic a float) pays where that is many, and the
-// product is large enough to cover its launch.
+// product is large enough to cover its launch. The split pieces' operands too, from the same
+// size (from 2^27: 1.07× the time at 1×900×450×555).
 #ifndef BMM_PAD_MIN
 #define BMM_PAD_MIN 256            // pad A where N ≥ this, B where M ≥ this ...
 #endif
 #ifndef BMM_PAD_MACS
 #define BMM_PAD_MACS 268435456.0   // ... and BATCH·M·N·K ≥ this (2^28)
-#endif
-// The split pieces' operands too (their 4-byte copies were never padded), from this many
-#ifndef BMM_PAD_SPLIT_MACS
-#define BMM_PAD_SPLIT_MACS 268435456.0
 #endif
 constexpr int kPadThreads = 256;
 __global__ void __launch_bounds__(kPadThreads)
@@ -1531,8 +1532,8 @@ static bool grow_space(Space& w, size_t bytes) {
 // A and B replaced by their padded copies where that pays (above); av, bv: whether A's and B's
 // rows are now 16-byte aligned. No room for the copies: the operands as they were.
 static void pad_operands(const float*& A, const float*& B, bool& av, bool& bv, int BATCH, int M,
-                         int N, int K, double min_macs) {
-    const bool macs = (double)BATCH * M * N * K >= min_macs && M <= 65535 && K <= 65535;
+                         int N, int K) {
+    const bool macs = (double)BATCH * M * N * K >= BMM_PAD_MACS && M <= 65535 && K <= 65535;
     const bool pad_a = !av && macs && N >= BMM_PAD_MIN, pad_b = !bv && macs && M >= BMM_PAD_MIN;
     if (!pad_a && !pad_b) return;
     const int lda = (K + 3) & ~3, ldb = (N + 3) & ~3;
@@ -1548,9 +1549,8 @@ static void pad_operands(const float*& A, const float*& B, bool& av, bool& bv, i
 template <class T, bool SPLIT = false, bool CL = false>
 static bool launch_dmma_any(const float* A, const float* B, float* C, int BATCH, int M, int N,
                             int K, int S = 1, int k_per = 0, double* ws = nullptr) {
-    bool av = K % 4 == 0 && ((size_t)A & 15) == 0;
-    bool bv = N % 4 == 0 && ((size_t)B & 15) == 0;
-    pad_operands(A, B, av, bv, BATCH, M, N, K, SPLIT ? BMM_PAD_SPLIT_MACS : BMM_PAD_MACS);
+    bool av = rows16(A, K), bv = rows16(B, N);
+    pad_operands(A, B, av, bv, BATCH, M, N, K);
     if (av && bv) return launch_dmma<T, true, true, SPLIT, CL>(A, B, C, BATCH, M, N, K, S, k_per, ws);
     if (av) return launch_dmma<T, true, false, SPLIT, CL>(A, B, C, BATCH, M, N, K, S, k_per, ws);
     if (bv) return launch_dmma<T, false, true, SPLIT, CL>(A, B, C, BATCH, M, N, K, S, k_per, ws);
@@ -1641,7 +1641,7 @@ static bool solve_slab_split(const float* A, const float* B, float* C, int BATCH
     if (s == 0 || !grow_space(space, (size_t)s * BATCH * M * N * sizeof(double))) return false;
     double* ws = static_cast<double*>(space.ptr);
     const dim3 grid((unsigned)slabs, (unsigned)BATCH, (unsigned)s);
-    const bool vec = N % 4 == 0 && ((size_t)B & 15) == 0, wide = blocks * s >= sms;
+    const bool vec = rows16(B, N), wide = blocks * s >= sms;
     if (vec && wide) bmm_slab<true, 0, true, true><<<grid, kRowThreads>>>(A, B, C, M, N, K, ws);
     else if (vec) bmm_slab<true, 0, false, true><<<grid, kRowThreads>>>(A, B, C, M, N, K, ws);
     else if (wide) bmm_slab<false, 0, true, true><<<grid, kRowThreads>>>(A, B, C, M, N, K, ws);
@@ -1739,7 +1739,7 @@ extern "C" void solve(const float* A, const float* B, float* C, int BATCH, int M
             return;
         }
     }
-    const bool av = K % 4 == 0 && ((size_t)A & 15) == 0, bv = N % 4 == 0 && ((size_t)B & 15) == 0;
+    const bool av = rows16(A, K), bv = rows16(B, N);
     const long long skinny_tiles = (long long)BATCH * ((M + 63) / 64) * ((N + 15) / 16);
     if (exact && N <= BMM_SKINNY_WIDE_N && M >= 32 && K >= 16 &&
         skinny_tiles <= (long long)BMM_SKINNY_WIDE_PER_SM * sms &&
