@@ -18,27 +18,27 @@
 //   an operand takes 4-byte copies: more warps hide them) or 4 (64×16), each ≥ 64 deep, added in
 //   order, rounded once: their fp64 planes by bmm_split_sum, or on Hopper, ≤ 1 CTA an SM, as one
 //   cluster over DSMEM (its own kernel instantiation).
-// bmm_slab (M ≤ 8, N > 32): a block a 32-column slab of C[b], A's rows and B 64 k at a time
-//   (B read once); a warp 8 k of a chunk for every row, a lane a column; past 2 blocks an SM, 4.
+// bmm_slab (M ≤ 8, N > 32): a block a 32-column slab of C[b], A's rows and B 64 k at a time (B read
+//   once); a warp 8 k of a chunk for every row, a lane a column; past 2 blocks an SM, 4. Hopper, M
+//   ≥ 4: those 8 k are 8 DMMA m8n8k4 (C[b]'s rows one fragment), not 64 DFMAs.
 // bmm_rows (N ≤ 32, K ≥ 16, few outputs) and bmm_thin (K ≤ 8): 02's, fp64 sums; rows: spare
 //   threads sum more k groups, A widened once a block on full grids; under a wave both ring kernels
 //   split K (pieces ≥ 128 deep, 2 blocks an SM). bmm_thin: 32/64 column threads for 4-byte rows.
 // Paths by judge GPU: A100, H100, H200 (cc 8.0, 9.x, asked at run time): exact on every path;
 //   T4 (no DMMA, FP64 at 1/32), B200 (DMMA at half its FP32 rate), others: 02's, not exact.
 // Prediction (before measuring): shapes pass (exact GPUs); geo mean 0.75×, 128×1024³ 1.15×, slab ≤
-//   1.2×. Split K, slab warps over k, row k-groups 0.4–0.8×; padded copies, capped slab, 32-deep
-//   tiles 0.70–0.95×; A widened once 0.60–0.85×; 64×16 tiles 0.6–0.85×, to 128 cols 0.70–0.94×, 256
-//   0.75–0.90×, split over them 0.70–0.97× (off if only A aligned 0.75–0.90×), 3-CTA pieces
-//   0.90–0.97×, padded 0.85–0.95×; one launch 0.75–0.9×; cluster 0.90–0.99×; ring split 0.55–0.85×.
+//   1.2×; split K, slab warps over k, row k-groups 0.4–0.8×; padded copies, capped slab, 32-deep
+//   tiles 0.70–0.95×; A widened once 0.60–0.85×; 64×16 tiles 0.6–0.94×, split over them 0.70–0.97×,
+//   3-CTA pieces 0.90–0.97×; one launch 0.75–0.9×; cluster 0.90–0.99×; ring split 0.55–0.85×; slab
+//   on DMMA 0.55–0.80× (M = 8), 0.70–0.90× (4–7), 0.90–1.05× (≤ 3).
 // Measured (H200, H100): all tests pass on SASS, A100 and T4 paths; memcheck, racecheck clean.
 //   bmm_slab 0.29–0.55× the tiles'; split K 0.34–0.96×; slab's warps over k 0.64–0.94×; padded
-//   copies 0.75–0.86×; rows' k-groups 0.46–0.74×; slab capped 0.79–0.92×; 32-deep tiles 0.68–0.93×.
-//   H100: A widened once 0.76–0.96× on full grids; rows from K = 16 0.62–0.95×; 64×16 tiles
-//   0.37–0.95× (18 rows: 1.27×), to 128 cols 0.70–0.88× (6), 1.02× (1; > 6 an SM 1.11–1.41×), to
-//   256 0.57–0.80× (6), 0.99–1.00× (2); split over them 0.62–0.99× (12), 0.78–0.96× (10 unseen),
-//   only A aligned 1.19–1.33× (4), left on the 64×16 tiles 0.82–0.95× (7 unseen); 3-CTA pieces
-//   0.82–0.98× (7), padded 0.90–0.96× (6); one launch 0.87–0.94×; cluster apart 0.92–1.02×; slab
-//   capped 0.74–0.90×; ring split 0.37–0.91×, 1.03× (1); thin column threads 0.86–1.00× (3).
+//   copies 0.75–0.86×; rows' k-groups 0.46–0.74×; slab capped 0.74–0.92×; 32-deep tiles 0.68–0.93×.
+//   H200: slab on DMMA 0.69–0.95× at M ≥ 4 (9), 1.00–1.02× at M ≤ 3 (3: the FMA slab kept there).
+//   H100: A widened once 0.76–0.96×; rows from K = 16 0.62–0.95×; 64×16 tiles 0.37–0.95×, to 256
+//   cols 0.57–1.02× (15); split over them 0.62–0.99× (22, 10 unseen), only A aligned 1.19–1.33×
+//   (4); 3-CTA pieces 0.82–0.98×, padded 0.90–0.96×; one launch 0.87–0.94×; cluster apart
+//   0.92–1.02×; ring split 0.37–0.91×, 1.03× (1); thin column threads 0.86–1.00× (3).
 // Tiles: DMMA 128×128×32 ×3, 64×64×32 ×2, 64×16×32 ×3 (×16 ×4 where 32 pads); rows, slab 256.
 // Targets: sm_75 sm_80 sm_90a sm_100a
 // Judge GPUs: T4 A100 H100 H200 B200
@@ -1058,25 +1058,49 @@ static_assert(kSlabWarps * kSlabMaxRows * kSlabCols * sizeof(double) <= 2 * kSla
               "the warps' partial sums fit the ring's first two stages");
 static_assert(4 * kSlabStage * sizeof(float) + 2 * kSlabMaxRows * kRowKC * sizeof(double) <= 48 * 1024,
               "four stages and two fp64 A chunks in static shared memory");
+// TC: the sums on DMMA m8n8k4, C[b]'s ≤ 8 rows one 8-row fragment: a warp's 8 k of a
+// chunk for the slab's 32 columns are 8 DMMAs (2 k-steps × 4 column blocks of 8) against 64 DFMAs
+// and the 40 shared loads that fed them (ncu: the FMA slab issue-bound, 68 % of issue slots,
+// at 1.47 TB/s). A thread (g, t) gives A[g][k] and B[k][8j + g] for k = kb + 4s + t: A's rows 68
+// floats apart and B's 8-column blocks XOR-ed by k % 4 put the 32 lanes on 32 banks. The k past
+// a chunk's end and the rows past M are zeros in the registers (the stage holds stale values).
+#ifndef BMM_SLAB_TC
+#define BMM_SLAB_TC 1  // bmm_slab's sums on DMMA (0: never) ...
+#endif
+#ifndef BMM_SLAB_TC_MIN_ROWS
+#define BMM_SLAB_TC_MIN_ROWS 4  // ... for C[b] of at least this many rows (fewer: the fragment mostly zeros)
+#endif
+constexpr int kSlabLdaTC = kRowKC + 4;
+constexpr int kSlabStageTC = kSlabMaxRows * kSlabLdaTC + kRowKC * kSlabCols;
+static_assert(4 * kSlabStageTC * sizeof(float) <= 48 * 1024, "four stages in static shared memory");
+static_assert(kSlabKW == 8, "a warp's k: two m8n8k4 steps");
 // MINB: blocks an SM the registers must allow. At 94 registers a thread two 256-thread blocks
 // fit an SM; 4 caps them at 64 (a few bytes spilled) for 32 warps to hide the ring's waits and
 // barriers, which pays only where the grid has 4 blocks for every SM (launch_slab).
 // VEC: N % 4 == 0 and B 16-byte aligned (a slab starts at a multiple of 32 columns)
 // SPLIT: piece blockIdx.z of gridDim.z takes ring_range's k and writes its fp64 sums to
 // ws[b][piece] for bmm_split_sum, not C
-template <bool VEC, int MINB, bool WIDE, bool SPLIT = false>
+template <bool VEC, int MINB, bool WIDE, bool SPLIT = false, bool TC = false>
 __global__ void __launch_bounds__(kRowThreads, MINB)
     bmm_slab(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C,
              int M, int N, int K, double* __restrict__ ws = nullptr) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    constexpr bool MMA = TC && !WIDE;
+#else
+    constexpr bool MMA = false;  // no DMMA: the FMA sums (fast_fp64 keeps such builds off this path)
+#endif
+    constexpr int LDAS = MMA ? kSlabLdaTC : kRowKC;  // A's rows in a stage
     // S − 1 − AHEAD chunks in flight while one is summed; WIDE keeps chunk c + 1 landed as well
     constexpr int S = BMM_ASYNC ? 4 : WIDE ? 3 : 2, AHEAD = WIDE ? 1 : 0;
-    __shared__ __align__(16) float stage[S][kSlabStage];
+    __shared__ __align__(16) float stage[S][MMA ? kSlabStageTC : kSlabStage];
     __shared__ __align__(16) double a64[WIDE ? 2 : 1][WIDE ? kSlabMaxRows * kRowKC : 2];  // c: a64[c % 2]
     const int b = blockIdx.y, n0 = blockIdx.x * kSlabCols, nw = min(kSlabCols, N - n0);
     const int tid = threadIdx.x;
     const float* a_blk = A + (size_t)b * M * K;        // A[b]
     const float* b_blk = B + (size_t)b * K * N + n0;   // column n0 of B[b]
-    constexpr int b_off = kSlabMaxRows * kRowKC;       // B's part of a stage: [k][kSlabCols]
+    constexpr int b_off = kSlabMaxRows * LDAS;         // B's part of a stage: [k][kSlabCols]
+    // B[kk][q] of a chunk at column q, or (MMA) its 8-column block XOR-ed by kk % 4
+    const auto bcol = [](int kk, int q) { return MMA ? q ^ ((kk & 3) << 3) : q; };
     int k_beg, k_end;
     ring_range<SPLIT>(K, k_beg, k_end);
     const int KT = (k_end - k_beg + kRowKC - 1) / kRowKC;
@@ -1087,18 +1111,18 @@ __global__ void __launch_bounds__(kRowThreads, MINB)
         const int k0 = k_beg + c * kRowKC, kc = min(kRowKC, k_end - k0);
         for (int i = tid; i < M * kRowKC; i += kRowThreads) {
             const int r = i / kRowKC, kk = i % kRowKC;
-            if (kk < kc) row_cp4(st + i, a_blk + (size_t)r * K + k0 + kk);
+            if (kk < kc) row_cp4(st + r * LDAS + kk, a_blk + (size_t)r * K + k0 + kk);
         }
         float* dst = st + b_off;
         if (VEC) {  // nw % 4 == 0: whole 16-byte chunks
             for (int i = tid; i < kc * (kSlabCols / 4); i += kRowThreads) {
                 const int kk = i / (kSlabCols / 4), q = (i % (kSlabCols / 4)) * 4;
-                if (q < nw) row_cp16(dst + kk * kSlabCols + q, b_blk + (size_t)(k0 + kk) * N + q);
+                if (q < nw) row_cp16(dst + kk * kSlabCols + bcol(kk, q), b_blk + (size_t)(k0 + kk) * N + q);
             }
         } else {
             for (int i = tid; i < kc * kSlabCols; i += kRowThreads) {
                 const int kk = i / kSlabCols, q = i % kSlabCols;
-                if (q < nw) row_cp4(dst + kk * kSlabCols + q, b_blk + (size_t)(k0 + kk) * N + q);
+                if (q < nw) row_cp4(dst + kk * kSlabCols + bcol(kk, q), b_blk + (size_t)(k0 + kk) * N + q);
             }
         }
     };
@@ -1115,6 +1139,30 @@ __global__ void __launch_bounds__(kRowThreads, MINB)
     double acc[kSlabMaxRows];
 #pragma unroll
     for (int r = 0; r < kSlabMaxRows; ++r) acc[r] = 0.0;
+    // MMA: this warp's C[g][8j + 2t + e] over its k, the m8n8k4 fragment layout
+    const int g = lane >> 2, t = lane & 3;
+    double cf[4][2];
+#pragma unroll
+    for (int j = 0; j < 4; ++j) cf[j][0] = cf[j][1] = 0.0;
+    auto sum_mma = [&](const float* st, int kc) {  // st: chunk's stage
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+        const bool row = g < M;
+#pragma unroll
+        for (int s2 = 0; s2 < kSlabKW / 4; ++s2) {
+            const int kk = kb + 4 * s2 + t;  // kk % 4 == t
+            const bool in = kk < kc;
+            const double a = row && in ? static_cast<double>(st[g * LDAS + kk]) : 0.0;
+            const float* brow = st + b_off + kk * kSlabCols;
+#pragma unroll
+            for (int j = 0; j < 4; ++j) {
+                const double bv = in ? static_cast<double>(brow[bcol(kk, 8 * j + g)]) : 0.0;
+                dmma(cf[j][0], cf[j][1], a, bv);
+            }
+        }
+#else
+        (void)st, (void)kc;
+#endif
+    };
     auto sum = [&](const auto* ak, const float* bk, int kc) {  // ak: A[0][kb], bk: B[kb][lane]
         if (kb + kSlabKW <= kc) {  // warp-uniform: this warp's 8 k are all inside the chunk
             double bv[kSlabKW];
@@ -1161,15 +1209,24 @@ __global__ void __launch_bounds__(kRowThreads, MINB)
         widen(c + 1);
         const int kc = min(kRowKC, k_end - k_beg - c * kRowKC);
         const float* bk = stage[c % S] + b_off + kb * kSlabCols + lane;
-        if constexpr (WIDE) sum(a64[c % 2] + kb, bk, kc);
+        if constexpr (MMA) sum_mma(stage[c % S], kc);
+        else if constexpr (WIDE) sum(a64[c % 2] + kb, bk, kc);
         else sum(stage[c % S] + kb, bk, kc);
     }
     // Every copy has landed (the groups still pending are empty): the ring takes the warps' sums
     __syncthreads();
     double* part = reinterpret_cast<double*>(&stage[0][0]);  // [warp][row][lane]
+    if constexpr (MMA) {
+        if (g < M)
 #pragma unroll
-    for (int r = 0; r < kSlabMaxRows; ++r)
-        if (r < M) part[(warp * kSlabMaxRows + r) * kSlabCols + lane] = acc[r];
+            for (int j = 0; j < 4; ++j)
+#pragma unroll
+                for (int e = 0; e < 2; ++e) part[(warp * kSlabMaxRows + g) * kSlabCols + 8 * j + 2 * t + e] = cf[j][e];
+    } else {
+#pragma unroll
+        for (int r = 0; r < kSlabMaxRows; ++r)
+            if (r < M) part[(warp * kSlabMaxRows + r) * kSlabCols + lane] = acc[r];
+    }
     __syncthreads();
     const int ml = tid / kSlabCols, n = tid % kSlabCols;  // thread tid: output (ml, n0 + n)
     if (ml < M && n < nw) {
@@ -1328,6 +1385,21 @@ static bool cluster_ok() {
     return ok == 1;
 }
 
+// The slab's DMMA sums (BMM_SLAB_TC) where the file was built for Hopper and runs there, as
+// measured; the A100's build and the sm_80 PTX keep the FMA slab until measured there
+static bool slab_tc_ok() {
+    static int ok = -1;
+    if (ok < 0) {
+        int dev = 0, major = 0;
+        cudaFuncAttributes fa;
+        ok = BMM_SLAB_TC && cudaGetDevice(&dev) == cudaSuccess &&
+             cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) == cudaSuccess && major == 9 &&
+             cudaFuncGetAttributes(&fa, bmm_slab<true, 0, false, false, true>) == cudaSuccess && fa.ptxVersion >= 90;
+        (void)cudaGetLastError();
+    }
+    return ok == 1;
+}
+
 template <class CF>
 static void launch(const float* A, const float* B, float* C, int BATCH, int M, int N, int K,
                    bool vec) {
@@ -1398,7 +1470,10 @@ static void launch_thin_any(const float* A, const float* B, float* C, int BATCH,
 #endif
 template <int MINB, bool WIDE>
 static void launch_slab_as(const float* A, const float* B, float* C, int M, int N, int K, dim3 grid) {
-    if (rows16(B, N)) bmm_slab<true, MINB, WIDE><<<grid, kRowThreads>>>(A, B, C, M, N, K);
+    const bool vec = rows16(B, N), tc = M >= BMM_SLAB_TC_MIN_ROWS && slab_tc_ok();
+    if (tc && vec) bmm_slab<true, MINB, false, false, true><<<grid, kRowThreads>>>(A, B, C, M, N, K);
+    else if (tc) bmm_slab<false, MINB, false, false, true><<<grid, kRowThreads>>>(A, B, C, M, N, K);
+    else if (vec) bmm_slab<true, MINB, WIDE><<<grid, kRowThreads>>>(A, B, C, M, N, K);
     else bmm_slab<false, MINB, WIDE><<<grid, kRowThreads>>>(A, B, C, M, N, K);
 }
 static void launch_slab(const float* A, const float* B, float* C, int BATCH, int M, int N, int K,
@@ -1641,8 +1716,10 @@ static bool solve_slab_split(const float* A, const float* B, float* C, int BATCH
     if (s == 0 || !grow_space(space, (size_t)s * BATCH * M * N * sizeof(double))) return false;
     double* ws = static_cast<double*>(space.ptr);
     const dim3 grid((unsigned)slabs, (unsigned)BATCH, (unsigned)s);
-    const bool vec = rows16(B, N), wide = blocks * s >= sms;
-    if (vec && wide) bmm_slab<true, 0, true, true><<<grid, kRowThreads>>>(A, B, C, M, N, K, ws);
+    const bool vec = rows16(B, N), wide = blocks * s >= sms, tc = M >= BMM_SLAB_TC_MIN_ROWS && slab_tc_ok();
+    if (tc && vec) bmm_slab<true, 0, false, true, true><<<grid, kRowThreads>>>(A, B, C, M, N, K, ws);
+    else if (tc) bmm_slab<false, 0, false, true, true><<<grid, kRowThreads>>>(A, B, C, M, N, K, ws);
+    else if (vec && wide) bmm_slab<true, 0, true, true><<<grid, kRowThreads>>>(A, B, C, M, N, K, ws);
     else if (vec) bmm_slab<true, 0, false, true><<<grid, kRowThreads>>>(A, B, C, M, N, K, ws);
     else if (wide) bmm_slab<false, 0, true, true><<<grid, kRowThreads>>>(A, B, C, M, N, K, ws);
     else bmm_slab<false, 0, false, true><<<grid, kRowThreads>>>(A, B, C, M, N, K, ws);
