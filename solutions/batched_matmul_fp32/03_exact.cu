@@ -1058,12 +1058,12 @@ static_assert(kSlabWarps * kSlabMaxRows * kSlabCols * sizeof(double) <= 2 * kSla
               "the warps' partial sums fit the ring's first two stages");
 static_assert(4 * kSlabStage * sizeof(float) + 2 * kSlabMaxRows * kRowKC * sizeof(double) <= 48 * 1024,
               "four stages and two fp64 A chunks in static shared memory");
-// TC: the sums on DMMA m8n8k4, C[b]'s ≤ 8 rows one 8-row fragment: a warp's 8 k of a
-// chunk for the slab's 32 columns are 8 DMMAs (2 k-steps × 4 column blocks of 8) against 64 DFMAs
-// and the 40 shared loads that fed them (ncu: the FMA slab issue-bound, 68 % of issue slots,
-// at 1.47 TB/s). A thread (g, t) gives A[g][k] and B[k][8j + g] for k = kb + 4s + t: A's rows 68
-// floats apart and B's 8-column blocks XOR-ed by k % 4 put the 32 lanes on 32 banks. The k past
-// a chunk's end and the rows past M are zeros in the registers (the stage holds stale values).
+// TC: the sums on DMMA m8n8k4, C[b]'s ≤ 8 rows one 8-row fragment: a warp's 8 k of a chunk for the
+// slab's 32 columns are 8 DMMAs (2 k-steps × 4 column blocks of 8) against 64 DFMAs and the 40
+// shared loads that fed them (ncu: the FMA slab issue-bound, 68 % of issue slots, at 1.47 TB/s). A
+// thread (g, t) gives A[g][k] and B[k][8j + g] for k = kb + 4s + t: A's rows 68 floats apart and
+// B's 8-column blocks XOR-ed by k % 4 put the 32 lanes on 32 banks. The k past a chunk's end and
+// the rows past M are zeros in the registers (the stage holds stale values).
 #ifndef BMM_SLAB_TC
 #define BMM_SLAB_TC 1  // bmm_slab's sums on DMMA (0: never) ...
 #endif
@@ -1364,6 +1364,18 @@ static bool fast_fp64() {
     return fast != 0;
 }
 
+// The GPU is a Hopper (cc 9.x) and kern was built for it (PTX ≥ 9.0), not this file compiled as
+// sm_80 PTX and run by the driver there
+static bool hopper_build(const void* kern) {
+    int dev = 0, major = 0;
+    cudaFuncAttributes fa;
+    const bool ok = cudaGetDevice(&dev) == cudaSuccess &&
+                    cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) == cudaSuccess &&
+                    major == 9 && cudaFuncGetAttributes(&fa, kern) == cudaSuccess && fa.ptxVersion >= 90;
+    (void)cudaGetLastError();
+    return ok;
+}
+
 // Split K's pieces as one cluster (cluster_sum) on Hopper, where the kernel was built for it (the
 // file compiled as sm_80 PTX and run on an H100 has no cluster code in it), and only while all the
 // pieces are at most one CTA an SM (matmul_fp32 03: clusters that filled the SMs left CTAs over)
@@ -1373,13 +1385,10 @@ static bool fast_fp64() {
 static bool cluster_ok() {
     static int ok = -1;
     if (ok < 0) {
-        int dev = 0, major = 0, launch = 0;
-        cudaFuncAttributes fa;
-        ok = BMM_SPLIT_CLUSTER >= 2 && cudaGetDevice(&dev) == cudaSuccess &&
-             cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) == cudaSuccess &&
-             cudaDeviceGetAttribute(&launch, cudaDevAttrClusterLaunch, dev) == cudaSuccess && major == 9 &&
-             launch != 0 && cudaFuncGetAttributes(&fa, bmm_dmma<DSmall, false, false, true, true>) == cudaSuccess &&
-             fa.ptxVersion >= 90;
+        int dev = 0, launch = 0;
+        ok = BMM_SPLIT_CLUSTER >= 2 && hopper_build((const void*)bmm_dmma<DSmall, false, false, true, true>) &&
+             cudaGetDevice(&dev) == cudaSuccess &&
+             cudaDeviceGetAttribute(&launch, cudaDevAttrClusterLaunch, dev) == cudaSuccess && launch != 0;
         (void)cudaGetLastError();
     }
     return ok == 1;
@@ -1388,16 +1397,8 @@ static bool cluster_ok() {
 // The slab's DMMA sums (BMM_SLAB_TC) where the file was built for Hopper and runs there, as
 // measured; the A100's build and the sm_80 PTX keep the FMA slab until measured there
 static bool slab_tc_ok() {
-    static int ok = -1;
-    if (ok < 0) {
-        int dev = 0, major = 0;
-        cudaFuncAttributes fa;
-        ok = BMM_SLAB_TC && cudaGetDevice(&dev) == cudaSuccess &&
-             cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) == cudaSuccess && major == 9 &&
-             cudaFuncGetAttributes(&fa, bmm_slab<true, 0, false, false, true>) == cudaSuccess && fa.ptxVersion >= 90;
-        (void)cudaGetLastError();
-    }
-    return ok == 1;
+    static const bool ok = BMM_SLAB_TC && hopper_build((const void*)bmm_slab<true, 0, false, false, true>);
+    return ok;
 }
 
 template <class CF>
