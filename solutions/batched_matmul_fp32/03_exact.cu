@@ -1070,8 +1070,15 @@ static_assert(4 * kSlabStage * sizeof(float) + 2 * kSlabMaxRows * kRowKC * sizeo
 #ifndef BMM_SLAB_TC_MIN_ROWS
 #define BMM_SLAB_TC_MIN_ROWS 4  // ... for C[b] of at least this many rows (fewer: the fragment mostly zeros)
 #endif
-constexpr int kSlabLdaTC = kRowKC + 4;
-constexpr int kSlabStageTC = kSlabMaxRows * kSlabLdaTC + kRowKC * kSlabCols;
+// SHIFT (TC, B's rows not 16-byte aligned): each k's 32 columns come as nine 16-byte copies from
+// the 16-byte boundary at or before column n0 (36 floats a row, the row's shift s = its address /
+// 4 mod 4 skipped when read), not 32 copies of 4 bytes: at 100×5×333×777 the 4-byte copies read B
+// at 1.4 TB/s (1.47× cuBLAS's time), the aligned slab at 2.3 TB/s.
+#ifndef BMM_SLAB_SHIFT
+#define BMM_SLAB_SHIFT 1
+#endif
+constexpr int kSlabLdaTC = kRowKC + 4, kSlabLdbShift = kSlabCols + 4;
+constexpr int kSlabStageTC = kSlabMaxRows * kSlabLdaTC + kRowKC * kSlabLdbShift;
 static_assert(4 * kSlabStageTC * sizeof(float) <= 48 * 1024, "four stages in static shared memory");
 static_assert(kSlabKW == 8, "a warp's k: two m8n8k4 steps");
 // MINB: blocks an SM the registers must allow. At 94 registers a thread two 256-thread blocks
@@ -1090,6 +1097,8 @@ __global__ void __launch_bounds__(kRowThreads, MINB)
     constexpr bool MMA = false;  // no DMMA: the FMA sums (fast_fp64 keeps such builds off this path)
 #endif
     constexpr int LDAS = MMA ? kSlabLdaTC : kRowKC;  // A's rows in a stage
+    constexpr bool SHIFT = MMA && !VEC && BMM_SLAB_SHIFT;
+    constexpr int LDB = SHIFT ? kSlabLdbShift : kSlabCols;  // B's rows in a stage
     // S − 1 − AHEAD chunks in flight while one is summed; WIDE keeps chunk c + 1 landed as well
     constexpr int S = BMM_ASYNC ? 4 : WIDE ? 3 : 2, AHEAD = WIDE ? 1 : 0;
     __shared__ __align__(16) float stage[S][MMA ? kSlabStageTC : kSlabStage];
@@ -1099,8 +1108,10 @@ __global__ void __launch_bounds__(kRowThreads, MINB)
     const float* a_blk = A + (size_t)b * M * K;        // A[b]
     const float* b_blk = B + (size_t)b * K * N + n0;   // column n0 of B[b]
     constexpr int b_off = kSlabMaxRows * LDAS;         // B's part of a stage: [k][kSlabCols]
-    // B[kk][q] of a chunk at column q, or (MMA) its 8-column block XOR-ed by kk % 4
-    const auto bcol = [](int kk, int q) { return MMA ? q ^ ((kk & 3) << 3) : q; };
+    // B[kk][q] of a chunk at column q, or (MMA) its 8-column block XOR-ed by kk % 4 (not SHIFT:
+    // there q + s, rows 36 floats apart)
+    const auto bcol = [](int kk, int q) { return MMA && !SHIFT ? q ^ ((kk & 3) << 3) : q; };
+    const float* b_end = B + (size_t)gridDim.y * K * N;  // past B's last float (grid.y: the batches)
     int k_beg, k_end;
     ring_range<SPLIT>(K, k_beg, k_end);
     const int KT = (k_end - k_beg + kRowKC - 1) / kRowKC;
@@ -1118,6 +1129,22 @@ __global__ void __launch_bounds__(kRowThreads, MINB)
             for (int i = tid; i < kc * (kSlabCols / 4); i += kRowThreads) {
                 const int kk = i / (kSlabCols / 4), q = (i % (kSlabCols / 4)) * 4;
                 if (q < nw) row_cp16(dst + kk * kSlabCols + bcol(kk, q), b_blk + (size_t)(k0 + kk) * N + q);
+            }
+        } else if (SHIFT) {  // chunk j of row kk: columns 4j − s … 4j − s + 3
+            for (int i = tid; i < kc * (LDB / 4); i += kRowThreads) {
+                const int kk = i / (LDB / 4), j = i % (LDB / 4);
+                const float* row = b_blk + (size_t)(k0 + kk) * N;
+                const int sh = (int)(((size_t)row >> 2) & 3);
+                if (4 * j - sh >= nw) continue;  // past the slab's columns
+                const float* src = row - sh + 4 * j;
+                float* d = dst + kk * LDB + 4 * j;
+                if (src >= B && src + 4 <= b_end) {
+                    row_cp16(d, src);
+                } else {  // B's first or last chunk (B not 16-byte aligned): its floats in B only
+#pragma unroll
+                    for (int e = 0; e < 4; ++e)
+                        if (4 * j + e - sh >= 0 && 4 * j + e - sh < nw) row_cp4(d + e, src + e);
+                }
             }
         } else {
             for (int i = tid; i < kc * kSlabCols; i += kRowThreads) {
@@ -1144,7 +1171,7 @@ __global__ void __launch_bounds__(kRowThreads, MINB)
     double cf[4][2];
 #pragma unroll
     for (int j = 0; j < 4; ++j) cf[j][0] = cf[j][1] = 0.0;
-    auto sum_mma = [&](const float* st, int kc) {  // st: chunk's stage
+    auto sum_mma = [&](const float* st, int kc, int k0) {  // st: chunk's stage, from k0
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
         const bool row = g < M;
 #pragma unroll
@@ -1152,7 +1179,8 @@ __global__ void __launch_bounds__(kRowThreads, MINB)
             const int kk = kb + 4 * s2 + t;  // kk % 4 == t
             const bool in = kk < kc;
             const double a = row && in ? static_cast<double>(st[g * LDAS + kk]) : 0.0;
-            const float* brow = st + b_off + kk * kSlabCols;
+            const float* brow = st + b_off + kk * LDB;
+            if (SHIFT) brow += ((size_t)(b_blk + (size_t)(k0 + kk) * N) >> 2) & 3;
 #pragma unroll
             for (int j = 0; j < 4; ++j) {
                 const double bv = in ? static_cast<double>(brow[bcol(kk, 8 * j + g)]) : 0.0;
@@ -1160,7 +1188,7 @@ __global__ void __launch_bounds__(kRowThreads, MINB)
             }
         }
 #else
-        (void)st, (void)kc;
+        (void)st, (void)kc, (void)k0;
 #endif
     };
     auto sum = [&](const auto* ak, const float* bk, int kc) {  // ak: A[0][kb], bk: B[kb][lane]
@@ -1209,7 +1237,7 @@ __global__ void __launch_bounds__(kRowThreads, MINB)
         widen(c + 1);
         const int kc = min(kRowKC, k_end - k_beg - c * kRowKC);
         const float* bk = stage[c % S] + b_off + kb * kSlabCols + lane;
-        if constexpr (MMA) sum_mma(stage[c % S], kc);
+        if constexpr (MMA) sum_mma(stage[c % S], kc, k_beg + c * kRowKC);
         else if constexpr (WIDE) sum(a64[c % 2] + kb, bk, kc);
         else sum(stage[c % S] + kb, bk, kc);
     }
