@@ -17,15 +17,6 @@ case "${1:-}" in
 85) # ~4 min: run 324, batched 03's unsplit 64×64 tiles at 2 CTAs an SM
     BUDGET=${BUDGET:-300} LINE_LIMIT=150 $G build \
         "sh=$(sed -n 's/^#   \(.*\)$/\1/p' $R/batch_run324.txt | head -1)" batch=$R/batch_run324.txt ;;
-88) # ~4 min: run 325b, the landing check of run 325 (its gates; A100 path tests)
-    BUDGET=${BUDGET:-300} LINE_LIMIT=170 $G build \
-        "sh=$(sed -n 's/^#   \(.*\)$/\1/p' $R/batch_run325b.txt | head -1)" batch=$R/batch_run325b.txt ;;
-89) # ~4 min: run 327, batched 03's DMMA slab reading unaligned B rows in 16-byte copies
-    BUDGET=${BUDGET:-300} LINE_LIMIT=150 $G build \
-        "sh=$(sed -n 's/^#   \(.*\)$/\1/p' $R/batch_run327.txt | head -1)" batch=$R/batch_run327.txt ;;
-90) # ~3 min: run 328, batched 03's K ≤ 8 path staging whole rows to write them aligned
-    BUDGET=${BUDGET:-270} LINE_LIMIT=150 $G build \
-        "sh=$(sed -n 's/^#   \(.*\)$/\1/p' $R/batch_run328.txt | head -1)" batch=$R/batch_run328.txt ;;
 61) # ~3 min: run 298, seeds 2 and 3 of both fp32 03 stages and matmul 02 beside both yardsticks
     # (the tree as committed: after a landing)
     BUDGET=${BUDGET:-240} LINE_LIMIT=150 $G build batch=$R/batch_run298.txt ;;
@@ -39,6 +30,8 @@ case "${1:-}" in
     # from the tree as committed (no sh= step before them: gpu_session.sh refuses a leaderboard
     # step after one), labelled with COMMIT (this copy has no .git). Copy each call's
     # $OUT/leaderboard.md into the tree before the next call, so the next one adds its sections.
+    # `git status --short` empty first: the device measures the working tree, so a change staged
+    # but not committed is measured and labelled with a commit that lacks it (call 5, f2953ec).
     [ -n "${COMMIT:-}" ] || { echo "next_calls.sh $1: COMMIT=<the committed HEAD, short hash> first" >&2; exit 2; }
     export COMMIT
     case $1 in
@@ -50,5 +43,5 @@ case "${1:-}" in
     45) BUDGET=580 $G build leaderboard=matmul_fp32 leaderboard-random=matmul_fp32:02,03 \
         leaderboard=batched_matmul_fp32 leaderboard-random=batched_matmul_fp32:02,03 ;;  # 4 and 5
     esac ;;
-*)  echo "usage: lab/runs/next_calls.sh 3|4|5|5r|10|17|23|36|45|61|84|85|88|89|90" >&2; exit 2 ;;
+*)  echo "usage: lab/runs/next_calls.sh 3|4|5|5r|10|17|23|36|45|61|84|85" >&2; exit 2 ;;
 esac
