@@ -17,6 +17,11 @@
 #define XXH_INLINE_ALL
 #include "xxhash.h"
 
+uint64_t ch_digest(const void *p, size_t n)
+{
+    return (uint64_t)XXH3_64bits(p, n);
+}
+
 bool ch_path_safe(const char *p)
 {
     return strpbrk(p, "\"`$\\,\n\r") == NULL;

@@ -38,6 +38,8 @@ char *ch_read_file(const char *path, size_t *len);
 /* A key from seed and every file nvcc's dependency list dfile names (written with -MD -MF dfile
  * -MT hx): each path and its content. False when dfile is missing or a file is unreadable. */
 bool ch_deps_key(const char *dfile, uint64_t seed, uint64_t *key);
+/* XXH3-64 of n bytes: the digest the leaderboard records of each stage file it measured. */
+uint64_t ch_digest(const void *p, size_t n);
 
 /* Temporaries are named FILE.tmp.PID. ch_spawn starts argv (stdout and stderr into out_fd) in a
  * process group of its own and registers the temporaries its result will be written to: SIGINT,

@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cache.h"
 #include "lb_int.h"
 #include "loader.h"
 #include "report.h"
@@ -213,6 +214,48 @@ static bool lc_comments_only(const char *dir, const char *commit, const char *st
     return same;
 }
 
+/* The section's measured note (lb_measured_note), where it has one: each stage file it names
+ * against that file at the commit the section names. A file the run read that is not the
+ * commit's means the label was given for another tree (a change staged but not committed, say):
+ * s->why says so. A section written before the notes keeps the other checks alone. */
+static void lc_measured(const char *dir, const char *b, const char *e, lc_section *s)
+{
+    const char *key = "solutions at commit ";
+    const char *at = memmem(b, (size_t)(e - b), key, strlen(key));
+    if (!at) return;
+    const char *eol = memchr(at, '\n', (size_t)(e - at));
+    if (!eol) eol = e;
+    const char *note = memmem(at, (size_t)(eol - at), "<!-- measured:", 14);
+    if (!note) return;
+    char *old = malloc(LC_MAX_SOURCE);
+    if (!old) {
+        snprintf(s->why, sizeof(s->why), "out of memory reading its measured note");
+        return;
+    }
+    for (int i = 0; i < s->n && !s->why[0]; i++) {
+        const char *stem = s->st[i].stem;
+        char want[160], rev[256], hex[17];
+        snprintf(want, sizeof(want), " %s.cu=", stem);
+        const char *d = memmem(note, (size_t)(eol - note), want, strlen(want));
+        if (!d) continue; /* not named: the other checks alone */
+        d += strlen(want);
+        if (eol - d < 16 || strspn(d, "0123456789abcdef") != 16) {
+            snprintf(s->why, sizeof(s->why), "its measured note has no digest git's file can be held to (%s.cu)", stem);
+            break;
+        }
+        snprintf(hex, sizeof(hex), "%.16s", d);
+        snprintf(rev, sizeof(rev), "%s:./%s.cu", s->commit, stem);
+        const char *show[] = {"show", rev, NULL};
+        if (lc_git(dir, show, old, LC_MAX_SOURCE) != 0 || strlen(old) + 1 >= LC_MAX_SOURCE)
+            snprintf(s->why, sizeof(s->why), "%s.cu was measured but commit %s has no such file", stem, s->commit);
+        else if (ch_digest(old, strlen(old)) != strtoull(hex, NULL, 16))
+            snprintf(s->why, sizeof(s->why),
+                     "%s.cu as measured is not commit %s's: the run's tree was not the commit it names", stem,
+                     s->commit);
+    }
+    free(old);
+}
+
 /* One section's verdict: each stage it lists against the folder, then what it should list. */
 static void lc_judge(lc_section *s, const char *b, const char *e)
 {
@@ -242,6 +285,7 @@ static void lc_judge(lc_section *s, const char *b, const char *e)
         if (lc_git(dir, known, out, sizeof(out)) != 0)
             snprintf(s->why, sizeof(s->why), "commit %s is not in %s's repository", s->commit, dir);
     }
+    if (!s->why[0]) lc_measured(dir, b, e, s);
     for (int i = 0; i < s->n; i++) {
         lc_stage *t = &s->st[i];
         char path[PATH_MAX], file[160];

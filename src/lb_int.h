@@ -14,6 +14,7 @@
 #include "leaderboard.h"
 
 #define LB_MAX_SIZES 4
+#define LB_MAX_STAGES 64 /* stages a section's measured note names (lb_measured_note) */
 
 typedef struct {
     char path[PATH_MAX];
@@ -41,6 +42,11 @@ int lb_find_stages(const char *dir, lb_stage **out);
 void lb_commit_label(const char *given, const char *dir, char *out, size_t len);
 /* The line under a section's title: device, driver, runtime, date, commit. */
 void lb_run_header(const dv_info *dev, const char *commit, char *out, size_t len);
+/* Appended to that line: " <!-- measured: STEM.cu=DIGEST … -->", each stage file of dir as this
+ * run read it (ch_digest, 16 hex digits; a file it cannot read is left out). --check compares them
+ * with the files of the commit the line names: a label given for a tree that was not that commit
+ * (a change staged, not committed) makes the section stale, not current. */
+void lb_measured_note(const char *dir, const char *const *stems, int n, char *out, size_t len);
 void lb_size_label(const pb_problem *p, const pb_case *c, char *out, size_t len);
 /* The same for a bare shape: "17×129×33", or "1000³" for a cube of three sizes. */
 void lb_shape_label(const pb_problem *p, pb_size s, char *out, size_t len);

@@ -112,7 +112,7 @@ int lb_run(const pb_problem *p, const jd_options *o_in, lb_stage *stages, int n,
     if (!sec) return HX_INTERNAL;
     size_t u = 0;
 #define OUT(...) (u += (size_t)snprintf(sec + u, u < cap ? cap - u : 0, __VA_ARGS__))
-    char commit[96], header[512], note[400];
+    char commit[96], header[4608], note[400];
     char dir[PATH_MAX]; /* the stages' folder: its repository names the commit */
     snprintf(dir, sizeof(dir), "%s", n > 0 ? stages[0].path : ".");
     char *slash = strrchr(dir, '/');
@@ -120,6 +120,10 @@ int lb_run(const pb_problem *p, const jd_options *o_in, lb_stage *stages, int n,
     else snprintf(dir, sizeof(dir), ".");
     lb_commit_label(commit_opt, dir, commit, sizeof(commit));
     lb_run_header(&dev, commit, header, sizeof(header));
+    const char *stems[LB_MAX_STAGES];
+    int n_stems = 0;
+    for (int i = 0; i < n && n_stems < LB_MAX_STAGES; i++) stems[n_stems++] = stages[i].stem;
+    lb_measured_note(dir, stems, n_stems, header, sizeof(header));
     jd_timing_note(&o.topts, note, sizeof(note));
     OUT("\n## %s — %s\n\n", p->name, p->title);
     OUT("%s\n\n", header);

@@ -106,12 +106,16 @@ static int lb_sweep_write(const pb_problem *p, const jd_options *o, const lb_swe
     pb_case shapes[PB_MAX_SHAPES];
     int n_shapes = (int)p->n_sweep;
     for (int si = 0; si < n_shapes; si++) shapes[si] = pb_perf_case(p, p->sweep[si], (size_t)si, "");
-    char command[512], commit[96], header[512], note[400];
+    char command[512], commit[96], header[4608], note[400];
     snprintf(command, sizeof(command), "./harness leaderboard --problem %s --sweep%s%s%s", p->name,
              parts == LB_PART_SHAPES ? "=shapes" : parts == LB_PART_RANDOM ? "=random" : "",
              stages_opt ? " --stages " : "", stages_opt ? stages_opt : "");
     lb_commit_label(commit_opt, dir, commit, sizeof(commit));
     lb_run_header(dev, commit, header, sizeof(header));
+    const char *stems[LB_MAX_STAGES];
+    int n_stems = 0;
+    for (int i = 0; i < n && n_stems < LB_MAX_STAGES; i++) stems[n_stems++] = st[i].stem;
+    lb_measured_note(dir, stems, n_stems, header, sizeof(header));
     jd_timing_note(&o->topts, note, sizeof(note));
     lb_sweep_table t = {.problem = p, .command = command, .header = header, .timing_note = note,
                         .device_name = dev->name, .commit = commit, .shapes = shapes,

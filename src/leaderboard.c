@@ -25,6 +25,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cache.h"
 #include "cli.h"
 #include "judge.h"
 #include "lb_int.h"
@@ -188,6 +189,26 @@ void lb_run_header(const dv_info *dev, const char *commit, char *out, size_t len
              dev->runtime_version % 1000 / 10, date, commit);
 }
 
+void lb_measured_note(const char *dir, const char *const *stems, int n, char *out, size_t len)
+{
+    char note[4096] = " <!-- measured:";
+    size_t u = strlen(note);
+    for (int i = 0; i < n; i++) {
+        char path[PATH_MAX];
+        size_t size = 0;
+        if (snprintf(path, sizeof(path), "%s/%s.cu", dir, stems[i]) >= (int)sizeof(path)) continue;
+        char *text = ch_read_file(path, &size);
+        if (!text) continue;
+        int w = snprintf(note + u, sizeof(note) - u, " %s.cu=%016llx", stems[i],
+                         (unsigned long long)ch_digest(text, size));
+        free(text);
+        if (w < 0 || (size_t)w >= sizeof(note) - u) return; /* no note rather than a cut one */
+        u += (size_t)w;
+    }
+    size_t have = strlen(out);
+    if (u + 4 < sizeof(note) && have + u + 4 < len) snprintf(out + have, len - have, "%s -->", note);
+}
+
 void lb_size_label(const pb_problem *p, const pb_case *c, char *out, size_t len)
 {
     lb_shape_label(p, pb_case_size(p, c), out, len);
@@ -254,6 +275,8 @@ static void lb_usage(FILE *out)
           "Runs nothing: says which sections of FILE (every problem's, or P's) still describe the\n"
           "stages as they are, from the commit each names (git; a change in comments only keeps a\n"
           "section current) and the stages it should list; a problem with no section is stale.\n"
+          "Each section records a digest of every stage file its run read: one that is not the\n"
+          "named commit's file (a label given for a tree with a change not committed) is stale.\n"
           "Exit 0 all current, 1 one is not, 3 FILE unreadable or its markers ambiguous.\n"
           "-q: no table, the exit code alone.\n"
           "--json FILE (every mode): written whole (a temporary beside it, renamed); never the\n"

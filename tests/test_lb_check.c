@@ -8,7 +8,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cache.h"
 #include "judge.h"
+#include "lb_int.h"
 #include "leaderboard.h"
 #include "util.h"
 
@@ -351,4 +353,48 @@ Test(lb_check, quiet_sets_only_the_exit_code)
     cr_expect_str_eq(out, "");
     cr_expect_eq(lc_check(dir, "-q --out no_such.md", out, sizeof(out)), HX_BAD_FILE, "%s", out);
     cr_expect(strstr(out, "cannot be read"), "an error still says why: %s", out);
+}
+
+/* The run's measured note (lb_measured_note) holds the label to the files the run read: digests
+ * of the commit's files keep the section current; a digest that is not the commit's file (a
+ * change measured, then labelled with a commit that lacks it) makes it stale, saying why. */
+Test(lb_check, a_measured_note_holds_the_label_to_the_files)
+{
+    char dir[600], out[8192], tail[256];
+    const unsigned long long n = (unsigned long long)ch_digest(naive, strlen(naive)),
+                             b = (unsigned long long)ch_digest(best, strlen(best));
+    snprintf(tail, sizeof(tail), " <!-- measured: 01_naive.cu=%016llx 02_best.cu=%016llx -->", n, b);
+    lc_repo("lc_measured", tail, dir, sizeof(dir));
+    cr_expect_eq(lc_check(dir, "-p matmul_fp32", out, sizeof(out)), HX_SUCCESS, "%s", out);
+    cr_expect(strstr(out, "2 sections, 2 current, 0 stale"), "%s", out);
+
+    snprintf(tail, sizeof(tail), " <!-- measured: 01_naive.cu=%016llx 02_best.cu=%016llx -->", n, b ^ 1);
+    lc_repo("lc_measured_other", tail, dir, sizeof(dir));
+    cr_expect_eq(lc_check(dir, "-p matmul_fp32", out, sizeof(out)), HX_FAILED, "%s", out);
+    cr_expect(strstr(out, "02_best.cu as measured is not commit"), "%s", out);
+    cr_expect(strstr(out, "1 current, 1 stale"), "%s", out);
+
+    snprintf(tail, sizeof(tail), " <!-- measured: 02_best.cu=12345 -->");
+    lc_repo("lc_measured_short", tail, dir, sizeof(dir));
+    cr_expect_eq(lc_check(dir, "-p matmul_fp32", out, sizeof(out)), HX_FAILED, "%s", out);
+    cr_expect(strstr(out, "no digest"), "%s", out);
+}
+
+/* The writer's side: each readable stage file's digest after the line, a missing one left out. */
+Test(lb_check, the_measured_note_names_each_file_read)
+{
+    char dir[600], out[1024] = "· solutions at commit 0123456";
+    lc_repo("lc_note", "", dir, sizeof(dir));
+    char sol[700];
+    snprintf(sol, sizeof(sol), "%s/solutions/matmul_fp32", dir);
+    const char *stems[] = {"01_naive", "03_missing", "02_best"};
+    lb_measured_note(sol, stems, 3, out, sizeof(out));
+    char want[256];
+    snprintf(want, sizeof(want),
+             "· solutions at commit 0123456 <!-- measured: 01_naive.cu=%016llx 02_best.cu=%016llx -->",
+             (unsigned long long)ch_digest(naive, strlen(naive)), (unsigned long long)ch_digest(best, strlen(best)));
+    cr_expect_str_eq(out, want);
+    char small[40] = "line";
+    lb_measured_note(sol, stems, 3, small, sizeof(small)); /* no room: no note, never a cut one */
+    cr_expect_str_eq(small, "line");
 }
