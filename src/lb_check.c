@@ -240,7 +240,7 @@ static void lc_measured(const char *dir, const char *b, const char *e, lc_sectio
         if (!d) continue; /* not named: the other checks alone */
         d += strlen(want);
         if (eol - d < 16 || strspn(d, "0123456789abcdef") != 16) {
-            snprintf(s->why, sizeof(s->why), "its measured note has no digest git's file can be held to (%s.cu)", stem);
+            snprintf(s->why, sizeof(s->why), "its measured note's digest of %s.cu is not 16 hex digits", stem);
             break;
         }
         snprintf(hex, sizeof(hex), "%.16s", d);

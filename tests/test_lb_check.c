@@ -377,7 +377,7 @@ Test(lb_check, a_measured_note_holds_the_label_to_the_files)
     snprintf(tail, sizeof(tail), " <!-- measured: 02_best.cu=12345 -->");
     lc_repo("lc_measured_short", tail, dir, sizeof(dir));
     cr_expect_eq(lc_check(dir, "-p matmul_fp32", out, sizeof(out)), HX_FAILED, "%s", out);
-    cr_expect(strstr(out, "no digest"), "%s", out);
+    cr_expect(strstr(out, "is not 16 hex digits"), "%s", out);
 }
 
 /* The writer's side: each readable stage file's digest after the line, a missing one left out. */
