@@ -43,6 +43,7 @@ typedef struct {
     char commit[48], date[16];
     char why[192];            /* why nothing can be said of its stages ("" when something can) */
     char cmd[256];            /* the command that regenerates it ("" when the section names none) */
+    const char *note, *note_end; /* its header line's measured note (lb_measured_note), or NULL */
     lc_stage st[LC_MAX_STAGES];
     int n;
     char missing[LC_MAX_STAGES][128]; /* stages the section should list and does not */
@@ -106,6 +107,9 @@ static void lc_section_header(const char *b, const char *e, lc_section *s)
         return;
     }
     snprintf(s->commit, sizeof(s->commit), "%.*s", (int)n, h);
+    const char *line_end = eol && eol < e ? eol : e;
+    s->note = line_end > h + n ? memmem(h + n, (size_t)(line_end - h - (ptrdiff_t)n), "<!-- measured:", 14) : NULL;
+    s->note_end = line_end;
     if (h[n] == ' ' && eol && memmem(h + n, (size_t)(eol - h - (ptrdiff_t)n), "modified since", 14))
         snprintf(s->why, sizeof(s->why), "measured from a tree with uncommitted changes to its stages");
     const char *ls = at;
@@ -218,14 +222,9 @@ static bool lc_comments_only(const char *dir, const char *commit, const char *st
  * against that file at the commit the section names. A file the run read that is not the
  * commit's means the label was given for another tree (a change staged but not committed, say):
  * s->why says so. A section written before the notes keeps the other checks alone. */
-static void lc_measured(const char *dir, const char *b, const char *e, lc_section *s)
+static void lc_measured(const char *dir, lc_section *s)
 {
-    const char *key = "solutions at commit ";
-    const char *at = memmem(b, (size_t)(e - b), key, strlen(key));
-    if (!at) return;
-    const char *eol = memchr(at, '\n', (size_t)(e - at));
-    if (!eol) eol = e;
-    const char *note = memmem(at, (size_t)(eol - at), "<!-- measured:", 14);
+    const char *note = s->note, *eol = s->note_end;
     if (!note) return;
     char *old = malloc(LC_MAX_SOURCE);
     if (!old) {
@@ -285,7 +284,7 @@ static void lc_judge(lc_section *s, const char *b, const char *e)
         if (lc_git(dir, known, out, sizeof(out)) != 0)
             snprintf(s->why, sizeof(s->why), "commit %s is not in %s's repository", s->commit, dir);
     }
-    if (!s->why[0]) lc_measured(dir, b, e, s);
+    if (!s->why[0]) lc_measured(dir, s);
     for (int i = 0; i < s->n; i++) {
         lc_stage *t = &s->st[i];
         char path[PATH_MAX], file[160];

@@ -1107,7 +1107,7 @@ __global__ void __launch_bounds__(kRowThreads, MINB)
     const int tid = threadIdx.x;
     const float* a_blk = A + (size_t)b * M * K;        // A[b]
     const float* b_blk = B + (size_t)b * K * N + n0;   // column n0 of B[b]
-    constexpr int b_off = kSlabMaxRows * LDAS;         // B's part of a stage: [k][kSlabCols]
+    constexpr int b_off = kSlabMaxRows * LDAS;         // B's part of a stage: [k][LDB]
     // B[kk][q] of a chunk at column q, or (MMA) its 8-column block XOR-ed by kk % 4 (not SHIFT:
     // there q + s, rows 36 floats apart)
     const auto bcol = [](int kk, int q) { return MMA && !SHIFT ? q ^ ((kk & 3) << 3) : q; };
