@@ -23,22 +23,22 @@
 //   there come as nine 16-byte copies from the boundary before the slab, the shift skipped on read.
 // bmm_rows (N ≤ 32, K ≥ 16, few outputs) and bmm_thin (K ≤ 8): 02's, fp64 sums; rows: spare
 //   threads sum more k groups, A widened once a block on full grids; under a wave both ring kernels
-//   split K (pieces ≥ 128 deep, 2 blocks an SM). bmm_thin: 32/64 column threads for 4-byte rows.
-// Paths by judge GPU: A100, H100, H200 (cc 8.0, 9.x, asked at run time): exact on every path;
-//   T4 (no DMMA, FP64 at 1/32), B200 (DMMA at half its FP32 rate), others: 02's, not exact.
+//   split K (pieces ≥ 128 deep, 2 blocks an SM). thin: 32/64 column threads for 4-byte rows; at
+//   K > 4 more rows a thread, until a block writes 8 rows of C for each row of B it loads first.
+// Paths (cc at run time): exact on A100, H100, H200; T4 (FP64 1/32), B200 (DMMA ½ FP32): 02's.
 // Prediction (before measuring): shapes pass (exact GPUs); geo mean 0.75×, 128×1024³ 1.15×, slab ≤
 //   1.2×; split K, slab warps over k, row k-groups 0.4–0.8×; padded copies, capped slab, 32-deep
 //   tiles 0.70–0.95×; A widened once 0.60–0.85×; 64×16 tiles 0.6–0.94×, split over them 0.70–0.97×,
-//   3-CTA pieces 0.90–0.97×; one launch 0.75–0.9×; cluster 0.90–0.99×; ring split 0.55–0.85×; slab
-//   on DMMA 0.55–0.80× (M = 8), 0.70–0.90× (4–7), 0.90–1.05× (≤ 3), 16-byte B copies 0.65–0.85×.
-// Measured (H200, H100): all tests pass on SASS, A100 and T4 paths; memcheck, racecheck clean.
-//   bmm_slab 0.29–0.55× the tiles'; split K 0.34–0.96×; slab's warps over k 0.64–0.94×; padded
-//   copies 0.75–0.86×; rows' k-groups 0.46–0.74×; slab capped 0.74–0.92×; 32-deep tiles 0.68–0.93×.
-//   DMMA slab 0.69–0.95× at M ≥ 4 (15 shapes), 1.00–1.02× at M ≤ 3 (5: the FMA slab kept there).
-//   H100: slab's 16-byte B 0.87–0.96× (9); A widened once 0.76–0.96×; rows from K = 16 0.62–0.95×;
-//   64×16 tiles 0.37–0.95×, to 256 cols 0.57–1.02× (15); split over them 0.62–0.99× (22, 10
-//   unseen), only A aligned 1.19–1.33× (4); 3-CTA pieces 0.82–0.98×, padded 0.90–0.96×; one
-//   launch 0.87–0.94×; cluster apart 0.92–1.02×; ring split 0.37–0.91×, 1.03× (1); thin 0.86–1.00×.
+//   3-CTA pieces 0.90–0.97×; one launch 0.75–0.9×; cluster 0.90–0.99×; ring split 0.55–0.85×; DMMA
+//   slab 0.55–0.80× (M 8), 0.70–0.90× (4–7), 0.90–1.05× (≤ 3); 16-byte B 0.65–0.85×; thin: none.
+// Measured (H200, H100): tests pass on SASS, A100, T4 paths (thin at K > 4: SASS only); memcheck,
+//   racecheck clean. Slab 0.29–0.55× the tiles'; split K 0.34–0.96×; slab warps over k 0.64–0.94×;
+//   padded 0.75–0.86×; rows' k-groups 0.46–0.74×; slab capped 0.74–0.92×; 32-deep 0.68–0.93×; DMMA
+//   slab 0.69–0.95× (M ≥ 4, 15), 1.00–1.02× (≤ 3, 5); H100: its 16-byte B 0.87–0.96× (9); A widened
+//   0.76–0.96×; rows from K = 16 0.62–0.95×; 64×16 tiles 0.37–0.95×, to 256 cols 0.57–1.02× (15);
+//   split over them 0.62–0.99× (22), only A aligned 1.19–1.33× (4); 3-CTA 0.82–0.98×, padded
+//   0.90–0.96×; one launch 0.87–0.94×; cluster 0.92–1.02×; ring split 0.37–0.91×, 1.03× (1); thin
+//   0.86–1.00×, at K > 4 by B's share 0.84–0.97× (3; at K ≤ 4, where it is off, 1.04–1.11×).
 // Tiles: DMMA 128×128×32 ×3, 64×64×32 ×2, 64×16×32 ×3 (×16 ×4 where 32 pads); rows, slab 256.
 // Targets: sm_75 sm_80 sm_90a sm_100a
 // Judge GPUs: T4 A100 H100 H200 B200
@@ -1112,6 +1112,9 @@ __global__ void __launch_bounds__(kRowThreads, MINB)
     // there q + s, rows 36 floats apart)
     const auto bcol = [](int kk, int q) { return MMA && !SHIFT ? q ^ ((kk & 3) << 3) : q; };
     const float* b_end = B + (size_t)gridDim.y * K * N;  // past B's last float (grid.y: the batches)
+    // SHIFT: how many floats B's row k starts past a 16-byte boundary (its slab's chunk j copied
+    // from there, read from there on)
+    const auto row_shift = [&](int k) { return (int)(((size_t)(b_blk + (size_t)k * N) >> 2) & 3); };
     int k_beg, k_end;
     ring_range<SPLIT>(K, k_beg, k_end);
     const int KT = (k_end - k_beg + kRowKC - 1) / kRowKC;
@@ -1134,7 +1137,7 @@ __global__ void __launch_bounds__(kRowThreads, MINB)
             for (int i = tid; i < kc * (LDB / 4); i += kRowThreads) {
                 const int kk = i / (LDB / 4), j = i % (LDB / 4);
                 const float* row = b_blk + (size_t)(k0 + kk) * N;
-                const int sh = (int)(((size_t)row >> 2) & 3);
+                const int sh = row_shift(k0 + kk);
                 if (4 * j - sh >= nw) continue;  // past the slab's columns
                 const float* src = row - sh + 4 * j;
                 float* d = dst + kk * LDB + 4 * j;
@@ -1180,7 +1183,7 @@ __global__ void __launch_bounds__(kRowThreads, MINB)
             const bool in = kk < kc;
             const double a = row && in ? static_cast<double>(st[g * LDAS + kk]) : 0.0;
             const float* brow = st + b_off + kk * LDB;
-            if (SHIFT) brow += ((size_t)(b_blk + (size_t)(k0 + kk) * N) >> 2) & 3;
+            if (SHIFT) brow += row_shift(k0 + kk);
 #pragma unroll
             for (int j = 0; j < 4; ++j) {
                 const double bv = in ? static_cast<double>(brow[bcol(kk, 8 * j + g)]) : 0.0;
@@ -1428,6 +1431,8 @@ static bool slab_tc_ok() {
     static const bool ok = BMM_SLAB_TC && hopper_build((const void*)bmm_slab<true, 0, false, false, true>);
     return ok;
 }
+// ... for C[b] of at least BMM_SLAB_TC_MIN_ROWS rows
+static bool slab_tc(int M) { return M >= BMM_SLAB_TC_MIN_ROWS && slab_tc_ok(); }
 
 template <class CF>
 static void launch(const float* A, const float* B, float* C, int BATCH, int M, int N, int K,
@@ -1450,8 +1455,8 @@ static double makespan(long long tiles, int bm, int bn, double eff, int sms) {
     return (double)((tiles + sms - 1) / sms) * bm * bn / eff;
 }
 
-// K ≤ kThinMaxK: bmm_thin with the smallest register depth D that holds K; 8 rows a thread (a
-// block writes more of C than it reads of B), halved while that leaves under 2 blocks an SM.
+// K ≤ kThinMaxK: bmm_thin with the smallest register depth D that holds K; 8 rows a thread (more
+// where K > 4: below), halved while that leaves under 2 blocks an SM.
 // Threads along the columns: a power of 2 up to kThinThreads covering the 4-column groups. Where
 // C's rows take 4-byte stores and the full width leaves over a sixth of its lanes idle past the
 // last group (587 columns: 147 groups on 256 lanes, the second block's 128 threads writing 75
@@ -1464,6 +1469,14 @@ static int thin_tx(int groups, bool vec) {
     if (vec || tx < kThinThreads || padded(tx) * 5 <= 6LL * groups) return tx;
     return padded(32) < padded(64) ? 32 : 64;
 }
+// K > 4: a block reads K rows of B's 4·tx columns before its first row of C, and at 8 rows a
+// thread with full-width rows (ty = 1) it writes no more C than that, its warps waiting on those
+// loads (long_scoreboard 44 % of 128×1024×1023×8's stall samples). Rows a thread doubled (≤ 64)
+// until a block writes BMM_THIN_B_SHARE rows of C per row of B: 0.84–0.97× at K = 6–8 (run 331);
+// at K ≤ 4 longer blocks lost (1.04× at 64×1024×1024×4, 1.11× at 64×777×901×2)
+#ifndef BMM_THIN_B_SHARE
+#define BMM_THIN_B_SHARE 8
+#endif
 template <class Acc, int D>
 static void launch_thin(const float* A, const float* B, float* C, int BATCH, int M, int N, int K,
                         bool vec, int sms) {
@@ -1472,6 +1485,8 @@ static void launch_thin(const float* A, const float* B, float* C, int BATCH, int
     const int ty = kThinThreads / tx;
     const long long gx = (groups + tx - 1) / tx;
     int per = kThinRows;
+    if (K > 4)  // B's share: see BMM_THIN_B_SHARE
+        while (ty * per < BMM_THIN_B_SHARE * K && per < 64) per *= 2;
     auto blocks = [&](int p) { return gx * ((M + (long long)ty * p - 1) / ((long long)ty * p)) * BATCH; };
     while (per > 1 && blocks(per) < 2LL * sms) per /= 2;
     const bool a16 = rows16(A, K);
@@ -1499,7 +1514,7 @@ static void launch_thin_any(const float* A, const float* B, float* C, int BATCH,
 #endif
 template <int MINB, bool WIDE>
 static void launch_slab_as(const float* A, const float* B, float* C, int M, int N, int K, dim3 grid) {
-    const bool vec = rows16(B, N), tc = M >= BMM_SLAB_TC_MIN_ROWS && slab_tc_ok();
+    const bool vec = rows16(B, N), tc = slab_tc(M);
     if (tc && vec) bmm_slab<true, MINB, false, false, true><<<grid, kRowThreads>>>(A, B, C, M, N, K);
     else if (tc) bmm_slab<false, MINB, false, false, true><<<grid, kRowThreads>>>(A, B, C, M, N, K);
     else if (vec) bmm_slab<true, MINB, WIDE><<<grid, kRowThreads>>>(A, B, C, M, N, K);
@@ -1745,7 +1760,7 @@ static bool solve_slab_split(const float* A, const float* B, float* C, int BATCH
     if (s == 0 || !grow_space(space, (size_t)s * BATCH * M * N * sizeof(double))) return false;
     double* ws = static_cast<double*>(space.ptr);
     const dim3 grid((unsigned)slabs, (unsigned)BATCH, (unsigned)s);
-    const bool vec = rows16(B, N), wide = blocks * s >= sms, tc = M >= BMM_SLAB_TC_MIN_ROWS && slab_tc_ok();
+    const bool vec = rows16(B, N), wide = blocks * s >= sms, tc = slab_tc(M);
     if (tc && vec) bmm_slab<true, 0, false, true, true><<<grid, kRowThreads>>>(A, B, C, M, N, K, ws);
     else if (tc) bmm_slab<false, 0, false, true, true><<<grid, kRowThreads>>>(A, B, C, M, N, K, ws);
     else if (vec && wide) bmm_slab<true, 0, true, true><<<grid, kRowThreads>>>(A, B, C, M, N, K, ws);
