@@ -14,14 +14,13 @@ case "${1:-}" in
         "sh=$(sed -n 's/^#   \(.*\)$/\1/p' $R/batch_run272.txt | head -1)" batch=$R/batch_run272.txt ;;
 84) # ~5 min: run 323, Nsight Compute's full set on the fp32 03 kernels still over cuBLAS
     BUDGET=${BUDGET:-420} LINE_LIMIT=170 $G build batch=$R/batch_run323.txt ;;
-85) # ~4 min: run 324, batched 03's unsplit 64×64 tiles at 2 CTAs an SM
+93) # ~8 min: run 331b, the landing check of d84b960 (bmm_thin's rows by B's share at K > 4): its
+    # A100 and T4 paths, memcheck, unseen K = 5–8 shapes against the rule off, the yardsticks
+    BUDGET=${BUDGET:-560} LINE_LIMIT=170 $G build \
+        "sh=$(sed -n 's/^#   \(.*\)$/\1/p' $R/batch_run331b.txt | head -1)" batch=$R/batch_run331b.txt ;;
+94) # ~4 min: run 332, bmm_thin loading the next row's A before this row's sums
     BUDGET=${BUDGET:-300} LINE_LIMIT=150 $G build \
-        "sh=$(sed -n 's/^#   \(.*\)$/\1/p' $R/batch_run324.txt | head -1)" batch=$R/batch_run324.txt ;;
-91) # ~5 min: run 329, Nsight Compute's full set on the slab shapes still over cuBLAS and matmul 488×944×2858
-    BUDGET=${BUDGET:-330} LINE_LIMIT=170 $G build batch=$R/batch_run329.txt ;;
-92) # ~4 min: run 330, batched 03's K ≤ 8 path writing aligned float4 slots at any N
-    BUDGET=${BUDGET:-300} LINE_LIMIT=150 $G build \
-        "sh=$(sed -n 's/^#   \(.*\)$/\1/p' $R/batch_run330.txt | head -1)" batch=$R/batch_run330.txt ;;
+        "sh=$(sed -n 's/^#   \(.*\)$/\1/p' $R/batch_run332.txt | head -1)" batch=$R/batch_run332.txt ;;
 61) # ~3 min: run 298, seeds 2 and 3 of both fp32 03 stages and matmul 02 beside both yardsticks
     # (the tree as committed: after a landing)
     BUDGET=${BUDGET:-240} LINE_LIMIT=150 $G build batch=$R/batch_run298.txt ;;
@@ -48,5 +47,5 @@ case "${1:-}" in
     45) BUDGET=580 $G build leaderboard=matmul_fp32 leaderboard-random=matmul_fp32:02,03 \
         leaderboard=batched_matmul_fp32 leaderboard-random=batched_matmul_fp32:02,03 ;;  # 4 and 5
     esac ;;
-*)  echo "usage: lab/runs/next_calls.sh 3|4|5|5r|10|17|23|36|45|61|84|85|91|92" >&2; exit 2 ;;
+*)  echo "usage: lab/runs/next_calls.sh 3|4|5|5r|10|17|23|36|45|61|84|93|94" >&2; exit 2 ;;
 esac
