@@ -1470,8 +1470,8 @@ static int thin_tx(int groups, bool vec) {
     return padded(32) < padded(64) ? 32 : 64;
 }
 // K > 4: a block reads K rows of B's 4·tx columns before its first row of C, and at 8 rows a
-// thread with full-width rows (ty = 1) it writes no more C than that, its warps waiting on those
-// loads (long_scoreboard 44 % of 128×1024×1023×8's stall samples). Rows a thread doubled (≤ 64)
+// thread with full-width rows (ty = 1) it writes just 8 rows of C for them, its warps waiting on
+// those loads (long_scoreboard 44 % of 128×1024×1023×8's stall samples). Rows a thread doubled (≤ 64)
 // until a block writes BMM_THIN_B_SHARE rows of C per row of B: 0.84–0.97× at K = 6–8 (run 331);
 // at K ≤ 4 longer blocks lost (1.04× at 64×1024×1024×4, 1.11× at 64×777×901×2)
 #ifndef BMM_THIN_B_SHARE
