@@ -24,6 +24,9 @@ case "${1:-}" in
 95) # ~6 min: run 333, the FMA slab's unaligned B rows as 16-byte copies (M ≤ 3 on Hopper, A100)
     BUDGET=${BUDGET:-420} LINE_LIMIT=170 $G build \
         "sh=$(sed -n 's/^#   \(.*\)$/\1/p' $R/batch_run333.txt | head -1)" batch=$R/batch_run333.txt ;;
+96) # ~7 min: run 334, the B-share rule in matmul 03, matmul 02 and batched 02's thin kernels
+    BUDGET=${BUDGET:-480} LINE_LIMIT=150 $G build \
+        "sh=$(sed -n 's/^#   \(.*\)$/\1/p' $R/batch_run334.txt | head -1)" batch=$R/batch_run334.txt ;;
 61) # ~3 min: run 298, seeds 2 and 3 of both fp32 03 stages and matmul 02 beside both yardsticks
     # (the tree as committed: after a landing)
     BUDGET=${BUDGET:-240} LINE_LIMIT=150 $G build batch=$R/batch_run298.txt ;;
@@ -50,5 +53,5 @@ case "${1:-}" in
     45) BUDGET=580 $G build leaderboard=matmul_fp32 leaderboard-random=matmul_fp32:02,03 \
         leaderboard=batched_matmul_fp32 leaderboard-random=batched_matmul_fp32:02,03 ;;  # 4 and 5
     esac ;;
-*)  echo "usage: lab/runs/next_calls.sh 3|4|5|5r|10|17|23|36|45|61|84|93|94|95" >&2; exit 2 ;;
+*)  echo "usage: lab/runs/next_calls.sh 3|4|5|5r|10|17|23|36|45|61|84|93|94|95|96" >&2; exit 2 ;;
 esac
