@@ -192,16 +192,29 @@ static char *lc_code(const char *path)
     return raw;
 }
 
+/* The stage's text at the commit (git show, whole), to free; NULL where git has no such file, the
+ * text does not fit LC_MAX_SOURCE, or memory runs out. */
+static char *lc_show(const char *dir, const char *commit, const char *stem)
+{
+    char rev[256];
+    snprintf(rev, sizeof(rev), "%s:./%s.cu", commit, stem);
+    const char *show[] = {"show", rev, NULL};
+    char *old = malloc(LC_MAX_SOURCE);
+    if (old && (lc_git(dir, show, old, LC_MAX_SOURCE) != 0 || strlen(old) + 1 >= LC_MAX_SOURCE)) {
+        free(old);
+        old = NULL;
+    }
+    return old;
+}
+
 /* Whether the stage's text at the commit and now differ in comments only (true), or in code, or
  * the check cannot tell (false). */
 static bool lc_comments_only(const char *dir, const char *commit, const char *stem)
 {
-    char rev[256], tmp[] = "/tmp/harness-check-XXXXXX", path[PATH_MAX];
-    snprintf(rev, sizeof(rev), "%s:./%s.cu", commit, stem);
+    char tmp[] = "/tmp/harness-check-XXXXXX", path[PATH_MAX];
     snprintf(path, sizeof(path), "%s/%s.cu", dir, stem);
-    char *old = malloc(LC_MAX_SOURCE);
-    const char *show[] = {"show", rev, NULL};
-    bool ok = old && lc_git(dir, show, old, LC_MAX_SOURCE) == 0 && strlen(old) + 1 < LC_MAX_SOURCE;
+    char *old = lc_show(dir, commit, stem);
+    bool ok = old != NULL;
     int fd = ok ? mkstemp(tmp) : -1;
     if (fd >= 0) {
         size_t n = strlen(old), off = 0;
@@ -226,14 +239,9 @@ static void lc_measured(const char *dir, lc_section *s)
 {
     const char *note = s->note, *eol = s->note_end;
     if (!note) return;
-    char *old = malloc(LC_MAX_SOURCE);
-    if (!old) {
-        snprintf(s->why, sizeof(s->why), "out of memory reading its measured note");
-        return;
-    }
     for (int i = 0; i < s->n && !s->why[0]; i++) {
         const char *stem = s->st[i].stem;
-        char want[160], rev[256], hex[17];
+        char want[160], hex[17];
         snprintf(want, sizeof(want), " %s.cu=", stem);
         const char *d = memmem(note, (size_t)(eol - note), want, strlen(want));
         if (!d) continue; /* not named: the other checks alone */
@@ -243,16 +251,16 @@ static void lc_measured(const char *dir, lc_section *s)
             break;
         }
         snprintf(hex, sizeof(hex), "%.16s", d);
-        snprintf(rev, sizeof(rev), "%s:./%s.cu", s->commit, stem);
-        const char *show[] = {"show", rev, NULL};
-        if (lc_git(dir, show, old, LC_MAX_SOURCE) != 0 || strlen(old) + 1 >= LC_MAX_SOURCE)
-            snprintf(s->why, sizeof(s->why), "%s.cu was measured but commit %s has no such file", stem, s->commit);
+        char *old = lc_show(dir, s->commit, stem);
+        if (!old)
+            snprintf(s->why, sizeof(s->why), "%s.cu was measured but commit %s has no such file (or git "
+                     "could not give it whole)", stem, s->commit);
         else if (ch_digest(old, strlen(old)) != strtoull(hex, NULL, 16))
             snprintf(s->why, sizeof(s->why),
                      "%s.cu as measured is not commit %s's: the run's tree was not the commit it names", stem,
                      s->commit);
+        free(old);
     }
-    free(old);
 }
 
 /* One section's verdict: each stage it lists against the folder, then what it should list. */
